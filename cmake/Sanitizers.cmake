@@ -1,0 +1,12 @@
+# Sanitizer builds used by the test command's fast subset (see tests/sanitize/).
+if(NETSMITH_SANITIZE STREQUAL "address")
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+  message(STATUS "netsmith: AddressSanitizer + UndefinedBehaviorSanitizer build")
+elseif(NETSMITH_SANITIZE STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+  message(STATUS "netsmith: ThreadSanitizer build")
+elseif(NOT NETSMITH_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "NETSMITH_SANITIZE must be '', 'address' or 'thread', got '${NETSMITH_SANITIZE}'")
+endif()

@@ -1,0 +1,39 @@
+// CpuDeviceContext: a oneDNN CPU engine and stream, and the number of OpenMP threads the
+// worker owning it may use (Note [CPU threads per worker]).
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <string>
+
+#include "engine/core/device_context.h"
+
+namespace netsmith {
+
+class CpuDeviceContext final : public DeviceContext {
+ public:
+  // threads <= 0 means all cores of the machine.
+  CpuDeviceContext(std::string id, int threads);
+
+  const std::string& backend() const override;
+  const std::string& id() const override { return m_id; }
+  void synchronize() override { m_stream.wait(); }
+
+  // Must be called on the thread that runs this device's kernels, before the first kernel:
+  // it sets that thread's OpenMP team size, which oneDNN and the hand-written loops use.
+  void bindToCurrentThread() const;
+
+  int threads() const { return m_threads; }
+  dnnl::engine& engine() { return m_engine; }
+  dnnl::stream& stream() { return m_stream; }
+
+ private:
+  std::string m_id;
+  int m_threads;
+  dnnl::engine m_engine;
+  dnnl::stream m_stream;
+};
+
+// Number of hardware threads available to this process.
+int availableCores();
+
+}  // namespace netsmith

@@ -1,0 +1,21 @@
+// DeviceContext: what a kernel needs to run on one device (a CPU worker or, later, a GPU).
+// One context per worker thread; only that thread uses it. Kernels of a backend static_cast it
+// to their backend's context type (CpuDeviceContext, ...), chosen by the backend key.
+#pragma once
+
+#include <string>
+
+namespace netsmith {
+
+class DeviceContext {
+ public:
+  virtual ~DeviceContext() = default;
+  // The backend key kernels are registered under: "cpu" or "cuda".
+  virtual const std::string& backend() const = 0;
+  // The device id as users write it: "cpu:0", "cuda:1".
+  virtual const std::string& id() const = 0;
+  // Waits until all work queued on the device has finished.
+  virtual void synchronize() = 0;
+};
+
+}  // namespace netsmith

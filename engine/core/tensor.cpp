@@ -1,0 +1,38 @@
+#include "engine/core/tensor.h"
+
+#include <algorithm>
+#include <new>
+
+#include "engine/core/error.h"
+
+namespace netsmith {
+
+void Tensor::resize(Shape shape) {
+  for (int64_t d : shape) NS_CHECK(d >= 0, "tensor axis must be >= 0, got shape {}", shapeToString(shape));
+  const int64_t n = numel(shape);
+  if (n > m_capacity) {
+    // 64-byte alignment: AVX-512 loads and oneDNN's preferred alignment.
+    const size_t bytes = ((static_cast<size_t>(n) * sizeof(float) + 63) / 64) * 64;
+    float* p = static_cast<float*>(std::aligned_alloc(64, bytes));
+    if (!p) throw std::bad_alloc();
+    m_data.reset(p);
+    m_capacity = n;
+  }
+  m_shape = std::move(shape);
+  m_size = n;
+}
+
+void Tensor::fill(float v) { std::fill(data(), data() + m_size, v); }
+
+void Tensor::copyFrom(const Tensor& other) {
+  resize(other.shape());
+  if (m_size) std::memcpy(data(), other.data(), m_size * sizeof(float));
+}
+
+Tensor Tensor::clone() const {
+  Tensor t;
+  t.copyFrom(*this);
+  return t;
+}
+
+}  // namespace netsmith

@@ -1,0 +1,19 @@
+// ReLU: max(x, 0), element-wise.
+#include "engine/backend/cpu/eltwise_kernel.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_rules.h"
+
+namespace netsmith::ops {
+
+void register_relu(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "ReLU";
+  s.category = "Activation";
+  s.doc = "Rectified linear unit: y = max(x, 0), element-wise.";
+  s.inputs = {"x"};
+  s.inferShape = sameShape;
+  s.kernels["cpu"] = [](const KernelSetup&) { return cpu::makeEltwiseKernel(dnnl::algorithm::eltwise_relu, 0.0f, 0.0f); };
+  registry.add(std::move(s));
+}
+
+}  // namespace netsmith::ops

@@ -1,0 +1,96 @@
+// Project: the in-memory form of a .nsproj file (DESIGN.md §5, format version 1).
+// Loading (project_io.h) fills every field with its default, resolves paths and reports
+// every problem with its JSON path; code that reads a Project may trust it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace netsmith {
+
+using Json = nlohmann::json;
+
+struct NodeSpec {
+  std::string id;
+  std::string type;
+  Json params = Json::object();  // as written by the user; the graph validates and fills defaults
+  std::array<double, 2> pos{0, 0};
+};
+
+struct LinkSpec {
+  std::string from;
+  std::string to;
+  std::optional<int> port;  // input port index of `to`; absent: next free port in link order
+};
+
+struct NetworkSpec {
+  std::vector<NodeSpec> nodes;
+  std::vector<LinkSpec> links;
+};
+
+// One dataset source. "idx": `images` + `labels` (gzip or raw IDX). "csv": Neural Network
+// Console CSV at `csv` (header such as "x:image,y:label"; image cells are PNG paths relative
+// to the CSV file; numeric cells are features).
+struct DataSourceSpec {
+  std::string format;  // "idx" | "csv"
+  std::string images;  // idx: absolute path after loading (${DATASETS} and relative paths resolved)
+  std::string labels;  // idx
+  std::string csv;     // csv
+  bool present() const { return !format.empty(); }
+};
+
+struct DatasetSpec {
+  DataSourceSpec training;
+  DataSourceSpec validation;  // optional (format empty when absent)
+  double scale = 1.0;          // multiplies every input value (1/255 for 8-bit images)
+  bool shuffle = true;
+  std::string onError = "error";  // "error" | "skip": bad rows/files stop the run or are skipped
+};
+
+struct TrainingConfig {
+  int64_t maxEpoch = 10;
+  int64_t batchSize = 64;  // per device (DESIGN.md §6)
+  int64_t monitorInterval = 1;
+  std::string precision = "float";
+  uint64_t seed = 1;
+  bool deterministic = false;
+};
+
+struct OptimizerConfig {
+  std::string solver = "Adam";  // Sgd Momentum Nesterov Adagrad RMSprop Adam AdamW
+  // Solver hyper-parameters as written (lr, momentum, alpha, beta1, beta2, eps, decay, ...),
+  // validated against the solver's own list; absent ones take the solver's defaults.
+  Json hyper = Json::object();
+  double weightDecay = 0.0;
+  double lrMultiplier = 1.0;      // NNC: learning rate × multiplier every lr_update_interval iterations
+  int64_t lrUpdateInterval = 1;   // iterations
+  double warmupEpochs = 0.0;
+  std::string lrSchedule = "none";  // none | cosine | step | exponential
+  Json scheduleParams = Json::object();  // e.g. step: {"step_epochs": 2, "gamma": 0.5}
+};
+
+struct ParallelConfig {
+  std::vector<std::string> devices{"cpu:0"};
+  std::vector<double> workerLoad;  // empty: equal loads
+  std::string lrPolicy = "scale_lr";  // scale_lr | keep_logical_batch | none
+  int threadsPerDevice = 0;           // 0: all cores / devices
+  double timeoutS = 60.0;
+};
+
+struct Project {
+  std::string name;
+  NetworkSpec network;
+  DatasetSpec dataset;
+  TrainingConfig config;
+  OptimizerConfig optimizer;
+  ParallelConfig parallel;
+
+  std::string path;       // the file it was loaded from (absolute), empty if never saved
+  Json original;          // the JSON as loaded, for snapshots that keep the user's spelling
+};
+
+}  // namespace netsmith

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs, with apt-get, every Debian package Netsmith needs to build, test and benchmark.
+# Idempotent: packages already present are left alone, so a second run does nothing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config git
+  qt6-base-dev libqt6opengl6-dev libgl-dev libqcustomplot-dev
+  nlohmann-json3-dev
+  libdnnl-dev ocl-icd-opencl-dev opencl-headers
+  libopenmpi-dev openmpi-bin
+  libpng-dev zlib1g-dev
+  dataset-fashion-mnist
+  python3 python3-numpy python3-torch libopenblas0-openmp
+  xvfb xauth
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "netsmith: all build and test packages are installed"
+  exit 0
+fi
+
+echo "netsmith: installing ${missing[*]}"
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
