@@ -1,2 +1,281 @@
+// netsmith-cli: train, validate, ops, devices. The engine's command line; the GUI drives the
+// same `train --events -` (DESIGN.md §7).
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
-int main() { std::puts(NETSMITH_VERSION); }
+#include <iostream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/cli/args.h"
+#include "engine/cli/progress_bar.h"
+#include "engine/core/error.h"
+#include "engine/monitor/devices.h"
+#include "engine/ops/op_registry.h"
+#include "engine/project/graph.h"
+#include "engine/project/project_io.h"
+#include "engine/train/trainer.h"
+
+namespace netsmith::cli {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitStopped = 3;
+
+const CommandSpec kTrain{
+    "train",
+    "PROJECT.nsproj [options] | --resume RUN_FOLDER [options]",
+    "Trains a project and writes a run folder (<project>.runs/<YYYYMMDD-HHMMSS>/): the project snapshot,\n"
+    "events.jsonl, learning_curve.csv, checkpoints/ and parameters.nsparams.",
+    "Control: Ctrl-C (SIGINT) or SIGTERM, or a line 'stop' on standard input, stops within one iteration\n"
+    "and writes a checkpoint; 'pause' and 'resume' lines pause and continue. A stopped or killed run\n"
+    "continues with --resume RUN_FOLDER from its newest valid checkpoint.\n"
+    "Exit status: 0 completed, 1 failed, 2 bad command line, 3 stopped.",
+    {{"--events", "FILE", "also write the events stream (JSON lines) to FILE; '-' writes it to standard output\n"
+                          "                            instead of the progress bar"},
+     {"--resume", "RUN_FOLDER", "continue a stopped or interrupted run from its newest valid checkpoint"},
+     {"--run-dir", "DIR", "put the run folder here instead of next to the project"},
+     {"--max-epoch", "N", "override config.max_epoch"},
+     {"--train-samples", "N", "train on the first N training samples only (quick checks)"},
+     {"--validation-samples", "N", "validate on the first N validation samples only"},
+     {"--quiet", "", "no progress bar; only errors and the final summary"}},
+    0,
+    1};
+
+const CommandSpec kValidate{"validate",
+                            "PROJECT.nsproj [--json]",
+                            "Checks a project file and its network without training: every problem with its JSON path,\n"
+                            "then each layer's output shape and parameter count.",
+                            "Exit status: 0 valid, 1 problems found, 2 bad command line.",
+                            {{"--json", "", "print the result as JSON"}},
+                            1,
+                            1};
+
+const CommandSpec kOps{"ops",
+                       "[--json]",
+                       "Lists every layer type of the op registry with its category, ports and parameters.",
+                       "",
+                       {{"--json", "", "print the registry as JSON (what the GUI palette reads)"}},
+                       0,
+                       0};
+
+const CommandSpec kDevices{"devices",
+                           "[--json]",
+                           "Lists the devices training can use: CPU workers and every CUDA GPU the NVIDIA driver reports.",
+                           "",
+                           {{"--json", "", "print the devices as JSON"}},
+                           0,
+                           0};
+
+const std::vector<const CommandSpec*> kCommands{&kTrain, &kValidate, &kOps, &kDevices};
+
+std::string mainHelp() {
+  std::string s =
+      "netsmith-cli " NETSMITH_VERSION " — the Netsmith training engine\n\n"
+      "Usage: netsmith-cli COMMAND [options]\n       netsmith-cli --version\n\nCommands:\n";
+  for (const auto* c : kCommands) {
+    const std::string summary = c->summary.substr(0, c->summary.find('\n'));
+    s += "  " + c->name + std::string(10 - c->name.size(), ' ') + summary + "\n";
+  }
+  s += "\n'netsmith-cli COMMAND --help' describes a command.\n";
+  return s;
+}
+
+// --- train -----------------------------------------------------------------------------------
+
+RunControl* g_control = nullptr;
+
+extern "C" void onStopSignal(int) {
+  RunControl::noteSignal();
+  // A second Ctrl-C ends the process at once.
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+int runTrain(const ParsedArgs& args) {
+  TrainOptions options;
+  if (args.has("--resume")) {
+    if (!args.positional.empty()) throw UsageError{"give either a PROJECT or --resume RUN_FOLDER, not both"};
+    options.resumeRun = args.value("--resume");
+    for (const char* o : {"--run-dir", "--max-epoch", "--train-samples", "--validation-samples"})
+      if (args.has(o)) throw UsageError{format("{} cannot change a resumed run; the run keeps its own settings", o)};
+  } else {
+    if (args.positional.empty()) throw UsageError{"'train' needs a PROJECT.nsproj (or --resume RUN_FOLDER)"};
+    options.projectPath = args.positional[0];
+  }
+  options.runDir = args.value("--run-dir");
+  if (auto n = args.positiveInteger("--max-epoch")) options.maxEpoch = *n;
+  if (auto n = args.positiveInteger("--train-samples")) options.trainSamples = *n;
+  if (auto n = args.positiveInteger("--validation-samples")) options.validationSamples = *n;
+
+  EventBus bus;
+  std::unique_ptr<JsonLinesSink> eventsOut;
+  std::unique_ptr<ProgressBarSink> progress;
+  const std::string eventsTarget = args.value("--events");
+  if (eventsTarget == "-") {
+    eventsOut = std::make_unique<JsonLinesSink>(stdout);
+  } else {
+    if (!eventsTarget.empty()) eventsOut = JsonLinesSink::openFile(eventsTarget);
+    if (!args.has("--quiet")) progress = std::make_unique<ProgressBarSink>(stdout, isatty(STDOUT_FILENO));
+  }
+  if (eventsOut) bus.add(eventsOut.get());
+  if (progress) bus.add(progress.get());
+  struct QuietSummary final : EventSink {
+    void emit(const Json& e) override {
+      const std::string kind = e.value("event", "");
+      if (kind == "error") std::fprintf(stderr, "netsmith-cli: error: %s\n", e.value("message", "").c_str());
+    }
+  } quiet;
+  if (!progress && eventsTarget != "-") bus.add(&quiet);
+
+  RunControl control;
+  g_control = &control;
+  std::signal(SIGINT, onStopSignal);
+  std::signal(SIGTERM, onStopSignal);
+  // Control lines on standard input (the GUI's pause/resume/stop). The reader blocks in read();
+  // it is detached so that the process can end while it waits.
+  if (!isatty(STDIN_FILENO)) {
+    std::thread([&control] {
+      std::string line;
+      while (std::getline(std::cin, line)) control.apply(line);
+    }).detach();
+  }
+  options.events = &bus;
+  options.control = &control;
+  const TrainResult result = runTraining(options);
+  std::fflush(stdout);
+  if (result.status == "completed") return kExitOk;
+  if (result.status == "stopped") return kExitStopped;
+  return kExitFailed;
+}
+
+// --- validate --------------------------------------------------------------------------------
+
+int runValidate(const ParsedArgs& args) {
+  const bool json = args.has("--json");
+  const std::string path = args.positional[0];
+  Json out = {{"project", path}, {"valid", false}, {"problems", Json::array()}};
+  auto report = [&](const std::vector<GraphProblem>& problems) {
+    for (const auto& p : problems) {
+      out["problems"].push_back({{"node", p.nodeId}, {"path", p.jsonPath}, {"message", p.message}});
+      if (!json) std::fprintf(stderr, "%s: %s\n", path.c_str(), p.text().c_str());
+    }
+  };
+  Project project;
+  try {
+    project = loadProject(path);
+  } catch (const Error& e) {
+    out["problems"].push_back({{"node", ""}, {"path", ""}, {"message", e.what()}});
+    if (json) std::printf("%s\n", out.dump(2).c_str());
+    else std::fprintf(stderr, "%s\n", e.what());
+    return kExitFailed;
+  }
+  const auto problems = checkNetwork(project.network, OpRegistry::builtin());
+  report(problems);
+  if (!problems.empty()) {
+    if (json) std::printf("%s\n", out.dump(2).c_str());
+    return kExitFailed;
+  }
+  const Graph graph = buildGraph(project.network, OpRegistry::builtin());
+  out["valid"] = true;
+  out["name"] = project.name;
+  out["parameters"] = graph.parameterCount;
+  out["multiply_adds"] = graph.multiplyAdds;
+  out["nodes"] = Json::array();
+  for (const auto& n : graph.nodes)
+    out["nodes"].push_back({{"id", n.id}, {"type", n.schema->name}, {"output_shape", n.outputShape},
+                            {"parameters", n.parameterCount}, {"multiply_adds", n.multiplyAdds}});
+  if (json) {
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("%s: valid — '%s'\n\n", path.c_str(), project.name.c_str());
+  std::printf("  %-18s %-22s %-14s %12s\n", "layer", "type", "output", "parameters");
+  for (const auto& n : graph.nodes)
+    std::printf("  %-18s %-22s %-14s %12lld\n", n.id.c_str(), n.schema->name.c_str(), shapeToString(n.outputShape).c_str(),
+                static_cast<long long>(n.parameterCount));
+  std::printf("\n  %lld parameters, %lld multiply-adds per sample\n", static_cast<long long>(graph.parameterCount),
+              static_cast<long long>(graph.multiplyAdds));
+  return kExitOk;
+}
+
+// --- ops, devices ----------------------------------------------------------------------------
+
+int runOps(const ParsedArgs& args) {
+  const auto all = OpRegistry::builtin().all();
+  if (args.has("--json")) {
+    Json out = Json::array();
+    for (const auto* s : all) out.push_back(schemaToJson(*s));
+    std::printf("%s\n", Json({{"ops", out}}).dump(2).c_str());
+    return kExitOk;
+  }
+  std::string category;
+  for (const auto* s : all) {
+    if (s->category != category) {
+      category = s->category;
+      std::printf("%s\n", category.c_str());
+    }
+    std::string backends;
+    for (const auto& [key, f] : s->kernels) backends += (backends.empty() ? "" : ",") + key;
+    std::printf("  %-22s %s%s\n", s->name.c_str(), s->doc.c_str(), backends.empty() ? "" : (" [" + backends + "]").c_str());
+    for (const auto& p : s->params)
+      std::printf("      %-16s %-6s default %-10s %s\n", p.name.c_str(), paramTypeName(p.type), p.defaultValue.dump().c_str(),
+                  p.help.c_str());
+  }
+  return kExitOk;
+}
+
+int runDevices(const ParsedArgs& args) {
+  std::string note;
+  const auto devices = discoverDevices(&note);
+  if (args.has("--json")) std::printf("%s\n", devicesToJson(devices, note).dump(2).c_str());
+  else std::printf("%s", devicesToText(devices, note).c_str());
+  return kExitOk;
+}
+
+int dispatch(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::printf("%s", mainHelp().c_str());
+    return args.empty() ? kExitUsage : kExitOk;
+  }
+  if (args[0] == "--version") {
+    std::printf("netsmith-cli %s\n", NETSMITH_VERSION);
+    return kExitOk;
+  }
+  const std::map<std::string, int (*)(const ParsedArgs&)> handlers{
+      {"train", runTrain}, {"validate", runValidate}, {"ops", runOps}, {"devices", runDevices}};
+  const auto it = handlers.find(args[0]);
+  if (it == handlers.end()) {
+    std::fprintf(stderr, "netsmith-cli: unknown command '%s' (commands: train, validate, ops, devices; see --help)\n",
+                 args[0].c_str());
+    return kExitUsage;
+  }
+  const CommandSpec* spec = nullptr;
+  for (const auto* c : kCommands)
+    if (c->name == args[0]) spec = c;
+  try {
+    const ParsedArgs parsed = parseArgs(*spec, std::vector<std::string>(args.begin() + 1, args.end()));
+    if (parsed.help) {
+      std::printf("%s", helpText(*spec).c_str());
+      return kExitOk;
+    }
+    return it->second(parsed);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "netsmith-cli %s: %s\n", spec->name.c_str(), e.message.c_str());
+    return kExitUsage;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "netsmith-cli %s: %s\n", spec->name.c_str(), e.what());
+    return kExitFailed;
+  }
+}
+
+}  // namespace
+}  // namespace netsmith::cli
+
+int main(int argc, char** argv) { return netsmith::cli::dispatch(argc, argv); }

@@ -1,0 +1,24 @@
+// PoolingKernel: the CPU kernel of MaxPooling and AveragePooling on plain (N, C, H, W) tensors.
+//
+// Written as direct OpenMP loops over the N×C planes rather than on oneDNN: oneDNN 2.6 has no fast
+// path for plain NCHW pooling (it transposes to a blocked layout and back) and was 3-5× slower
+// than these loops on LeNet's shapes. The loops also follow nnabla's border rules exactly
+// (Note [Pooling windows]).
+#pragma once
+
+#include <memory>
+
+#include "engine/ops/op_schema.h"
+#include "engine/ops/pooling_rules.h"
+
+namespace netsmith::cpu {
+
+enum class PoolingMode {
+  Max,
+  Average,  // divides by the window inside the padded input (including_pad) or inside the input
+};
+
+std::unique_ptr<Kernel> makePoolingKernel(const ops::PoolingGeometry& geometry, PoolingMode mode,
+                                          bool includingPad);
+
+}  // namespace netsmith::cpu

@@ -1,0 +1,91 @@
+#include "engine/cli/progress_bar.h"
+
+#include <cmath>
+#include <string>
+
+#include "engine/core/error.h"
+
+namespace netsmith::cli {
+
+std::string formatDuration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "--:--";
+  const long s = std::lround(seconds);
+  char buf[32];
+  if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
+  return buf;
+}
+
+namespace {
+std::string percent(const Json& v) { return v.is_number() ? format("{}%", std::round(v.get<double>() * 10000) / 100) : "n/a"; }
+std::string number(const Json& v, int digits = 4) {
+  if (!v.is_number()) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v.get<double>());
+  return buf;
+}
+}  // namespace
+
+void ProgressBarSink::endBarLine() {
+  if (m_barOpen) std::fputc('\n', m_out);
+  m_barOpen = false;
+}
+
+void ProgressBarSink::emit(const Json& e) {
+  const std::string kind = e.value("event", "");
+  if (kind == "started") {
+    const Json& d = e["devices"][0];
+    std::fprintf(m_out, "Training '%s' on %s (%d threads): %lld samples, batch %lld, %lld iterations per epoch, %lld epochs\n",
+                 e.value("project", "").c_str(), d.value("id", "").c_str(), d.value("threads", 0),
+                 static_cast<long long>(e.value("train_samples", 0)), static_cast<long long>(e.value("logical_batch", 0)),
+                 static_cast<long long>(e.value("iterations_per_epoch", 0)), static_cast<long long>(e.value("max_epoch", 0)));
+    std::fprintf(m_out, "Run folder: %s\n", e.value("run", "").c_str());
+    if (e.value("resumed", false))
+      std::fprintf(m_out, "Resuming at epoch %lld, iteration %lld\n", static_cast<long long>(e.value("start_epoch", 0)),
+                   static_cast<long long>(e.value("start_iteration", 0)));
+    m_maxEpoch = e.value("max_epoch", 0);
+  } else if (kind == "iteration") {
+    const int64_t it = e.value("iteration", 0), total = std::max<int64_t>(e.value("iterations_per_epoch", 1), 1);
+    const double frac = static_cast<double>(it) / total;
+    constexpr int kWidth = 24;
+    const int filled = static_cast<int>(frac * kWidth);
+    const std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '-');
+    const std::string line = format("epoch {}/{} [{}] {}/{} loss {} {} samples/s ETA {}", e.value("epoch", 0), m_maxEpoch,
+                                    bar, it, total, number(e["loss"]), std::lround(e.value("samples_per_s", 0.0)),
+                                    formatDuration(e.value("eta_s", 0.0)));
+    if (m_interactive) {
+      std::fprintf(m_out, "\r%-100s", line.c_str());
+      m_barOpen = true;
+    } else {
+      const int decile = static_cast<int>(frac * 10);
+      if (decile != m_lastDecile) std::fprintf(m_out, "%s\n", line.c_str());
+      m_lastDecile = decile;
+    }
+  } else if (kind == "epoch") {
+    endBarLine();
+    m_lastDecile = -1;
+    std::fprintf(m_out, "epoch %lld/%lld: train loss %s, validation loss %s, validation error %s (%s)\n",
+                 static_cast<long long>(e.value("epoch", 0)), static_cast<long long>(m_maxEpoch),
+                 number(e["train_loss"]).c_str(), number(e["validation_loss"]).c_str(),
+                 percent(e["validation_error"]).c_str(), formatDuration(e.value("seconds", 0.0)).c_str());
+  } else if (kind == "warning" || kind == "error") {
+    endBarLine();
+    std::fprintf(stderr, "netsmith-cli: %s: %s\n", kind.c_str(), e.value("message", "").c_str());
+  } else if (kind == "paused" || kind == "resumed") {
+    endBarLine();
+    std::fprintf(m_out, "%s at epoch %lld, iteration %lld\n", kind.c_str(), static_cast<long long>(e.value("epoch", 0)),
+                 static_cast<long long>(e.value("iteration", 0)));
+  } else if (kind == "finished") {
+    endBarLine();
+    std::fprintf(m_out, "Finished: %s", e.value("status", "").c_str());
+    if (e.contains("best_validation_error") && e["best_validation_error"].is_number())
+      std::fprintf(m_out, ", best validation error %s (accuracy %s)", percent(e["best_validation_error"]).c_str(),
+                   percent(1.0 - e["best_validation_error"].get<double>()).c_str());
+    std::fprintf(m_out, "\n");
+    if (e.contains("parameters_sha256")) std::fprintf(m_out, "parameters_sha256 %s\n", e.value("parameters_sha256", "").c_str());
+    if (e.contains("run")) std::fprintf(m_out, "Run folder: %s\n", e.value("run", "").c_str());
+  }
+  std::fflush(m_out);
+}
+
+}  // namespace netsmith::cli

@@ -1,0 +1,248 @@
+#include "engine/data/idx_reader.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include "engine/core/error.h"
+
+namespace netsmith {
+
+namespace {
+
+std::string hex32(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08X", v);
+  return buf;
+}
+
+// Why a file cannot be opened, in the words a user needs ("does not exist" rather than ENOENT).
+[[noreturn]] void throwOpenError(const std::string& path, const std::string& what, int err) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) NS_THROW("{} '{}' does not exist", what, path);
+  if (std::filesystem::is_directory(path, ec)) NS_THROW("{} '{}' is a folder, not a file", what, path);
+  NS_THROW("cannot open {} '{}': {}", what, path, std::strerror(err));
+}
+
+std::vector<uint8_t> readRaw(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throwOpenError(path, what, errno);
+  const std::streamoff size = in.tellg();
+  NS_CHECK(size >= 0, "cannot read {} '{}'", what, path);
+  std::vector<uint8_t> data(static_cast<size_t>(size));
+  in.seekg(0);
+  in.read(reinterpret_cast<char*>(data.data()), size);
+  NS_CHECK(in.gcount() == size, "cannot read {} '{}': read {} of {} bytes", what, path, in.gcount(), size);
+  return data;
+}
+
+void inflateGzip(const std::string& path, const std::string& what, uint64_t compressedSize, FileBytes& out) {
+  gzFile gz = gzopen(path.c_str(), "rb");
+  if (!gz) throwOpenError(path, what, errno);
+  gzbuffer(gz, 1u << 20);
+  // IDX images compress about 2:1; start near that and double, so a large file is copied at most once.
+  size_t capacity = static_cast<size_t>(std::clamp<uint64_t>(compressedSize * 4, 1u << 16, 1ull << 30));
+  std::vector<uint8_t>& data = out.data;
+  data.resize(capacity);
+  size_t got = 0;
+  for (;;) {
+    if (got == data.size()) data.resize(data.size() * 2);
+    const size_t want = std::min<size_t>(data.size() - got, 1u << 30);
+    const int n = gzread(gz, data.data() + got, static_cast<unsigned>(want));
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  int errnum = Z_OK;
+  const char* message = gzerror(gz, &errnum);
+  const std::string reason = message ? message : "";
+  gzclose(gz);
+  data.resize(got);
+  if (errnum == Z_BUF_ERROR) {
+    out.gzipTruncated = true;  // the caller knows how many bytes were expected
+  } else if (errnum != Z_OK) {
+    NS_THROW("{} '{}' is not valid gzip data ({} after {} decompressed bytes): the file is damaged; download it "
+             "again",
+             what, path, reason, got);
+  }
+}
+
+// Element types of the IDX format (third byte of the magic number).
+struct IdxType {
+  uint8_t code;
+  const char* name;
+  int bytes;
+  bool integer;
+};
+constexpr IdxType kIdxTypes[] = {{0x08, "unsigned byte", 1, true}, {0x09, "signed byte", 1, true},
+                                 {0x0B, "int16", 2, true},         {0x0C, "int32", 4, true},
+                                 {0x0D, "float32", 4, false},      {0x0E, "float64", 8, false}};
+
+uint32_t bigEndian32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+}
+
+struct IdxFile {
+  std::string path;
+  FileBytes bytes;
+  const IdxType* type = nullptr;
+  std::vector<int64_t> dims;  // dims[0] = number of samples
+  size_t headerBytes = 0;
+  int64_t perSample = 0;  // elements per sample
+};
+
+std::string dimsToString(const std::vector<int64_t>& dims) {
+  std::string s;
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
+  return s;
+}
+
+// Reads and checks the header and the size of one IDX file. `expectedMagic` is for messages.
+IdxFile openIdx(const std::string& path, const std::string& what, const char* expectedMagic) {
+  IdxFile f;
+  f.path = path;
+  f.bytes = readFileBytes(path, what);
+  const std::vector<uint8_t>& d = f.bytes.data;
+  const char* gzNote = f.bytes.gzipTruncated ? " (its gzip stream also ends early: the file was cut short)" : "";
+  NS_CHECK(d.size() >= 4, "{} '{}' is too short to be an IDX file: {} bytes{}", what, path, d.size(), gzNote);
+  const uint32_t magic = bigEndian32(d.data());
+  for (const IdxType& t : kIdxTypes)
+    if (t.code == d[2]) f.type = &t;
+  const int ndims = d[3];
+  NS_CHECK(d[0] == 0 && d[1] == 0 && f.type && ndims >= 1,
+           "{} '{}' has a bad magic number {}: expected {}; is it an IDX file{}?", what, path, hex32(magic),
+           expectedMagic, f.bytes.gzip ? "" : " (raw or gzip)");
+  f.headerBytes = 4 + 4 * static_cast<size_t>(ndims);
+  NS_CHECK(d.size() >= f.headerBytes,
+           "{} '{}' is truncated: its header needs {} bytes for {} dimensions, found {} bytes{}", what, path,
+           f.headerBytes, ndims, d.size(), gzNote);
+  for (int i = 0; i < ndims; ++i) f.dims.push_back(bigEndian32(d.data() + 4 + 4 * i));
+  // 64-bit dims (each < 2^32): the product can only overflow for absurd headers, caught here.
+  unsigned __int128 expected = f.type->bytes;
+  f.perSample = 1;
+  for (size_t i = 0; i < f.dims.size(); ++i) {
+    expected *= static_cast<uint64_t>(f.dims[i]);
+    if (i > 0) f.perSample *= f.dims[i];
+    NS_CHECK(expected < (static_cast<unsigned __int128>(1) << 50), "{} '{}': header dimensions {} are too large",
+             what, path, dimsToString(f.dims));
+  }
+  expected += f.headerBytes;
+  const auto expectedBytes = static_cast<uint64_t>(expected);
+  NS_CHECK(d.size() >= expectedBytes,
+           "{} '{}' is truncated: expected {} bytes ({}-byte header + {} samples of {} {}), found {}{}", what, path,
+           expectedBytes, f.headerBytes, f.dims[0], f.dims.size() > 1 ? dimsToString({f.dims.begin() + 1, f.dims.end()}) : "1",
+           f.type->name, d.size(), gzNote);
+  NS_CHECK(!f.bytes.gzipTruncated,
+           "{} '{}' is truncated: its gzip stream ends early (the {} bytes of data arrived but not the end marker); "
+           "download it again",
+           what, path, expectedBytes);
+  NS_CHECK(d.size() == expectedBytes,
+           "{} '{}' has {} bytes after the data: expected {} bytes from its header ({}), found {}; is it the right file?",
+           what, path, d.size() - expectedBytes, expectedBytes, dimsToString(f.dims), d.size());
+  NS_CHECK(f.dims[0] > 0, "{} '{}' holds no samples", what, path);
+  return f;
+}
+
+// Element i of the data part as a double (the format is big-endian).
+double idxValue(const IdxFile& f, int64_t i) {
+  const uint8_t* p = f.bytes.data.data() + f.headerBytes + static_cast<size_t>(i) * f.type->bytes;
+  switch (f.type->code) {
+    case 0x08: return p[0];
+    case 0x09: return static_cast<int8_t>(p[0]);
+    case 0x0B: return static_cast<int16_t>((p[0] << 8) | p[1]);
+    case 0x0C: return static_cast<int32_t>(bigEndian32(p));
+    case 0x0D: {
+      const uint32_t bits = bigEndian32(p);
+      float v;
+      std::memcpy(&v, &bits, 4);
+      return v;
+    }
+    default: {
+      const uint64_t bits = (uint64_t{bigEndian32(p)} << 32) | bigEndian32(p + 4);
+      double v;
+      std::memcpy(&v, &bits, 8);
+      return v;
+    }
+  }
+}
+
+}  // namespace
+
+FileBytes readFileBytes(const std::string& path, const std::string& what) {
+  FileBytes out;
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) throwOpenError(path, what, errno);
+  uint8_t magic[2] = {0, 0};
+  const size_t n = std::fread(magic, 1, 2, file);
+  std::fseek(file, 0, SEEK_END);
+  const long size = std::ftell(file);
+  std::fclose(file);
+  out.gzip = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  if (out.gzip)
+    inflateGzip(path, what, size > 0 ? static_cast<uint64_t>(size) : 0, out);
+  else
+    out.data = readRaw(path, what);
+  return out;
+}
+
+Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsPath, double scale) {
+  const IdxFile images = openIdx(imagesPath, "IDX images file", "0x00000803 (unsigned bytes, N x height x width)");
+  const IdxFile labels = openIdx(labelsPath, "IDX labels file", "0x00000801 (unsigned bytes, one label per sample)");
+
+  Dataset ds;
+  ds.source = imagesPath;
+  switch (images.dims.size()) {
+    case 1: ds.sampleShape = {1}; break;
+    case 2: ds.sampleShape = {images.dims[1]}; break;
+    case 3: ds.sampleShape = {1, images.dims[1], images.dims[2]}; break;
+    default:
+      NS_THROW("IDX images file '{}' has {} dimensions ({}): expected N x height x width (magic 0x00000803)",
+               imagesPath, images.dims.size(), dimsToString(images.dims));
+  }
+  NS_CHECK(labels.dims.size() <= 2,
+           "IDX labels file '{}' has {} dimensions ({}, magic {}): expected one label per sample (magic "
+           "0x00000801); are the images and labels files swapped?",
+           labelsPath, labels.dims.size(), dimsToString(labels.dims), hex32(bigEndian32(labels.bytes.data.data())));
+  NS_CHECK(images.dims[0] == labels.dims[0],
+           "IDX images file '{}' has {} samples but labels file '{}' has {}: they must describe the same samples",
+           imagesPath, images.dims[0], labelsPath, labels.dims[0]);
+  ds.size = images.dims[0];
+
+  const int64_t total = ds.size * images.perSample;
+  ds.features.resize(static_cast<size_t>(total));
+  if (images.type->code == 0x08) {
+    // The common case (every MNIST-like file): one table lookup per pixel.
+    float table[256];
+    for (int v = 0; v < 256; ++v) table[v] = static_cast<float>(v * scale);
+    const uint8_t* src = images.bytes.data.data() + images.headerBytes;
+    float* dst = ds.features.data();
+    for (int64_t i = 0; i < total; ++i) dst[i] = table[src[i]];
+  } else {
+    for (int64_t i = 0; i < total; ++i) ds.features[i] = static_cast<float>(idxValue(images, i) * scale);
+  }
+
+  ds.labelWidth = labels.dims.size() == 2 ? labels.dims[1] : 1;
+  NS_CHECK(ds.labelWidth > 0, "IDX labels file '{}' has 0 values per sample", labelsPath);
+  ds.labels.resize(static_cast<size_t>(ds.size * ds.labelWidth));
+  for (int64_t i = 0; i < ds.size * ds.labelWidth; ++i) ds.labels[i] = static_cast<float>(idxValue(labels, i));
+  if (labels.dims.size() == 1) {
+    double maxLabel = 0;
+    for (int64_t i = 0; i < ds.size; ++i) {
+      const double v = idxValue(labels, i);
+      NS_CHECK(v >= 0 && v == std::floor(v) && v < (1 << 24),
+               "IDX labels file '{}': label {} of sample index {} (0-based) is not a class index (an integer >= 0)", labelsPath, v,
+               i);
+      maxLabel = std::max(maxLabel, v);
+    }
+    ds.numClasses = static_cast<int64_t>(maxLabel) + 1;
+  }
+  return ds;
+}
+
+}  // namespace netsmith

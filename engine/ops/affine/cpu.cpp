@@ -1,0 +1,136 @@
+// Affine on oneDNN's inner product. The (N, ...) input is viewed as a (rows, inner) matrix,
+// rows = N × the kept axes. W stays in nnabla's (inner, outmaps) layout: for oneDNN, whose
+// weights are (OC, IC), that is the `io` (ba) tag, which its GEMM-based inner product reads as
+// a transposed matrix, so neither W nor its gradient is ever reordered.
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <unordered_map>
+
+#include "engine/backend/cpu/dnnl_utils.h"
+#include "engine/ops/op_schema.h"
+
+namespace netsmith::cpu {
+namespace {
+
+using Desc = dnnl::memory::desc;
+using Tag = dnnl::memory::format_tag;
+constexpr auto kF32 = dnnl::memory::data_type::f32;
+
+class AffineKernel final : public Kernel {
+ public:
+  AffineKernel(int64_t rowsPerSample, int64_t inner, int64_t outmaps, bool withBias)
+      : m_rowsPerSample(rowsPerSample), m_inner(inner), m_outmaps(outmaps), m_withBias(withBias) {}
+
+  void forward(KernelCall& call) override {
+    auto& ctx = cpuContext(call.device);
+    Plan& p = plan(ctx, call.inputs[0]->dim(0));
+    auto& eng = ctx.engine();
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, memory(p.src, eng, call.inputs[0]->data())},
+        {DNNL_ARG_WEIGHTS, memory(m_weights, eng, call.params[0]->data())},
+        {DNNL_ARG_DST, memory(p.dst, eng, call.output.data())}};
+    if (m_withBias) args[DNNL_ARG_BIAS] = memory(m_bias, eng, call.params[1]->data());
+    p.fwd.execute(ctx.stream(), args);
+    ctx.stream().wait();
+  }
+
+  void backward(KernelCall& call) override {
+    const bool wantSrc = !call.inputGrads.empty() && call.inputGrads[0];
+    const bool wantWeights = !call.paramGrads.empty() && call.paramGrads[0];
+    const bool wantBias = m_withBias && call.paramGrads.size() > 1 && call.paramGrads[1];
+    if (!wantSrc && !wantWeights && !wantBias) return;
+    auto& ctx = cpuContext(call.device);
+    Plan& p = plan(ctx, call.inputs[0]->dim(0));
+    auto& eng = ctx.engine();
+    const dnnl::memory diffDst = memory(p.dst, eng, call.outputGrad->data());
+    if (wantSrc) {
+      if (!p.bwdData) {
+        const dnnl::inner_product_backward_data::primitive_desc pd({p.src, m_weights, p.dst}, eng, p.fwdPd);
+        p.bwdData = dnnl::inner_product_backward_data(pd);
+        report("bwd_d", pd);
+      }
+      p.bwdData.execute(ctx.stream(), {{DNNL_ARG_DIFF_DST, diffDst},
+                                       {DNNL_ARG_WEIGHTS, memory(m_weights, eng, call.params[0]->data())},
+                                       {DNNL_ARG_DIFF_SRC, memory(p.src, eng, call.inputGrads[0]->data())}});
+    }
+    if (wantWeights || wantBias) {
+      if (!p.bwdWeights) {
+        const dnnl::inner_product_backward_weights::primitive_desc pd({p.src, m_weights, m_bias, p.dst}, eng,
+                                                                      p.fwdPd);
+        p.bwdWeights = dnnl::inner_product_backward_weights(pd);
+        report("bwd_w", pd);
+      }
+      // A gradient nobody asked for still needs somewhere to go.
+      if (!wantWeights && !m_weightsScratch) m_weightsScratch = dnnl::memory(m_weights, eng);
+      if (m_withBias && !wantBias && !m_biasScratch) m_biasScratch = dnnl::memory(m_bias, eng);
+      std::unordered_map<int, dnnl::memory> args{
+          {DNNL_ARG_SRC, memory(p.src, eng, call.inputs[0]->data())},
+          {DNNL_ARG_DIFF_DST, diffDst},
+          {DNNL_ARG_DIFF_WEIGHTS, wantWeights ? memory(m_weights, eng, call.paramGrads[0]->data()) : m_weightsScratch}};
+      if (m_withBias) args[DNNL_ARG_DIFF_BIAS] = wantBias ? memory(m_bias, eng, call.paramGrads[1]->data()) : m_biasScratch;
+      p.bwdWeights.execute(ctx.stream(), args);
+    }
+    ctx.stream().wait();
+  }
+
+ private:
+  struct Plan {
+    int64_t batch = -1;
+    Desc src, dst;  // (rows, inner), (rows, outmaps)
+    dnnl::inner_product_forward::primitive_desc fwdPd;
+    dnnl::inner_product_forward fwd;
+    dnnl::inner_product_backward_data bwdData;        // built on first use
+    dnnl::inner_product_backward_weights bwdWeights;  // built on first use
+  };
+
+  static dnnl::memory memory(const Desc& d, dnnl::engine& eng, const float* data) {
+    return dnnl::memory(d, eng, const_cast<float*>(data));
+  }
+
+  template <class Pd>
+  static void report(const char* pass, const Pd& pd) {
+    if (std::getenv("NETSMITH_CONV_VERBOSE")) std::fprintf(stderr, "affine %s %s\n", pass, pd.impl_info_str());
+  }
+
+  Plan& plan(CpuDeviceContext& ctx, int64_t batch) {
+    if (m_plan.batch == batch) return m_plan;
+    auto& eng = ctx.engine();
+    m_weights = Desc({m_outmaps, m_inner}, kF32, Tag::io);
+    m_bias = m_withBias ? Desc({m_outmaps}, kF32, Tag::a) : Desc();
+    Plan p;
+    p.batch = batch;
+    const int64_t rows = batch * m_rowsPerSample;
+    p.src = Desc({rows, m_inner}, kF32, Tag::ab);
+    p.dst = Desc({rows, m_outmaps}, kF32, Tag::ab);
+    const dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_training, p.src, m_weights, m_bias, p.dst);
+    p.fwdPd = dnnl::inner_product_forward::primitive_desc(d, eng);
+    p.fwd = dnnl::inner_product_forward(p.fwdPd);
+    report("fwd", p.fwdPd);
+    m_plan = std::move(p);
+    return m_plan;
+  }
+
+  int64_t m_rowsPerSample;
+  int64_t m_inner;
+  int64_t m_outmaps;
+  bool m_withBias;
+  Desc m_weights, m_bias;
+  Plan m_plan;
+  dnnl::memory m_weightsScratch, m_biasScratch;  // gradients nobody asked for
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> makeAffineKernel(const KernelSetup& setup) {
+  const Shape& in = setup.inputShapes.at(0);
+  const Shape& out = setup.outputShape;
+  const Shape outmaps = setup.params.ints("n_outmaps");
+  // The kept axes are the output's axes before n_outmaps.
+  const size_t kept = out.size() - outmaps.size();
+  const int64_t rowsPerSample = numel(Shape(out.begin(), out.begin() + static_cast<ptrdiff_t>(kept)));
+  const int64_t inner = numel(in) / rowsPerSample;
+  return std::make_unique<AffineKernel>(rowsPerSample, inner, numel(outmaps), setup.params.flag("with_bias"));
+}
+
+}  // namespace netsmith::cpu

@@ -1,0 +1,24 @@
+// ELU: x for x > 0, alpha * (exp(x) - 1) otherwise, element-wise.
+#include "engine/backend/cpu/eltwise_kernel.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_rules.h"
+
+namespace netsmith::ops {
+
+void register_elu(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "ELU";
+  s.category = "Activation";
+  s.doc = "Exponential linear unit: y = x for x > 0, y = alpha * (exp(x) - 1) otherwise, element-wise.";
+  s.inputs = {"x"};
+  s.params = {{.name = "alpha", .type = ParamType::Float, .defaultValue = 1.0,
+               .help = "value the output approaches for large negative inputs is -alpha"}};
+  s.inferShape = sameShape;
+  s.kernels["cpu"] = [](const KernelSetup& setup) {
+    return cpu::makeEltwiseKernel(dnnl::algorithm::eltwise_elu, static_cast<float>(setup.params.number("alpha")),
+                                  0.0f);
+  };
+  registry.add(std::move(s));
+}
+
+}  // namespace netsmith::ops

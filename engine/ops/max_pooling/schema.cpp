@@ -1,0 +1,28 @@
+// MaxPooling: the largest value of each window of every channel.
+#include <memory>
+
+#include "engine/ops/op_registry.h"
+#include "engine/ops/pooling_rules.h"
+
+namespace netsmith::cpu {
+std::unique_ptr<Kernel> makeMaxPoolingKernel(const KernelSetup& setup);
+}
+
+namespace netsmith::ops {
+
+void register_max_pooling(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "MaxPooling";
+  s.category = "Pooling";
+  s.doc = "Takes the maximum of each kernel-sized window of every channel, moving by stride; "
+          "(channels, height, width) in and out.";
+  s.inputs = {"x"};
+  s.params = poolingParams();
+  s.inferShape = [](const std::vector<Shape>& inputs, const OpParams& params) {
+    return poolingGeometry("MaxPooling", inputs.at(0), params).outputShape();
+  };
+  s.kernels["cpu"] = cpu::makeMaxPoolingKernel;
+  registry.add(std::move(s));
+}
+
+}  // namespace netsmith::ops

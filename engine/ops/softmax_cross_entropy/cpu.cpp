@@ -1,0 +1,83 @@
+// SoftmaxCrossEntropy on the CPU, written directly. Loss contract: engine/backend/cpu/elementwise_loss_kernel.h
+// (output (N, 1); in backward the output gradient holds each sample's weight).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "engine/core/error.h"
+#include "engine/ops/op_schema.h"
+
+namespace netsmith::cpu {
+namespace {
+
+class SoftmaxCrossEntropyKernel final : public Kernel {
+ public:
+  void forward(KernelCall& call) override {
+    const Tensor& x = *call.inputs[0];  // (N, C)
+    const int64_t batch = x.dim(0);
+    const int64_t classes = x.dim(1);
+    checkLabels(call, batch, classes);
+    const float* t = call.target->data();
+    float* y = call.output.data();
+#pragma omp parallel for schedule(static)
+    for (int64_t n = 0; n < batch; ++n) {
+      const float* row = x.data() + n * classes;
+      y[n] = static_cast<float>(logSumExp(row, classes) - row[static_cast<int64_t>(t[n])]);
+    }
+  }
+
+  // d(loss)/dx = softmax(x) - onehot(label), times the sample's weight.
+  void backward(KernelCall& call) override {
+    Tensor* dx = call.inputGrads[0];
+    if (!dx) return;
+    const Tensor& x = *call.inputs[0];
+    const int64_t batch = x.dim(0);
+    const int64_t classes = x.dim(1);
+    checkLabels(call, batch, classes);
+    const float* t = call.target->data();
+    const float* w = call.outputGrad->data();
+#pragma omp parallel for schedule(static)
+    for (int64_t n = 0; n < batch; ++n) {
+      const float* row = x.data() + n * classes;
+      float* g = dx->data() + n * classes;
+      const double lse = logSumExp(row, classes);
+      const int64_t label = static_cast<int64_t>(t[n]);
+      for (int64_t c = 0; c < classes; ++c)
+        g[c] = static_cast<float>(w[n] * (std::exp(row[c] - lse) - (c == label ? 1.0 : 0.0)));
+    }
+  }
+
+ private:
+  // log(sum(exp(x))) with the maximum taken out first, so no exp overflows.
+  static double logSumExp(const float* row, int64_t classes) {
+    const double m = *std::max_element(row, row + classes);
+    double sum = 0.0;
+    for (int64_t c = 0; c < classes; ++c) sum += std::exp(row[c] - m);
+    return m + std::log(sum);
+  }
+
+  // Checked before the parallel loops: an exception must not leave an OpenMP region.
+  static void checkLabels(const KernelCall& call, int64_t batch, int64_t classes) {
+    NS_CHECK(call.target, "SoftmaxCrossEntropy got no target: it needs the dataset's class labels");
+    NS_CHECK(call.target->size() == batch,
+             "SoftmaxCrossEntropy got a target of shape ({}) for a batch of {}: it needs one class index per sample",
+             shapeToString(call.target->shape()), batch);
+    const float* t = call.target->data();
+    for (int64_t n = 0; n < batch; ++n) {
+      const float label = t[n];
+      NS_CHECK(label >= 0.0f && label < static_cast<float>(classes) && label == std::floor(label),
+               "label {} (batch row {}) is not a class index: SoftmaxCrossEntropy has {} classes, so labels must be "
+               "whole numbers from 0 to {}; make the layer before the loss output one score per class, or check the "
+               "dataset's labels",
+               label, n, classes, classes - 1);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> makeSoftmaxCrossEntropyKernel(const KernelSetup&) {
+  return std::make_unique<SoftmaxCrossEntropyKernel>();
+}
+
+}  // namespace netsmith::cpu

@@ -1,0 +1,22 @@
+// Swish: x * sigmoid(x), element-wise.
+#include "engine/backend/cpu/eltwise_kernel.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_rules.h"
+
+namespace netsmith::ops {
+
+void register_swish(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "Swish";
+  s.category = "Activation";
+  s.doc = "Swish (SiLU): y = x * sigmoid(x), element-wise.";
+  s.inputs = {"x"};
+  s.inferShape = sameShape;
+  // oneDNN's eltwise_swish is x * sigmoid(alpha * x); nnabla's Swish has alpha = 1.
+  s.kernels["cpu"] = [](const KernelSetup&) {
+    return cpu::makeEltwiseKernel(dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);
+  };
+  registry.add(std::move(s));
+}
+
+}  // namespace netsmith::ops

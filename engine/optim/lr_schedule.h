@@ -1,0 +1,56 @@
+// LearningRateSchedule: the learning rate at a 0-based global iteration, a pure function of the
+// iteration so that a resumed run needs no schedule state.
+//
+//   lr(i) = base · multiplier(i) · warmup(i) · schedule(i)
+//
+//   multiplier(i) = lr_multiplier ^ floor(i / lr_update_interval)        (Neural Network Console)
+//   W = round(warmup_epochs · iterationsPerEpoch) warm-up iterations:
+//   warmup(i)     = (i + 1) / W for i < W (a linear ramp from base/W up to base at i = W − 1),
+//                   1 afterwards
+//   p = max(0, i − W), the iteration counted after warm-up; P = maxEpoch·iterationsPerEpoch − W
+//   schedule(i)   = none:        1
+//                   cosine:      0.5·(1 + cos(π · min(p, P) / P))   (1 when P <= 0)
+//                   step:        gamma ^ floor(p / (step_epochs · iterationsPerEpoch))
+//                                (optimizer.step_epochs, default 2; optimizer.gamma, default 0.5)
+//                   exponential: gamma ^ floor(p / iterationsPerEpoch)   (optimizer.gamma, default 0.9)
+//
+// So step and exponential decays count epochs from the end of the warm-up, and the rate reaches
+// `base` exactly when the warm-up ends.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/project/project.h"
+
+namespace netsmith {
+
+class LearningRateSchedule {
+ public:
+  // Validates the schedule fields of cfg (see validate()); iterationsPerEpoch >= 1, maxEpoch >= 1.
+  LearningRateSchedule(const OptimizerConfig& cfg, double baseLr, int64_t iterationsPerEpoch, int64_t maxEpoch);
+
+  // Checks lr_multiplier, lr_update_interval, warmup_epochs, lr_schedule and the schedule's
+  // parameters; errors name the JSON path ("optimizer.step_epochs: expected an integer >= 1").
+  static void validate(const OptimizerConfig& cfg);
+
+  double at(int64_t iteration) const;
+
+  double baseLearningRate() const { return m_base; }
+  int64_t warmupIterations() const { return m_warmup; }
+  int64_t totalIterations() const { return m_total; }
+
+ private:
+  enum class Kind { None, Cosine, Step, Exponential };
+
+  double m_base;
+  double m_multiplier;
+  int64_t m_interval;
+  int64_t m_iterationsPerEpoch;
+  int64_t m_total;
+  int64_t m_warmup;
+  Kind m_kind = Kind::None;
+  double m_gamma = 1.0;
+  int64_t m_stepEpochs = 1;
+};
+
+}  // namespace netsmith

@@ -1,0 +1,111 @@
+// Optimizer: the solvers of Neural Network Console / nnabla (Sgd, Momentum, Nesterov, Adagrad,
+// RMSprop, Adam, AdamW) applied to float32 parameters in place.
+//
+// Contract:
+// - step() updates every slot once with the learning rate it is given (the scheduled value,
+//   LearningRateSchedule::at); gradients are already averaged over the logical batch.
+// - The update of one element depends only on that element, its gradient and its solver state,
+//   so results do not depend on the number of OpenMP threads (bitwise).
+// - Solver state is created, zeroed, for every slot on the first step; state is keyed by the
+//   slot's name, so later steps must pass the same names (order may change).
+// - stateTensors()/restoreState() round-trip the state exactly: a restored optimizer continues
+//   bitwise like the one that was never stopped.
+// - One optimizer per replica; an instance is not thread-safe (it uses OpenMP inside step()).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/core/tensor.h"
+#include "engine/project/project.h"
+
+namespace netsmith {
+
+// One learnable parameter: its name (e.g. "conv1/W"), its value (updated in place) and its
+// gradient (same shape, averaged over the logical batch).
+struct ParamSlot {
+  std::string name;
+  Tensor* value = nullptr;
+  const Tensor* grad = nullptr;
+};
+
+class Optimizer {
+ public:
+  // (name, tensor) pairs; the tensors belong to whoever returned them.
+  using StateList = std::vector<std::pair<std::string, const Tensor*>>;
+
+  virtual ~Optimizer();
+
+  // Validates cfg.solver, cfg.hyper and cfg.weightDecay and builds the solver. Errors name the
+  // JSON path: "optimizer.beta3: unknown parameter of Adam (known: alpha, beta1, beta2, eps)".
+  static std::unique_ptr<Optimizer> create(const OptimizerConfig& cfg);
+  // Sgd Momentum Nesterov Adagrad RMSprop Adam AdamW.
+  static const std::vector<std::string>& solverNames();
+
+  const std::string& solverName() const { return m_solver; }
+  // lr (alpha for Adam and AdamW), as configured or as set by setBaseLearningRate.
+  double baseLearningRate() const { return m_baseLr; }
+  // The trainer sets the effective base after lr_policy (scale_lr: × devices). AdamW's decoupled
+  // decay is scaled by lr / base, so the base must be the one the schedule starts from.
+  void setBaseLearningRate(double lr);
+  // L2 weight decay (g += wd·w) for all solvers but AdamW, where it is the decoupled wd.
+  double weightDecay() const { return m_weightDecay; }
+  // Every hyper-parameter with its effective value, defaults filled ({"alpha": 0.001, ...}).
+  Json hyperParameters() const;
+
+  // One update of every slot with learning rate `lr`. Throws Error when a slot's gradient or
+  // state does not match its value's shape, or a slot has no state after the first step.
+  void step(std::span<const ParamSlot> slots, double lr);
+  // Number of steps taken (Adam's t).
+  int64_t steps() const { return m_steps; }
+
+  // The state as "<slot name>/<buffer>" tensors, sorted by name (Adam: "conv1/W/m",
+  // "conv1/W/v"; Sgd: none). Pointers stay valid until the next step() or restoreState().
+  StateList stateTensors() const;
+  // Replaces the state by copies of `tensors` (as returned by stateTensors(), perhaps via a
+  // checkpoint) and the step count. Errors name the tensor that does not belong to this solver.
+  void restoreState(const StateList& tensors, int64_t steps);
+
+  // Buffer names of this solver's state per parameter ("m", "v").
+  const std::vector<std::string>& bufferNames() const { return m_buffers; }
+
+  // A contiguous piece of one parameter, the unit of work of the solver kernels: value,
+  // gradient and state buffers (bufferNames order; null where the solver has fewer).
+  struct Piece {
+    float* w;
+    const float* g;
+    float* s0;
+    float* s1;
+    int64_t n;
+  };
+
+ protected:
+  Optimizer(std::string solver, std::map<std::string, double> hyper, double baseLr, double weightDecay,
+            std::vector<std::string> buffers);
+  double hyper(const std::string& name) const { return m_hyper.at(name); }
+
+  // Called once per step before update(), with the step's learning rate and t = steps() (>= 1).
+  virtual void prepare(double lr, int64_t t) = 0;
+  // Updates one piece; must be element-wise (see the contract above).
+  virtual void update(const Piece& piece) const = 0;
+
+ private:
+  struct SlotState {
+    std::vector<Tensor> buffers;  // bufferNames order, each the shape of the parameter
+  };
+
+  std::string m_solver;
+  std::map<std::string, double> m_hyper;
+  double m_baseLr;
+  double m_weightDecay;
+  std::vector<std::string> m_buffers;
+  std::map<std::string, SlotState> m_state;
+  int64_t m_steps = 0;
+};
+
+}  // namespace netsmith

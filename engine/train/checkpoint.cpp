@@ -1,0 +1,336 @@
+#include "engine/train/checkpoint.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <memory>
+
+#include "engine/core/error.h"
+#include "engine/core/sha256.h"
+
+namespace netsmith {
+namespace {
+
+// Tensors are written as the bytes in memory; the format is little-endian.
+static_assert(std::endian::native == std::endian::little, "checkpoint I/O assumes a little-endian host");
+
+constexpr char kMagic[8] = {'N', 'S', 'C', 'K', 'P', 'T', '0', '1'};
+constexpr size_t kDigestBytes = 32;
+constexpr size_t kIoBuffer = size_t(1) << 20;
+constexpr uint32_t kMaxRank = 32;
+
+std::string systemError() { return std::strerror(errno); }
+
+// Closes a descriptor on scope exit.
+struct FdGuard {
+  int fd = -1;
+  ~FdGuard() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+// Buffers writes to a descriptor and hashes every byte that goes through it.
+class HashingWriter {
+ public:
+  HashingWriter(int fd, const std::string& path) : m_fd(fd), m_path(path) { m_buffer.reserve(kIoBuffer); }
+
+  void write(const void* data, size_t bytes) {
+    m_hash.update(data, bytes);
+    writeRaw(data, bytes);
+  }
+  template <typename T>
+  void writeValue(T value) {
+    write(&value, sizeof(T));
+  }
+  void writeRaw(const void* data, size_t bytes) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    if (bytes >= kIoBuffer) {  // big tensors go straight to the file
+      flush();
+      writeAll(p, bytes);
+      return;
+    }
+    if (m_buffer.size() + bytes > kIoBuffer) flush();
+    m_buffer.insert(m_buffer.end(), p, p + bytes);
+  }
+  void finish() {
+    const auto digest = m_hash.digest();
+    writeRaw(digest.data(), digest.size());
+    flush();
+  }
+
+ private:
+  void flush() {
+    writeAll(m_buffer.data(), m_buffer.size());
+    m_buffer.clear();
+  }
+  void writeAll(const uint8_t* p, size_t bytes) {
+    while (bytes > 0) {
+      const ssize_t n = ::write(m_fd, p, bytes);
+      if (n < 0 && errno == EINTR) continue;
+      NS_CHECK(n > 0, "checkpoint {}: cannot write: {}", m_path, systemError());
+      p += n;
+      bytes -= size_t(n);
+    }
+  }
+
+  int m_fd;
+  const std::string& m_path;
+  Sha256 m_hash;
+  std::vector<uint8_t> m_buffer;
+};
+
+void writeBody(HashingWriter& out, const CheckpointData& data) {
+  out.write(kMagic, sizeof(kMagic));
+  const std::string meta = data.meta.dump();
+  out.writeValue<uint64_t>(meta.size());
+  out.write(meta.data(), meta.size());
+  out.writeValue<uint64_t>(data.tensors.size());
+  for (const auto& [name, tensor] : data.tensors) {
+    NS_CHECK(name.size() <= std::numeric_limits<uint32_t>::max() && tensor.rank() <= kMaxRank,
+             "checkpoint: tensor '{}' cannot be stored (name or rank too large)", name.substr(0, 80));
+    out.writeValue<uint32_t>(uint32_t(name.size()));
+    out.write(name.data(), name.size());
+    out.writeValue<uint32_t>(uint32_t(tensor.rank()));
+    for (int64_t d : tensor.shape()) out.writeValue<int64_t>(d);
+    if (tensor.size() > 0) out.write(tensor.data(), size_t(tensor.size()) * sizeof(float));
+  }
+  out.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+// Reads a verified file's body with bounds checks against the end of the body (the digest is
+// not part of it), so a malformed length is an Error, never a huge allocation.
+class BodyReader {
+ public:
+  BodyReader(std::FILE* file, const std::string& path, uint64_t bodyBytes)
+      : m_file(file), m_path(path), m_end(bodyBytes) {}
+
+  uint64_t remaining() const { return m_end - m_pos; }
+  void read(void* dst, uint64_t bytes, const char* what) {
+    NS_CHECK(bytes <= remaining(), "checkpoint {}: {} runs past the end of the data ({} bytes needed, {} left)",
+             m_path, what, bytes, remaining());
+    NS_CHECK(bytes == 0 || std::fread(dst, 1, bytes, m_file) == bytes, "checkpoint {}: cannot read {}: {}", m_path,
+             what, systemError());
+    m_pos += bytes;
+  }
+  template <typename T>
+  T readValue(const char* what) {
+    T v;
+    read(&v, sizeof(T), what);
+    return v;
+  }
+
+ private:
+  std::FILE* m_file;
+  const std::string& m_path;
+  uint64_t m_end;
+  uint64_t m_pos = 0;
+};
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+// Opens `path`, checks size and magic and verifies the SHA-256 of the body. Returns the file
+// positioned at the start and the body's size.
+FilePtr openVerified(const std::string& path, uint64_t& bodyBytes) {
+  FilePtr file(std::fopen(path.c_str(), "rb"));
+  NS_CHECK(file, "checkpoint {}: cannot open: {}", path, systemError());
+  struct stat st {};
+  NS_CHECK(::fstat(::fileno(file.get()), &st) == 0, "checkpoint {}: cannot stat: {}", path, systemError());
+  NS_CHECK(S_ISREG(st.st_mode), "checkpoint {}: not a regular file", path);
+  const uint64_t size = uint64_t(st.st_size);
+  NS_CHECK(size > 0, "checkpoint {}: the file is empty", path);
+
+  char magic[sizeof(kMagic)] = {};
+  const size_t got = std::fread(magic, 1, sizeof(magic), file.get());
+  NS_CHECK(got == sizeof(magic) || size < sizeof(magic), "checkpoint {}: cannot read: {}", path, systemError());
+  const size_t compared = std::min<size_t>(got, sizeof(kMagic));
+  NS_CHECK(std::memcmp(magic, kMagic, compared) == 0,
+           "checkpoint {}: not a Netsmith checkpoint (the file does not start with \"NSCKPT01\")", path);
+  constexpr uint64_t kMinBytes = sizeof(kMagic) + 8 + 8 + kDigestBytes;  // empty meta, no tensors
+  NS_CHECK(size >= kMinBytes, "checkpoint {}: the file is truncated ({} bytes, a checkpoint has at least {})", path,
+           size, kMinBytes);
+
+  bodyBytes = size - kDigestBytes;
+  std::rewind(file.get());
+  Sha256 hash;
+  std::vector<uint8_t> buffer(kIoBuffer);
+  for (uint64_t left = bodyBytes; left > 0;) {
+    const size_t want = size_t(std::min<uint64_t>(left, buffer.size()));
+    NS_CHECK(std::fread(buffer.data(), 1, want, file.get()) == want, "checkpoint {}: cannot read: {}", path,
+             systemError());
+    hash.update(buffer.data(), want);
+    left -= want;
+  }
+  std::array<uint8_t, kDigestBytes> stored{};
+  NS_CHECK(std::fread(stored.data(), 1, stored.size(), file.get()) == stored.size(), "checkpoint {}: cannot read: {}",
+           path, systemError());
+  NS_CHECK(hash.digest() == stored,
+           "checkpoint {}: checksum mismatch: the file is damaged or truncated (resume from an older checkpoint)",
+           path);
+  std::rewind(file.get());
+  return file;
+}
+
+CheckpointData readVerified(const std::string& path, bool withTensors) {
+  uint64_t bodyBytes = 0;
+  FilePtr file = openVerified(path, bodyBytes);
+  BodyReader in(file.get(), path, bodyBytes);
+
+  char magic[sizeof(kMagic)];
+  in.read(magic, sizeof(magic), "the magic");
+  CheckpointData data;
+  const uint64_t metaBytes = in.readValue<uint64_t>("the meta length");
+  NS_CHECK(metaBytes <= in.remaining(), "checkpoint {}: the meta length {} exceeds the file", path, metaBytes);
+  std::string meta(size_t(metaBytes), '\0');
+  in.read(meta.data(), metaBytes, "the meta");
+  try {
+    data.meta = Json::parse(meta);
+  } catch (const Json::exception& e) {
+    NS_THROW("checkpoint {}: the meta is not valid JSON: {}", path, e.what());
+  }
+  if (!withTensors) return data;
+
+  const uint64_t count = in.readValue<uint64_t>("the tensor count");
+  NS_CHECK(count <= in.remaining() / 8, "checkpoint {}: the tensor count {} exceeds the file", path, count);
+  data.tensors.reserve(size_t(count));
+  for (uint64_t t = 0; t < count; ++t) {
+    const uint32_t nameBytes = in.readValue<uint32_t>("a tensor name length");
+    std::string name(nameBytes, '\0');
+    in.read(name.data(), nameBytes, "a tensor name");
+    const uint32_t rank = in.readValue<uint32_t>("a tensor rank");
+    NS_CHECK(rank <= kMaxRank, "checkpoint {}: tensor '{}' has rank {} (at most {})", path, name, rank, kMaxRank);
+    Shape shape(rank);
+    uint64_t elements = 1;
+    for (auto& d : shape) {
+      d = in.readValue<int64_t>("a tensor dimension");
+      NS_CHECK(d >= 0, "checkpoint {}: tensor '{}' has a negative dimension {}", path, name, d);
+      NS_CHECK(d == 0 || elements <= in.remaining() / uint64_t(d),
+               "checkpoint {}: tensor '{}' is larger than the file", path, name);
+      elements *= uint64_t(d);
+    }
+    NS_CHECK(elements <= in.remaining() / sizeof(float), "checkpoint {}: tensor '{}' ({}) is larger than the file",
+             path, name, shapeToString(shape));
+    Tensor tensor(shape);
+    in.read(tensor.data(), elements * sizeof(float), "tensor data");
+    data.tensors.emplace_back(std::move(name), std::move(tensor));
+  }
+  NS_CHECK(in.remaining() == 0, "checkpoint {}: {} unexpected bytes after the last tensor", path, in.remaining());
+  return data;
+}
+
+// Reads only the meta, without verifying the checksum: used to order candidates cheaply.
+Json peekMeta(const std::string& path) {
+  FilePtr file(std::fopen(path.c_str(), "rb"));
+  NS_CHECK(file, "checkpoint {}: cannot open: {}", path, systemError());
+  char magic[sizeof(kMagic)] = {};
+  uint64_t metaBytes = 0;
+  NS_CHECK(std::fread(magic, 1, sizeof(magic), file.get()) == sizeof(magic) &&
+               std::memcmp(magic, kMagic, sizeof(kMagic)) == 0 &&
+               std::fread(&metaBytes, sizeof(metaBytes), 1, file.get()) == 1 && metaBytes < (uint64_t(1) << 30),
+           "checkpoint {}: not a Netsmith checkpoint, or its header is damaged", path);
+  std::string meta(size_t(metaBytes), '\0');
+  NS_CHECK(std::fread(meta.data(), 1, meta.size(), file.get()) == meta.size(), "checkpoint {}: the file is truncated",
+           path);
+  try {
+    return Json::parse(meta);
+  } catch (const Json::exception&) {
+    NS_THROW("checkpoint {}: the meta is not valid JSON: the file is damaged", path);
+  }
+}
+
+}  // namespace
+
+void writeCheckpoint(const std::string& path, const CheckpointData& data) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  // Hidden and with a suffix newestValidCheckpoint() ignores, in case a crash leaves it behind.
+  std::string tempName(".");
+  tempName.append(target.filename().string()).append(".tmp-XXXXXX");
+  std::string temp = (dir / tempName).string();
+
+  FdGuard fd{::mkstemp(temp.data())};
+  NS_CHECK(fd.fd >= 0, "checkpoint {}: cannot create a temporary file in {}: {}", path, dir.string(), systemError());
+  try {
+    // mkstemp creates 0600; a checkpoint is as readable as the rest of the run folder.
+    ::fchmod(fd.fd, 0644);
+    HashingWriter out(fd.fd, path);
+    writeBody(out, data);
+    NS_CHECK(::fsync(fd.fd) == 0, "checkpoint {}: cannot flush to disk: {}", path, systemError());
+    const int closed = ::close(fd.fd);
+    fd.fd = -1;
+    NS_CHECK(closed == 0, "checkpoint {}: cannot close: {}", path, systemError());
+    NS_CHECK(::rename(temp.c_str(), path.c_str()) == 0, "checkpoint {}: cannot rename the temporary file: {}", path,
+             systemError());
+  } catch (...) {
+    ::unlink(temp.c_str());
+    throw;
+  }
+  // The rename is durable only once the folder's entry is on disk.
+  FdGuard dirFd{::open(dir.c_str(), O_RDONLY | O_DIRECTORY)};
+  NS_CHECK(dirFd.fd >= 0, "checkpoint {}: cannot open the folder {}: {}", path, dir.string(), systemError());
+  NS_CHECK(::fsync(dirFd.fd) == 0 || errno == EINVAL, "checkpoint {}: cannot flush the folder {}: {}", path,
+           dir.string(), systemError());
+}
+
+CheckpointData readCheckpoint(const std::string& path) { return readVerified(path, true); }
+
+Json readCheckpointMeta(const std::string& path) { return readVerified(path, false).meta; }
+
+std::optional<std::string> newestValidCheckpoint(const std::string& dir, std::vector<std::string>* rejected) {
+  namespace fs = std::filesystem;
+  struct Candidate {
+    double epoch;
+    double iteration;
+    std::string path;
+  };
+  std::vector<Candidate> candidates;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    const std::string name = p.filename().string();
+    if (p.extension() != ".ckpt" || name.front() == '.' || !it->is_regular_file(ec)) continue;
+    try {
+      const Json meta = peekMeta(p.string());
+      NS_CHECK(meta.is_object() && meta.contains("epoch") && meta["epoch"].is_number() &&
+                   meta.contains("iteration") && meta["iteration"].is_number(),
+               "checkpoint {}: the meta has no numeric epoch and iteration", p.string());
+      candidates.push_back({meta["epoch"].get<double>(), meta["iteration"].get<double>(), p.string()});
+    } catch (const Error& e) {
+      if (rejected) rejected->push_back(e.what());
+    }
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.epoch != b.epoch) return a.epoch > b.epoch;
+    if (a.iteration != b.iteration) return a.iteration > b.iteration;
+    return a.path > b.path;
+  });
+  for (const auto& c : candidates) {
+    try {
+      readVerified(c.path, true);
+      return c.path;
+    } catch (const Error& e) {
+      if (rejected) rejected->push_back(e.what());
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace netsmith

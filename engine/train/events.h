@@ -1,0 +1,57 @@
+// The events stream of DESIGN.md §7: one JSON object per line. The trainer emits events to an
+// EventBus; sinks write them to stdout, to the run's events.jsonl, or draw a progress bar.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace netsmith {
+
+using Json = nlohmann::json;
+
+// Version of the events format; every `started` event carries it.
+inline constexpr int kEventsFormatVersion = 1;
+
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void emit(const Json& event) = 0;
+};
+
+// Writes each event as one line and flushes, so a reader (the GUI) sees it at once.
+class JsonLinesSink final : public EventSink {
+ public:
+  explicit JsonLinesSink(std::FILE* stream) : m_stream(stream) {}
+  // Opens (appending) a file; throws Error naming it when it cannot be opened.
+  static std::unique_ptr<JsonLinesSink> openFile(const std::string& path);
+  ~JsonLinesSink() override;
+  void emit(const Json& event) override;
+
+ private:
+  std::FILE* m_stream;
+  bool m_owned = false;
+};
+
+// Fans events out to sinks; emit() may be called from any thread (one at a time is enforced).
+class EventBus {
+ public:
+  void add(EventSink* sink) {
+    std::lock_guard lock(m_mutex);
+    m_sinks.push_back(sink);
+  }
+  void remove(EventSink* sink) {
+    std::lock_guard lock(m_mutex);
+    std::erase(m_sinks, sink);
+  }
+  void emit(const Json& event);
+
+ private:
+  std::mutex m_mutex;
+  std::vector<EventSink*> m_sinks;
+};
+
+}  // namespace netsmith

@@ -1,0 +1,226 @@
+#include "engine/train/network.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "engine/core/error.h"
+#include "engine/core/rng.h"
+#include "engine/core/sha256.h"
+
+namespace netsmith {
+
+struct Network::NodeRuntime {
+  std::unique_ptr<Kernel> kernel;
+  std::vector<Tensor> params;
+  std::vector<Tensor> grads;      // empty Tensor for blobs that are not trainable
+  std::vector<Tensor*> paramPtrs;
+  std::vector<Tensor*> gradPtrs;  // null for blobs that are not trainable
+  Tensor output;
+  Tensor outputGrad;
+  bool gradWritten = false;  // outputGrad holds the first contribution of this backward pass
+};
+
+Network::Network(const Graph& graph, DeviceContext& device) : m_graph(graph), m_device(device) {
+  const size_t n = graph.nodes.size();
+  m_needsGrad.assign(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    const GraphNode& node = graph.nodes[i];
+    auto rt = std::make_unique<NodeRuntime>();
+    bool hasTrainable = false;
+    for (const ParamBlob& blob : node.blobs) {
+      rt->params.emplace_back(blob.shape);
+      rt->grads.emplace_back(blob.trainable ? Tensor(blob.shape) : Tensor());
+      hasTrainable = hasTrainable || blob.trainable;
+    }
+    for (size_t b = 0; b < node.blobs.size(); ++b) {
+      rt->paramPtrs.push_back(&rt->params[b]);
+      rt->gradPtrs.push_back(node.blobs[b].trainable ? &rt->grads[b] : nullptr);
+    }
+    bool upstream = hasTrainable;
+    for (int p : node.inputs) upstream = upstream || m_needsGrad[p];
+    m_needsGrad[i] = upstream;
+    if (!node.schema->isInput) {
+      const auto it = node.schema->kernels.find(device.backend());
+      NS_CHECK(it != node.schema->kernels.end(), "layer '{}' ({}) has no kernel for the {} backend of device {}", node.id,
+               node.schema->name, device.backend(), device.id());
+      const OpParams params(node.params);
+      rt->kernel = it->second(KernelSetup{device, node.inputShapes, node.outputShape, params});
+    }
+    m_nodes.push_back(std::move(rt));
+  }
+}
+
+Network::~Network() = default;
+
+void Network::initializeParameters(uint64_t seed) {
+  for (size_t i = 0; i < m_nodes.size(); ++i) {
+    const GraphNode& node = m_graph.nodes[i];
+    for (size_t b = 0; b < node.blobs.size(); ++b) {
+      const ParamBlob& blob = node.blobs[b];
+      const std::string key = node.id + "/" + blob.name;
+      Rng rng(mix64(seed) ^ std::hash<std::string>{}(key));
+      Tensor& t = m_nodes[i]->params[b];
+      switch (blob.init.kind) {
+        case Initializer::Kind::Constant: t.fill(blob.init.a); break;
+        case Initializer::Kind::Uniform:
+          for (int64_t k = 0; k < t.size(); ++k) t[k] = rng.uniform(blob.init.a, blob.init.b);
+          break;
+        case Initializer::Kind::Normal:
+          for (int64_t k = 0; k < t.size(); ++k) t[k] = blob.init.a + blob.init.b * rng.normal();
+          break;
+      }
+    }
+  }
+}
+
+// Note [Loss targets]: the dataset gives each sample a label row of `labelWidth` values. A
+// ClassIndex loss takes it as is, (N, 1). A SameAsPrediction loss takes it as is when the widths
+// match, and one-hot encodes a single class label when the prediction has one value per class.
+void Network::makeTarget(const Tensor& labels) {
+  const GraphNode& loss = m_graph.loss();
+  const int64_t batch = labels.dim(0);
+  const int64_t width = labels.size() / std::max<int64_t>(batch, 1);
+  const Shape& predShape = m_graph.prediction().outputShape;
+  const int64_t predSize = numel(predShape);
+  if (loss.schema->lossTarget == LossTarget::ClassIndex) {
+    NS_CHECK(width == 1, "{} '{}' needs one class label per sample, but the dataset gives {} values", loss.schema->name,
+             loss.id, width);
+    m_target.copyFrom(labels);
+    return;
+  }
+  m_target.resize(withBatch(batch, predShape));
+  if (width == predSize) {
+    std::memcpy(m_target.data(), labels.data(), labels.size() * sizeof(float));
+    return;
+  }
+  NS_CHECK(width == 1, "{} '{}' compares a prediction of {} values with a label of {} values: make the last layer output {}",
+           loss.schema->name, loss.id, predSize, width, width);
+  m_target.zero();
+  for (int64_t r = 0; r < batch; ++r) {
+    const float v = labels[r];
+    const int64_t cls = static_cast<int64_t>(v);
+    NS_CHECK(v == std::floor(v) && cls >= 0 && cls < predSize,
+             "label {} is not a class index in [0, {}) for the {} outputs of '{}'", v, predSize, predSize,
+             m_graph.prediction().id);
+    m_target[r * predSize + cls] = 1.0f;
+  }
+}
+
+const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool training, const RandomKey& random) {
+  const int64_t batch = x.dim(0);
+  m_random = random;
+  m_lastForwardTraining = training;
+  makeTarget(labels);
+  std::vector<const Tensor*> inputs;
+  for (size_t i = 0; i < m_nodes.size(); ++i) {
+    const GraphNode& node = m_graph.nodes[i];
+    NodeRuntime& rt = *m_nodes[i];
+    if (node.schema->isInput) {
+      NS_CHECK(numel(node.outputShape) * batch == x.size(), "the dataset's samples ({} values) do not fit Input '{}' of shape {}",
+               x.size() / std::max<int64_t>(batch, 1), node.id, shapeToString(node.outputShape));
+      rt.output.resize(withBatch(batch, node.outputShape));
+      std::memcpy(rt.output.data(), x.data(), x.size() * sizeof(float));
+      continue;
+    }
+    inputs.clear();
+    for (int p : node.inputs) inputs.push_back(&m_nodes[p]->output);
+    rt.output.resize(withBatch(batch, node.outputShape));
+    KernelCall call{m_device, inputs, rt.paramPtrs, rt.output};
+    call.target = node.schema->isLoss() ? &m_target : nullptr;
+    call.training = training;
+    call.random = random;
+    call.random.node = i;
+    rt.kernel->forward(call);
+  }
+  return m_nodes[m_graph.lossNode]->output;
+}
+
+void Network::backward(float weight) {
+  NS_CHECK(m_lastForwardTraining, "backward() needs a training forward pass first");
+  for (auto& rt : m_nodes) rt->gradWritten = false;
+  NodeRuntime& lossRt = *m_nodes[m_graph.lossNode];
+  m_lossGrad.resize(lossRt.output.shape());
+  m_lossGrad.fill(weight);
+
+  std::vector<const Tensor*> inputs;
+  std::vector<Tensor*> inputGrads;
+  for (int i = static_cast<int>(m_nodes.size()) - 1; i >= 0; --i) {
+    const GraphNode& node = m_graph.nodes[i];
+    NodeRuntime& rt = *m_nodes[i];
+    if (node.schema->isInput || !m_needsGrad[i]) continue;
+    const Tensor* outGrad = i == m_graph.lossNode ? &m_lossGrad : &rt.outputGrad;
+    if (i != m_graph.lossNode && !rt.gradWritten) continue;  // nothing downstream depends on it
+
+    // A producer's first contribution is written straight into its outputGrad; a later one
+    // (fan-out, or the same producer on two ports) goes to scratch and is added after the call.
+    inputs.clear();
+    inputGrads.clear();
+    int deferredPort = -1;
+    for (size_t port = 0; port < node.inputs.size(); ++port) {
+      const int p = node.inputs[port];
+      inputs.push_back(&m_nodes[p]->output);
+      if (!m_needsGrad[p]) {
+        inputGrads.push_back(nullptr);
+        continue;
+      }
+      NodeRuntime& producer = *m_nodes[p];
+      const bool claimedHere =
+          std::find(node.inputs.begin(), node.inputs.begin() + port, p) != node.inputs.begin() + port;
+      if (!producer.gradWritten && !claimedHere) {
+        producer.outputGrad.resize(producer.output.shape());
+        inputGrads.push_back(&producer.outputGrad);
+      } else {
+        NS_CHECK(deferredPort < 0, "layer '{}' takes the same gradient target on several ports", node.id);
+        m_scratch.resize(producer.output.shape());
+        inputGrads.push_back(&m_scratch);
+        deferredPort = static_cast<int>(port);
+      }
+    }
+    KernelCall call{m_device, inputs, rt.paramPtrs, rt.output};
+    call.target = node.schema->isLoss() ? &m_target : nullptr;
+    call.training = true;
+    call.random = m_random;
+    call.random.node = i;
+    call.outputGrad = outGrad;
+    call.inputGrads = inputGrads;
+    call.paramGrads = rt.gradPtrs;
+    rt.kernel->backward(call);
+    for (size_t port = 0; port < node.inputs.size(); ++port) {
+      const int p = node.inputs[port];
+      if (!m_needsGrad[p]) continue;
+      if (static_cast<int>(port) == deferredPort) {
+        Tensor& acc = m_nodes[p]->outputGrad;
+        float* a = acc.data();
+        const float* s = m_scratch.data();
+        const int64_t n = acc.size();
+#pragma omp parallel for simd if (n > 65536)
+        for (int64_t k = 0; k < n; ++k) a[k] += s[k];
+      }
+      m_nodes[p]->gradWritten = true;
+    }
+  }
+}
+
+const Tensor& Network::prediction() const { return m_nodes[m_graph.loss().inputs.at(0)]->output; }
+
+std::vector<ParameterRef> Network::parameters() {
+  std::vector<ParameterRef> out;
+  for (size_t i = 0; i < m_nodes.size(); ++i) {
+    const GraphNode& node = m_graph.nodes[i];
+    for (size_t b = 0; b < node.blobs.size(); ++b)
+      out.push_back({node.id + "/" + node.blobs[b].name, m_nodes[i]->paramPtrs[b], m_nodes[i]->gradPtrs[b]});
+  }
+  return out;
+}
+
+std::string parametersSha256(std::vector<ParameterRef> params) {
+  std::sort(params.begin(), params.end(), [](const ParameterRef& a, const ParameterRef& b) { return a.name < b.name; });
+  static_assert(std::endian::native == std::endian::little, "parameters_sha256 assumes a little-endian host");
+  Sha256 h;
+  for (const auto& p : params) h.update(p.value->data(), p.value->size() * sizeof(float));
+  return h.hexDigest();
+}
+
+}  // namespace netsmith

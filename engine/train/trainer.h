@@ -1,0 +1,38 @@
+// runTraining(): trains a project (or resumes a run) and reports through the events stream.
+// It owns the run folder (DESIGN.md §7): project snapshot, events.jsonl, learning_curve.csv,
+// checkpoints/ and the final parameters.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "engine/train/events.h"
+#include "engine/train/run_control.h"
+
+namespace netsmith {
+
+struct TrainOptions {
+  std::string projectPath;  // a new run of this project ...
+  std::string resumeRun;    // ... or continue this run folder from its newest valid checkpoint
+  std::string runDir;       // where the new run goes; empty: <project folder>/<name>.runs/<YYYYMMDD-HHMMSS>
+  std::optional<int64_t> maxEpoch;  // overrides config.max_epoch
+  int64_t trainSamples = 0;         // > 0: train on the first N samples only (quick checks)
+  int64_t validationSamples = 0;    // > 0: validate on the first N samples only
+  EventBus* events = nullptr;       // the trainer adds the run's events.jsonl itself
+  RunControl* control = nullptr;
+};
+
+struct TrainResult {
+  std::string status;  // "completed" | "stopped" | "failed"
+  std::string message; // the error, when failed
+  std::string runDir;
+  std::string parametersSha256;
+  std::optional<double> bestValidationError;
+};
+
+// Never throws for a problem of the project, data or run: those end as status "failed" with
+// an `error` event. Throws only when the run folder itself cannot be created.
+TrainResult runTraining(const TrainOptions& options);
+
+}  // namespace netsmith

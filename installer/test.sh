@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# README command 2 (and CI): installs what is missing, builds, runs every test that needs no GPU,
+# then the sanitizer subsets: AddressSanitizer + UBSan over the parsers (label asan) and
+# ThreadSanitizer over the thread code (label tsan).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./installer/install-deps.sh
+export PATH="/usr/local/cuda/bin:$PATH"
+jobs=$(nproc)
+
+./installer/build.sh
+(cd build && ctest --output-on-failure --parallel "$jobs" --label-exclude 'gpu')
+
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETSMITH_SANITIZE=address \
+  -DNETSMITH_BUILD_GUI=OFF -DNETSMITH_WITH_CUDA=OFF >/dev/null
+cmake --build build-asan --parallel "$jobs" --target netsmith_asan_tests
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --output-on-failure --parallel "$jobs" --label-regex asan)
+
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETSMITH_SANITIZE=thread \
+  -DNETSMITH_BUILD_GUI=OFF -DNETSMITH_WITH_CUDA=OFF >/dev/null
+cmake --build build-tsan --parallel "$jobs" --target netsmith_tsan_tests
+(cd build-tsan && TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/../tests/sanitize/tsan.supp" \
+  ctest --output-on-failure --parallel "$jobs" --label-regex tsan)
+echo "netsmith: all tests passed"

@@ -1,0 +1,43 @@
+// The sample projects trained for 5 epochs on the full, real Fashion-MNIST (60,000 training
+// images), tested on its 10,000 test images, must reach the accuracy bars of the foundation issue.
+#include <QTemporaryDir>
+#include <QtTest>
+#include <filesystem>
+#include <fstream>
+
+#include "support/cli_runner.h"
+
+using namespace netsmith::test;
+
+class SampleAccuracyTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void reachesAccuracy_data() {
+    QTest::addColumn<QString>("project");
+    QTest::addColumn<double>("minimumAccuracy");
+    QTest::newRow("lenet") << "projects/fashion_mnist_lenet.nsproj" << 0.895;
+    QTest::newRow("mlp") << "projects/fashion_mnist_mlp.nsproj" << 0.860;
+    QTest::newRow("resnet") << "projects/fashion_mnist_resnet.nsproj" << 0.910;
+  }
+
+  void reachesAccuracy() {
+    QFETCH(QString, project);
+    QFETCH(double, minimumAccuracy);
+    QTemporaryDir dir;
+    const QString runDir = dir.filePath("run");
+    const CliRun run = runCli({"train", sourcePath(project), "--events", "-", "--run-dir", runDir, "--max-epoch", "5"}, 1800000);
+    QVERIFY2(run.exitCode == 0, run.stderrText.constData());
+    const auto epochs = run.ofKind("epoch");
+    QCOMPARE(epochs.size(), size_t{5});
+    std::ifstream curve(std::filesystem::path(runDir.toStdString()) / "learning_curve.csv");
+    for (std::string line; std::getline(curve, line);) qInfo().noquote() << QString::fromStdString(line);
+    const double error = epochs.back().at("validation_error").get<double>();
+    const double accuracy = 1.0 - error;
+    qInfo() << project << "test accuracy after 5 epochs:" << accuracy;
+    QVERIFY2(accuracy >= minimumAccuracy, qPrintable(QString("accuracy %1 < %2").arg(accuracy).arg(minimumAccuracy)));
+  }
+};
+
+QTEST_GUILESS_MAIN(SampleAccuracyTest)
+#include "tst_sample_accuracy.moc"

@@ -1,0 +1,104 @@
+// Writers of small dataset files (IDX, gzip, PNG, text) for the tst_dataset_* tests.
+#pragma once
+
+#include <png.h>
+#include <zlib.h>
+
+#include <QtTest>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace netsmith::testing {
+
+inline void writeBytes(const QString& path, const std::vector<uint8_t>& bytes) {
+  QFile f(path);
+  QVERIFY2(f.open(QIODevice::WriteOnly | QIODevice::Truncate), qPrintable(path));
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<qint64>(bytes.size()));
+}
+
+inline void writeText(const QString& path, const QByteArray& text) {
+  QFile f(path);
+  QVERIFY2(f.open(QIODevice::WriteOnly | QIODevice::Truncate), qPrintable(path));
+  f.write(text);
+}
+
+inline std::vector<uint8_t> readBytes(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  const QByteArray all = f.readAll();
+  return {all.begin(), all.end()};
+}
+
+inline void writeGzip(const QString& path, const std::vector<uint8_t>& bytes) {
+  gzFile gz = gzopen(path.toStdString().c_str(), "wb");
+  QVERIFY(gz);
+  QCOMPARE(gzwrite(gz, bytes.data(), static_cast<unsigned>(bytes.size())), static_cast<int>(bytes.size()));
+  QCOMPARE(gzclose(gz), Z_OK);
+}
+
+// An IDX file: magic 00 00 <type> <ndims>, big-endian dims, then `payload` as is.
+inline std::vector<uint8_t> idxBytes(uint8_t type, const std::vector<uint32_t>& dims,
+                                     const std::vector<uint8_t>& payload) {
+  std::vector<uint8_t> b = {0, 0, type, static_cast<uint8_t>(dims.size())};
+  for (uint32_t d : dims) {
+    b.push_back(static_cast<uint8_t>(d >> 24));
+    b.push_back(static_cast<uint8_t>(d >> 16));
+    b.push_back(static_cast<uint8_t>(d >> 8));
+    b.push_back(static_cast<uint8_t>(d));
+  }
+  b.insert(b.end(), payload.begin(), payload.end());
+  return b;
+}
+
+// Writes a PNG with libpng. colorType: PNG_COLOR_TYPE_GRAY, _GRAY_ALPHA, _RGB, _RGBA;
+// value(x, y, channel) gives each sample (0..255, or 0..65535 for bitDepth 16).
+inline bool writePng(const QString& path, int width, int height, int colorType, int bitDepth,
+                     const std::function<int(int, int, int)>& value, bool interlaced = false) {
+  std::FILE* file = std::fopen(path.toStdString().c_str(), "wb");
+  if (!file) return false;
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    std::fclose(file);
+    return false;
+  }
+  png_init_io(png, file);
+  png_set_IHDR(png, info, width, height, bitDepth, colorType,
+               interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  const int channels = png_get_channels(png, info);
+  const int bytesPer = bitDepth / 8;
+  std::vector<uint8_t> data(static_cast<size_t>(width) * height * channels * bytesPer);
+  std::vector<png_bytep> rows(height);
+  for (int y = 0; y < height; ++y) {
+    rows[y] = data.data() + static_cast<size_t>(y) * width * channels * bytesPer;
+    for (int x = 0; x < width; ++x)
+      for (int c = 0; c < channels; ++c) {
+        const int v = value(x, y, c);
+        uint8_t* p = rows[y] + (static_cast<size_t>(x) * channels + c) * bytesPer;
+        if (bytesPer == 2) {
+          p[0] = static_cast<uint8_t>(v >> 8);
+          p[1] = static_cast<uint8_t>(v);
+        } else {
+          p[0] = static_cast<uint8_t>(v);
+        }
+      }
+  }
+  png_write_image(png, rows.data());
+  png_write_end(png, nullptr);
+  png_destroy_write_struct(&png, &info);
+  std::fclose(file);
+  return true;
+}
+
+inline bool writeGrayPng(const QString& path, int width, int height, int base = 0) {
+  return writePng(path, width, height, PNG_COLOR_TYPE_GRAY, 8,
+                  [&](int x, int y, int) { return (base + y * width + x) % 256; });
+}
+
+}  // namespace netsmith::testing
