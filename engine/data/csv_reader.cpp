@@ -52,10 +52,10 @@ struct Record {
 size_t parseRecord(std::string_view text, size_t pos, std::vector<std::string>* cells, size_t* cellCount,
                    int64_t& innerNewlines, bool& unclosed) {
   std::string* cell = nullptr;
-  bool quoted = false;     // the current cell was quoted
-  bool sawText = false;    // the current cell has seen a non-space character
+  bool quoted = false;   // the current cell was quoted
+  bool sawText = false;  // the current cell has seen a non-space character
   bool inQuotes = false;
-  size_t quotedEnd = 0;    // cell length when its closing quote was read
+  size_t quotedEnd = 0;  // cell length when its closing quote was read
   size_t count = 0;
   auto startCell = [&] {
     if (!cells) return;
@@ -134,9 +134,9 @@ bool isBlankLine(std::string_view text, const Record& r) {
 // Columns
 
 struct Column {
-  size_t index = 0;     // 0-based position in the row
-  std::string header;   // the header cell as written ("y:label")
-  std::string name;     // the variable name ("y")
+  size_t index = 0;    // 0-based position in the row
+  std::string header;  // the header cell as written ("y:label")
+  std::string name;    // the variable name ("y")
 };
 
 std::string columnLabel(const Column& c) { return format("column {} ({})", c.index + 1, c.header); }
@@ -175,7 +175,7 @@ struct RowResult {
   int height = 0;
   int width = 0;
   std::string imagePath;
-  std::string error;  // "row N...: what is wrong"; empty when the row is good
+  std::string error;         // "row N...: what is wrong"; empty when the row is good
   std::exception_ptr fatal;  // not a problem of the data (out of memory...): always rethrown
 };
 
@@ -219,13 +219,13 @@ void processRow(std::string_view text, const Record& rec, const CsvLayout& layou
     const std::string& cell = cells[col.index];
     double v = 0;
     if (!parseNumber(cell, v)) {
-      out.error = format("row {}, {}: {} '{}' is not a number", rec.line, columnLabel(col), classes ? "label" : "value",
-                         cell);
+      out.error =
+          format("row {}, {}: {} '{}' is not a number", rec.line, columnLabel(col), classes ? "label" : "value", cell);
       return;
     }
     if (classes && v < 0) {
-      out.error = format("row {}, {}: label '{}' is negative: class labels are 0, 1, 2, ...", rec.line,
-                         columnLabel(col), cell);
+      out.error =
+          format("row {}, {}: label '{}' is negative: class labels are 0, 1, 2, ...", rec.line, columnLabel(col), cell);
       return;
     }
     if (classes && (v != std::floor(v) || v >= (1 << 24))) {
@@ -271,19 +271,20 @@ void processRow(std::string_view text, const Record& rec, const CsvLayout& layou
 
 std::string describeImage(const RowResult& r) {
   return format("{}x{} pixels (width x height) {}", r.width, r.height,
-                r.channels == 1 ? "grayscale" : r.channels == 3 ? "RGB" : format("with {} channels", r.channels));
+                r.channels == 1   ? "grayscale"
+                : r.channels == 3 ? "RGB"
+                                  : format("with {} channels", r.channels));
 }
 
 std::string readText(const std::string& path) {
+  std::error_code ec;
+  NS_CHECK(!fs::is_directory(path, ec), "CSV file '{}' is a folder, not a file", path);
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const int err = errno;
-    std::error_code ec;
     if (!fs::exists(path, ec)) NS_THROW("CSV file '{}' does not exist", path);
     NS_THROW("cannot open CSV file '{}': {}", path, std::strerror(err));
   }
-  std::error_code ec;
-  NS_CHECK(!fs::is_directory(path, ec), "CSV file '{}' is a folder, not a file", path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   NS_CHECK(!in.bad(), "cannot read CSV file '{}'", path);
   return text;
@@ -325,7 +326,8 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
     NS_CHECK(!unclosed, "{}: row {}: a quoted cell of the header is not closed (a '\"' is missing)", csvPath,
              headerRecord.line);
   }
-  std::string headerText(trim(view.substr(headerRecord.begin, headerRecord.end - headerRecord.begin)));
+  std::string headerText;
+  for (size_t i = 0; i < layout.columnCount; ++i) headerText += (i ? "," : "") + header[i];
   layout.x = columnsStartingWith(header, layout.columnCount, 'x');
   layout.y = columnsStartingWith(header, layout.columnCount, 'y');
   NS_CHECK(!layout.x.empty(),
@@ -415,8 +417,8 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
   ds.size = kept;
   ds.labelWidth = static_cast<int64_t>(layout.y.size());
   if (!problems.empty())
-    ds.warnings.push_back(format("{}: skipped {} of {} rows (on_error \"skip\"): {}", csvPath, problems.size(),
-                                 rowCount, joined()));
+    ds.warnings.push_back(
+        format("{}: skipped {} of {} rows (on_error \"skip\"): {}", csvPath, problems.size(), rowCount, joined()));
   const RowResult* first = nullptr;
   for (const RowResult& r : results)
     if (r.error.empty()) {

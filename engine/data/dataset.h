@@ -17,9 +17,9 @@ namespace netsmith {
 // dataset's `scale`; images are CHW ({1,H,W} grayscale, {3,H,W} RGB), vectors {n}.
 // Immutable after loading, so any number of threads may read it at once.
 struct Dataset {
-  std::string source;   // the file the data came from (IDX images file or CSV), for messages
-  Shape sampleShape;    // per sample, e.g. {1,28,28}
-  int64_t size = 0;     // number of samples
+  std::string source;           // the file the data came from (IDX images file or CSV), for messages
+  Shape sampleShape;            // per sample, e.g. {1,28,28}
+  int64_t size = 0;             // number of samples
   std::vector<float> features;  // (size, sampleShape...) row-major
   int64_t labelWidth = 1;       // values per sample in `labels`
   std::vector<float> labels;    // (size, labelWidth)

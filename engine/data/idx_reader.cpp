@@ -27,20 +27,18 @@ std::string hex32(uint32_t v) {
 [[noreturn]] void throwOpenError(const std::string& path, const std::string& what, int err) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) NS_THROW("{} '{}' does not exist", what, path);
-  if (std::filesystem::is_directory(path, ec)) NS_THROW("{} '{}' is a folder, not a file", what, path);
   NS_THROW("cannot open {} '{}': {}", what, path, std::strerror(err));
 }
 
-std::vector<uint8_t> readRaw(const std::string& path, const std::string& what) {
+void readRaw(const std::string& path, const std::string& what, ByteBuffer& data) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throwOpenError(path, what, errno);
   const std::streamoff size = in.tellg();
   NS_CHECK(size >= 0, "cannot read {} '{}'", what, path);
-  std::vector<uint8_t> data(static_cast<size_t>(size));
+  data.resize(static_cast<size_t>(size));
   in.seekg(0);
   in.read(reinterpret_cast<char*>(data.data()), size);
   NS_CHECK(in.gcount() == size, "cannot read {} '{}': read {} of {} bytes", what, path, in.gcount(), size);
-  return data;
 }
 
 void inflateGzip(const std::string& path, const std::string& what, uint64_t compressedSize, FileBytes& out) {
@@ -49,7 +47,7 @@ void inflateGzip(const std::string& path, const std::string& what, uint64_t comp
   gzbuffer(gz, 1u << 20);
   // IDX images compress about 2:1; start near that and double, so a large file is copied at most once.
   size_t capacity = static_cast<size_t>(std::clamp<uint64_t>(compressedSize * 4, 1u << 16, 1ull << 30));
-  std::vector<uint8_t>& data = out.data;
+  ByteBuffer& data = out.data;
   data.resize(capacity);
   size_t got = 0;
   for (;;) {
@@ -61,15 +59,14 @@ void inflateGzip(const std::string& path, const std::string& what, uint64_t comp
   }
   int errnum = Z_OK;
   const char* message = gzerror(gz, &errnum);
-  const std::string reason = message ? message : "";
+  std::string reason = message ? message : "";
+  if (reason.starts_with(path + ": ")) reason.erase(0, path.size() + 2);  // zlib prefixes the path
   gzclose(gz);
   data.resize(got);
   if (errnum == Z_BUF_ERROR) {
     out.gzipTruncated = true;  // the caller knows how many bytes were expected
   } else if (errnum != Z_OK) {
-    NS_THROW("{} '{}' is not valid gzip data ({} after {} decompressed bytes): the file is damaged; download it "
-             "again",
-             what, path, reason, got);
+    NS_THROW("{} '{}' is not valid gzip data ({}): the file is damaged; download it again", what, path, reason);
   }
 }
 
@@ -108,7 +105,7 @@ IdxFile openIdx(const std::string& path, const std::string& what, const char* ex
   IdxFile f;
   f.path = path;
   f.bytes = readFileBytes(path, what);
-  const std::vector<uint8_t>& d = f.bytes.data;
+  const ByteBuffer& d = f.bytes.data;
   const char* gzNote = f.bytes.gzipTruncated ? " (its gzip stream also ends early: the file was cut short)" : "";
   NS_CHECK(d.size() >= 4, "{} '{}' is too short to be an IDX file: {} bytes{}", what, path, d.size(), gzNote);
   const uint32_t magic = bigEndian32(d.data());
@@ -116,8 +113,8 @@ IdxFile openIdx(const std::string& path, const std::string& what, const char* ex
     if (t.code == d[2]) f.type = &t;
   const int ndims = d[3];
   NS_CHECK(d[0] == 0 && d[1] == 0 && f.type && ndims >= 1,
-           "{} '{}' has a bad magic number {}: expected {}; is it an IDX file{}?", what, path, hex32(magic),
-           expectedMagic, f.bytes.gzip ? "" : " (raw or gzip)");
+           "{} '{}' has a bad magic number {}: expected {}; is it an IDX file?", what, path, hex32(magic),
+           expectedMagic);
   f.headerBytes = 4 + 4 * static_cast<size_t>(ndims);
   NS_CHECK(d.size() >= f.headerBytes,
            "{} '{}' is truncated: its header needs {} bytes for {} dimensions, found {} bytes{}", what, path,
@@ -129,22 +126,23 @@ IdxFile openIdx(const std::string& path, const std::string& what, const char* ex
   for (size_t i = 0; i < f.dims.size(); ++i) {
     expected *= static_cast<uint64_t>(f.dims[i]);
     if (i > 0) f.perSample *= f.dims[i];
-    NS_CHECK(expected < (static_cast<unsigned __int128>(1) << 50), "{} '{}': header dimensions {} are too large",
-             what, path, dimsToString(f.dims));
+    NS_CHECK(expected < (static_cast<unsigned __int128>(1) << 50), "{} '{}': header dimensions {} are too large", what,
+             path, dimsToString(f.dims));
   }
   expected += f.headerBytes;
   const auto expectedBytes = static_cast<uint64_t>(expected);
   NS_CHECK(d.size() >= expectedBytes,
            "{} '{}' is truncated: expected {} bytes ({}-byte header + {} samples of {} {}), found {}{}", what, path,
-           expectedBytes, f.headerBytes, f.dims[0], f.dims.size() > 1 ? dimsToString({f.dims.begin() + 1, f.dims.end()}) : "1",
-           f.type->name, d.size(), gzNote);
+           expectedBytes, f.headerBytes, f.dims[0],
+           f.dims.size() > 1 ? dimsToString({f.dims.begin() + 1, f.dims.end()}) : "1", f.type->name, d.size(), gzNote);
   NS_CHECK(!f.bytes.gzipTruncated,
            "{} '{}' is truncated: its gzip stream ends early (the {} bytes of data arrived but not the end marker); "
            "download it again",
            what, path, expectedBytes);
-  NS_CHECK(d.size() == expectedBytes,
-           "{} '{}' has {} bytes after the data: expected {} bytes from its header ({}), found {}; is it the right file?",
-           what, path, d.size() - expectedBytes, expectedBytes, dimsToString(f.dims), d.size());
+  NS_CHECK(
+      d.size() == expectedBytes,
+      "{} '{}' has {} bytes after the data: expected {} bytes from its header ({}), found {}; is it the right file?",
+      what, path, d.size() - expectedBytes, expectedBytes, dimsToString(f.dims), d.size());
   NS_CHECK(f.dims[0] > 0, "{} '{}' holds no samples", what, path);
   return f;
 }
@@ -153,10 +151,14 @@ IdxFile openIdx(const std::string& path, const std::string& what, const char* ex
 double idxValue(const IdxFile& f, int64_t i) {
   const uint8_t* p = f.bytes.data.data() + f.headerBytes + static_cast<size_t>(i) * f.type->bytes;
   switch (f.type->code) {
-    case 0x08: return p[0];
-    case 0x09: return static_cast<int8_t>(p[0]);
-    case 0x0B: return static_cast<int16_t>((p[0] << 8) | p[1]);
-    case 0x0C: return static_cast<int32_t>(bigEndian32(p));
+    case 0x08:
+      return p[0];
+    case 0x09:
+      return static_cast<int8_t>(p[0]);
+    case 0x0B:
+      return static_cast<int16_t>((p[0] << 8) | p[1]);
+    case 0x0C:
+      return static_cast<int32_t>(bigEndian32(p));
     case 0x0D: {
       const uint32_t bits = bigEndian32(p);
       float v;
@@ -174,8 +176,20 @@ double idxValue(const IdxFile& f, int64_t i) {
 
 }  // namespace
 
+void ByteBuffer::resize(size_t n) {
+  if (n > m_size) {
+    auto* p = static_cast<uint8_t*>(std::realloc(m_data.get(), n));
+    if (!p) throw std::bad_alloc();
+    m_data.release();
+    m_data.reset(p);
+  }
+  m_size = n;
+}
+
 FileBytes readFileBytes(const std::string& path, const std::string& what) {
   FileBytes out;
+  std::error_code ec;
+  NS_CHECK(!std::filesystem::is_directory(path, ec), "{} '{}' is a folder, not a file", what, path);
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) throwOpenError(path, what, errno);
   uint8_t magic[2] = {0, 0};
@@ -187,7 +201,7 @@ FileBytes readFileBytes(const std::string& path, const std::string& what) {
   if (out.gzip)
     inflateGzip(path, what, size > 0 ? static_cast<uint64_t>(size) : 0, out);
   else
-    out.data = readRaw(path, what);
+    readRaw(path, what, out.data);
   return out;
 }
 
@@ -198,9 +212,15 @@ Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsP
   Dataset ds;
   ds.source = imagesPath;
   switch (images.dims.size()) {
-    case 1: ds.sampleShape = {1}; break;
-    case 2: ds.sampleShape = {images.dims[1]}; break;
-    case 3: ds.sampleShape = {1, images.dims[1], images.dims[2]}; break;
+    case 1:
+      ds.sampleShape = {1};
+      break;
+    case 2:
+      ds.sampleShape = {images.dims[1]};
+      break;
+    case 3:
+      ds.sampleShape = {1, images.dims[1], images.dims[2]};
+      break;
     default:
       NS_THROW("IDX images file '{}' has {} dimensions ({}): expected N x height x width (magic 0x00000803)",
                imagesPath, images.dims.size(), dimsToString(images.dims));
@@ -222,6 +242,7 @@ Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsP
     for (int v = 0; v < 256; ++v) table[v] = static_cast<float>(v * scale);
     const uint8_t* src = images.bytes.data.data() + images.headerBytes;
     float* dst = ds.features.data();
+#pragma omp parallel for schedule(static) if (total > (1 << 20))
     for (int64_t i = 0; i < total; ++i) dst[i] = table[src[i]];
   } else {
     for (int64_t i = 0; i < total; ++i) ds.features[i] = static_cast<float>(idxValue(images, i) * scale);
@@ -236,8 +257,8 @@ Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsP
     for (int64_t i = 0; i < ds.size; ++i) {
       const double v = idxValue(labels, i);
       NS_CHECK(v >= 0 && v == std::floor(v) && v < (1 << 24),
-               "IDX labels file '{}': label {} of sample index {} (0-based) is not a class index (an integer >= 0)", labelsPath, v,
-               i);
+               "IDX labels file '{}': label {} of sample index {} (0-based) is not a class index (an integer >= 0)",
+               labelsPath, v, i);
       maxLabel = std::max(maxLabel, v);
     }
     ds.numClasses = static_cast<int64_t>(maxLabel) + 1;

@@ -2,16 +2,36 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <string>
-#include <vector>
 
 #include "engine/data/dataset.h"
 
 namespace netsmith {
 
+// A growable byte array that does not zero what it allocates (a decompressed training set is
+// tens of MB, written once right after allocation) and grows with realloc, which large blocks
+// do by remapping pages rather than copying.
+class ByteBuffer {
+ public:
+  void resize(size_t n);
+  size_t size() const { return m_size; }
+  uint8_t* data() { return m_data.get(); }
+  const uint8_t* data() const { return m_data.get(); }
+  uint8_t operator[](size_t i) const { return m_data.get()[i]; }
+
+ private:
+  struct FreeDeleter {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t, FreeDeleter> m_data;
+  size_t m_size = 0;
+};
+
 // The bytes of a file, inflated when it starts with the gzip magic (1f 8b).
 struct FileBytes {
-  std::vector<uint8_t> data;
+  ByteBuffer data;
   bool gzip = false;
   bool gzipTruncated = false;  // the gzip stream ended before its end marker
 };

@@ -87,7 +87,6 @@ class Optimizer {
  protected:
   Optimizer(std::string solver, std::map<std::string, double> hyper, double baseLr, double weightDecay,
             std::vector<std::string> buffers);
-  double hyper(const std::string& name) const { return m_hyper.at(name); }
 
   // Called once per step before update(), with the step's learning rate and t = steps() (>= 1).
   virtual void prepare(double lr, int64_t t) = 0;

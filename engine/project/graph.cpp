@@ -178,11 +178,15 @@ Analysis analyse(const NetworkSpec& spec, const OpRegistry& registry) {
   // Exactly one Input and one loss, the loss at the end, nothing left dangling.
   std::vector<int> inputs, losses;
   for (int i = 0; i < n; ++i) {
+    if (!a.nodes[i].schema) continue;
+    if (a.nodes[i].schema->isInput) inputs.push_back(i);
+    if (a.nodes[i].schema->isLoss()) losses.push_back(i);
+  }
+  // Without a loss every chain ends dangling; the missing loss is the one thing to say then.
+  for (int i = 0; i < n && !losses.empty(); ++i) {
     const NodeState& s = a.nodes[i];
     if (!s.schema) continue;
-    if (s.schema->isInput) inputs.push_back(i);
     if (s.schema->isLoss()) {
-      losses.push_back(i);
       if (!s.consumers.empty())
         problem(spec.nodes[i].id, nodePath(i), format("the loss '{}' must be the last layer, but its output is linked onward", spec.nodes[i].id));
     } else if (s.consumers.empty()) {

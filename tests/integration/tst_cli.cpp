@@ -1,6 +1,7 @@
 // netsmith-cli's commands and flags: --version, --help of every command, ops, devices,
 // validate, and clear errors for bad command lines.
 #include <QtTest>
+#include <set>
 
 #include "engine/ops/op_registry.h"
 #include "support/cli_runner.h"

@@ -67,9 +67,8 @@ inline bool writePng(const QString& path, int width, int height, int colorType, 
     return false;
   }
   png_init_io(png, file);
-  png_set_IHDR(png, info, width, height, bitDepth, colorType,
-               interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(png, info, width, height, bitDepth, colorType, interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
   const int channels = png_get_channels(png, info);
   const int bytesPer = bitDepth / 8;

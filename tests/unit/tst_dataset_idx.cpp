@@ -2,6 +2,7 @@
 #include <QtTest>
 #include <array>
 #include <cstring>
+#include <ctime>
 
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
@@ -11,6 +12,12 @@ using namespace netsmith;
 using namespace netsmith::testing;
 
 namespace {
+double processCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
 const QString kFashion = QStringLiteral("/usr/share/datasets/fashion-mnist/");
 
 DataSourceSpec idxSpec(const QString& images, const QString& labels) {
@@ -35,12 +42,15 @@ class TestDatasetIdx : public QObject {
     const double scale = 1.0 / 255.0;
     QElapsedTimer timer;
     timer.start();
+    const double cpuStart = processCpuMs();
     const Dataset ds = loadDataSource(
         idxSpec(kFashion + "train-images-idx3-ubyte.gz", kFashion + "train-labels-idx1-ubyte.gz"), scale, "error");
-    const qint64 ms = timer.elapsed();
-    qInfo("decoded 60000 training images in %lld ms", ms);
-    // The brief asks for < 1 s; the limit here leaves room for a loaded, shared machine.
-    QVERIFY2(ms < 3000, qPrintable(QString("took %1 ms").arg(ms)));
+    const double cpuMs = processCpuMs() - cpuStart;
+    const qint64 wallMs = timer.elapsed();
+    qInfo("decoded 60000 training images: %.0f ms of CPU, %lld ms wall", cpuMs, wallMs);
+    // Decoding must take well under a second. CPU time is checked because wall time on a shared,
+    // loaded test machine says more about the other processes than about this code.
+    QVERIFY2(cpuMs < 1000, qPrintable(QString("took %1 ms of CPU").arg(cpuMs)));
 
     QCOMPARE(ds.size, 60000);
     QCOMPARE(ds.sampleShape, (Shape{1, 28, 28}));
@@ -133,8 +143,14 @@ class TestDatasetIdx : public QObject {
     const auto images = idxBytes(0x08, {3, 2, 3}, pixels);
     const auto labels = idxBytes(0x08, {3}, {2, 0, 5});
     const QString ip = dir.filePath(imagesGz ? "i.gz" : "i.idx"), lp = dir.filePath(labelsGz ? "l.gz" : "l.idx");
-    if (imagesGz) writeGzip(ip, images); else writeBytes(ip, images);
-    if (labelsGz) writeGzip(lp, labels); else writeBytes(lp, labels);
+    if (imagesGz)
+      writeGzip(ip, images);
+    else
+      writeBytes(ip, images);
+    if (labelsGz)
+      writeGzip(lp, labels);
+    else
+      writeBytes(lp, labels);
     const Dataset ds = loadDataSource(idxSpec(ip, lp), 0.5, "error");
     QCOMPARE(ds.size, 3);
     QCOMPARE(ds.sampleShape, (Shape{1, 2, 3}));

@@ -137,6 +137,23 @@ void compare(const char* what, const Tensor& got, const std::vector<double>& wan
   }
 }
 
+// A tensor of `shape` whose allocation runs kGuard floats further, set to a sentinel, so that a
+// kernel writing past the end is caught (Tensor::resize keeps the larger allocation).
+constexpr int64_t kGuard = 64;
+constexpr float kSentinel = 12345.0f;
+
+Tensor guarded(const Shape& shape) {
+  Tensor t(Shape{numel(shape) + kGuard});
+  t.fill(kSentinel);
+  t.resize(shape);
+  return t;
+}
+
+void checkGuard(const char* what, const Tensor& t) {
+  for (int64_t i = t.size(); i < t.size() + kGuard; ++i)
+    if (t.data()[i] != kSentinel) QFAIL(qPrintable(QString("%1 was written past its end").arg(what)));
+}
+
 // Runs forward and backward of `l` for each batch size in turn on one kernel instance (so the
 // kernel's per-batch-size caches are rebuilt between them) and checks every result.
 void checkLayer(const Layer& l, const std::vector<int64_t>& batches, bool wantInputGrad, int threads) {
@@ -147,16 +164,16 @@ void checkLayer(const Layer& l, const std::vector<int64_t>& batches, bool wantIn
   std::unique_ptr<Kernel> kernel = l.schema->kernels.at("cpu")(setup);
   Rng rng(42);
   for (int64_t batch : batches) {
-    Tensor x(withBatch(batch, l.in)), y(withBatch(batch, l.out)), dy(withBatch(batch, l.out));
-    Tensor dx(withBatch(batch, l.in));
+    Tensor x(withBatch(batch, l.in)), dy(withBatch(batch, l.out));
+    Tensor y = guarded(withBatch(batch, l.out)), dx = guarded(withBatch(batch, l.in));
     std::vector<Tensor> params, grads;
     for (const ParamBlob& blob : l.blobs) {
       fillUniform(params.emplace_back(blob.shape), rng);
-      grads.emplace_back(blob.shape).fill(12345.0f);  // must be overwritten, not accumulated
+      grads.push_back(guarded(blob.shape));  // the sentinel must be overwritten, not added to
     }
     fillUniform(x, rng);
     fillUniform(dy, rng);
-    dx.fill(12345.0f);
+    dx.fill(kSentinel);
     const Tensor* inputs[] = {&x};
     std::vector<Tensor*> paramPtrs, gradPtrs;
     for (auto& t : params) paramPtrs.push_back(&t);
@@ -176,9 +193,12 @@ void checkLayer(const Layer& l, const std::vector<int64_t>& batches, bool wantIn
     const Reference r = reference(l, batch, x, params[0], params.size() > 1 ? &params[1] : nullptr, dy);
     compare("y", y, r.y);
     if (wantInputGrad) compare("dx", dx, r.dx);
-    else QCOMPARE(dx[0], 12345.0f);
+    else QCOMPARE(dx[0], kSentinel);
     compare("dW", grads[0], r.dw);
     if (params.size() > 1) compare("db", grads[1], r.db);
+    checkGuard("y", y);
+    checkGuard("dx", dx);
+    for (const Tensor& g : grads) checkGuard("a parameter gradient", g);
   }
 }
 
@@ -230,6 +250,13 @@ class TestOpsDnnlBasic : public QObject {
         {1, 28, 28}, {2}, false);
     row("conv/lenet2", "Convolution", R"({"outmaps": 32, "kernel": [5, 5]})", {16, 14, 14}, {3, 1}, true, 2);
 
+    // Images large enough that the kernel runs the batch in chunks (Note [Conv chunks]).
+    row("conv/chunked", "Convolution", R"({"outmaps": 16, "kernel": [5, 5], "pad": [2, 2]})", {1, 64, 64}, {6, 9, 5});
+    row("conv/chunked_2threads", "Convolution", R"({"outmaps": 8, "kernel": [3, 3], "pad": [1, 1], "stride": [2, 2]})",
+        {4, 96, 96}, {9}, true, 2);
+    row("conv/chunked_first_layer", "Convolution", R"({"outmaps": 16, "kernel": [5, 5], "pad": [2, 2]})",
+        {1, 64, 64}, {6}, false, 2);
+
     row("deconv/stride2", "Deconvolution", R"({"outmaps": 6, "kernel": [3, 3], "pad": [1, 1], "stride": [2, 2]})",
         {4, 5, 5}, {3, 1});
     row("deconv/rect", "Deconvolution", R"({"outmaps": 3, "kernel": [2, 3], "pad": [0, 1]})", {2, 4, 6}, {1});
@@ -239,6 +266,8 @@ class TestOpsDnnlBasic : public QObject {
         {4, 4, 5}, {3, 1});
     row("deconv/wide_blocked", "Deconvolution", R"({"outmaps": 16, "kernel": [4, 4], "pad": [1, 1], "stride": [2, 2]})",
         {32, 6, 6}, {2}, true, 2);
+    row("deconv/chunked", "Deconvolution", R"({"outmaps": 16, "kernel": [4, 4], "pad": [1, 1], "stride": [2, 2]})",
+        {8, 16, 16}, {28});
     row("deconv/no_input_grad", "Deconvolution", R"({"outmaps": 3, "kernel": [3, 3]})", {2, 4, 4}, {2}, false);
   }
 

@@ -2,8 +2,6 @@
 // rows = N × the kept axes. W stays in nnabla's (inner, outmaps) layout: for oneDNN, whose
 // weights are (OC, IC), that is the `io` (ba) tag, which its GEMM-based inner product reads as
 // a transposed matrix, so neither W nor its gradient is ever reordered.
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <unordered_map>
 
@@ -20,7 +18,10 @@ constexpr auto kF32 = dnnl::memory::data_type::f32;
 class AffineKernel final : public Kernel {
  public:
   AffineKernel(int64_t rowsPerSample, int64_t inner, int64_t outmaps, bool withBias)
-      : m_rowsPerSample(rowsPerSample), m_inner(inner), m_outmaps(outmaps), m_withBias(withBias) {}
+      : m_rowsPerSample(rowsPerSample),
+        m_withBias(withBias),
+        m_weights({outmaps, inner}, kF32, Tag::io),
+        m_bias(withBias ? Desc({outmaps}, kF32, Tag::a) : Desc()) {}
 
   void forward(KernelCall& call) override {
     auto& ctx = cpuContext(call.device);
@@ -48,7 +49,6 @@ class AffineKernel final : public Kernel {
       if (!p.bwdData) {
         const dnnl::inner_product_backward_data::primitive_desc pd({p.src, m_weights, p.dst}, eng, p.fwdPd);
         p.bwdData = dnnl::inner_product_backward_data(pd);
-        report("bwd_d", pd);
       }
       p.bwdData.execute(ctx.stream(), {{DNNL_ARG_DIFF_DST, diffDst},
                                        {DNNL_ARG_WEIGHTS, memory(m_weights, eng, call.params[0]->data())},
@@ -59,7 +59,6 @@ class AffineKernel final : public Kernel {
         const dnnl::inner_product_backward_weights::primitive_desc pd({p.src, m_weights, m_bias, p.dst}, eng,
                                                                       p.fwdPd);
         p.bwdWeights = dnnl::inner_product_backward_weights(pd);
-        report("bwd_w", pd);
       }
       // A gradient nobody asked for still needs somewhere to go.
       if (!wantWeights && !m_weightsScratch) m_weightsScratch = dnnl::memory(m_weights, eng);
@@ -88,34 +87,26 @@ class AffineKernel final : public Kernel {
     return dnnl::memory(d, eng, const_cast<float*>(data));
   }
 
-  template <class Pd>
-  static void report(const char* pass, const Pd& pd) {
-    if (std::getenv("NETSMITH_CONV_VERBOSE")) std::fprintf(stderr, "affine %s %s\n", pass, pd.impl_info_str());
-  }
-
   Plan& plan(CpuDeviceContext& ctx, int64_t batch) {
     if (m_plan.batch == batch) return m_plan;
     auto& eng = ctx.engine();
-    m_weights = Desc({m_outmaps, m_inner}, kF32, Tag::io);
-    m_bias = m_withBias ? Desc({m_outmaps}, kF32, Tag::a) : Desc();
+    const dnnl::memory::dims w = m_weights.dims();  // (outmaps, inner)
     Plan p;
     p.batch = batch;
     const int64_t rows = batch * m_rowsPerSample;
-    p.src = Desc({rows, m_inner}, kF32, Tag::ab);
-    p.dst = Desc({rows, m_outmaps}, kF32, Tag::ab);
+    p.src = Desc({rows, w[1]}, kF32, Tag::ab);
+    p.dst = Desc({rows, w[0]}, kF32, Tag::ab);
     const dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_training, p.src, m_weights, m_bias, p.dst);
     p.fwdPd = dnnl::inner_product_forward::primitive_desc(d, eng);
     p.fwd = dnnl::inner_product_forward(p.fwdPd);
-    report("fwd", p.fwdPd);
     m_plan = std::move(p);
     return m_plan;
   }
 
   int64_t m_rowsPerSample;
-  int64_t m_inner;
-  int64_t m_outmaps;
   bool m_withBias;
-  Desc m_weights, m_bias;
+  Desc m_weights;  // (outmaps, inner) over W's (inner, outmaps) memory
+  Desc m_bias;     // zero without with_bias
   Plan m_plan;
   dnnl::memory m_weightsScratch, m_biasScratch;  // gradients nobody asked for
 };

@@ -1,12 +1,11 @@
 // ConvKernel: the CPU kernel shared by Convolution and Deconvolution, on oneDNN's forward,
-// backward-data and backward-weights primitives (Note [Conv layouts]).
+// backward-data and backward-weights primitives (Note [Conv layouts], Note [Conv chunks]).
 #pragma once
 
-#include <cstdio>
-#include <cstdlib>
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
-#include <string>
 #include <unordered_map>
 
 #include "engine/backend/cpu/dnnl_utils.h"
@@ -33,39 +32,56 @@ std::unique_ptr<Kernel> makeConvolutionKernel(const KernelSetup& setup);
 std::unique_ptr<Kernel> makeDeconvolutionKernel(const KernelSetup& setup);
 
 // Note [Conv layouts]: the executor's tensors are plain NCHW and the W blob plain, but oneDNN's
-// fast convolutions want blocked layouts (nChw16c, OIhw16i16o, ...). Each primitive is created
-// with format_tag::any and an operand whose chosen layout differs from plain is reordered into
-// a buffer the kernel keeps (per batch size). The forward's reordered source and weights are
-// kept for the backward pass, which always follows the latest forward of the same node with the
-// same tensors (the executor keeps activations until the backward has run); a pointer check
-// guards that.
+// fast convolutions want blocked layouts (nChw16c, OIhw16i16o, ...); its plain-layout (GEMM)
+// convolutions are 2-4× slower. So each primitive is created with format_tag::any, and an
+// operand whose chosen layout differs from plain is reordered through a buffer the kernel keeps.
+// The forward's reordered weights, and its reordered source where still there, serve the
+// backward pass: the executor runs a node's backward right after the training forward of the
+// same step, with the same tensors (a pointer check guards the source).
+//
+// Note [Conv chunks]: a reorder of a whole batch streams the blocked copy through main memory
+// twice (written by one primitive, read by the next); on LeNet's first layer that took as long
+// as the convolution. The batch is therefore run in chunks of images sized so that a chunk's
+// blocked source and destination stay in L2 (~1 MiB); each chunk is reordered and convolved
+// while hot (~40% off LeNet's first layer, forward and backward). Forward and backward-data
+// chunks are independent; backward-weights adds the chunks' gradients in a fixed order, and the
+// chunking depends only on the layer's shape, the batch size and the device's thread count, so
+// results stay reproducible. Backward-weights is chunked only on a single-thread device: with
+// more threads oneDNN's kernel reduces across them behind spin barriers, and a call per chunk
+// multiplied those barriers; on a busy machine (a thread spinning while its peer is descheduled)
+// that made LeNet's backward-weights 3× slower and worse.
 template <class Fwd, class BwdData, class BwdWeights>
 class ConvKernel final : public Kernel {
   using Desc = dnnl::memory::desc;
   using Tag = dnnl::memory::format_tag;
+  static constexpr auto kF32 = dnnl::memory::data_type::f32;
+  static constexpr int64_t kChunkBytes = int64_t{1} << 20;
 
  public:
-  ConvKernel(const ConvGeometry& g, dnnl::algorithm algorithm) : m_g(g), m_algorithm(algorithm) {
-    // TEMP layout experiments: any | plain | nhwc.
-    if (const char* v = std::getenv("NETSMITH_CONV_LAYOUT")) m_layout = v;
-  }
+  ConvKernel(const ConvGeometry& g, dnnl::algorithm algorithm)
+      : m_g(g),
+        m_algorithm(algorithm),
+        m_inSize(g.inC * g.inH * g.inW),
+        m_outSize(g.outC * g.outH * g.outW),
+        m_biasDesc(g.withBias ? Desc({g.outC}, kF32, Tag::a) : Desc()) {}
 
   void forward(KernelCall& call) override {
     auto& ctx = cpuContext(call.device);
-    Plan& p = plan(ctx, call.inputs[0]->dim(0));
+    const int64_t batch = call.inputs[0]->dim(0);
+    Plan& p = plan(ctx, batch);
     auto& eng = ctx.engine();
     auto& stream = ctx.stream();
-    const dnnl::memory src = p.src.in(stream, eng, call.inputs[0]->data());
-    const dnnl::memory weights = p.weights.in(stream, eng, call.params[0]->data());
-    const dnnl::memory dst = p.dst.outTarget(eng, call.output.data());
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+    const float* x = call.inputs[0]->data();
+    float* y = call.output.data();
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_WEIGHTS, p.weights.in(stream, eng, call.params[0]->data())}};
     if (m_g.withBias) args[DNNL_ARG_BIAS] = dnnl::memory(m_biasDesc, eng, call.params[1]->data());
-    p.fwd.execute(stream, args);
-    p.dst.finishOut(stream, eng, call.output.data());
+    for (int64_t n = 0; n < batch; n += p.chunk) {
+      args[DNNL_ARG_SRC] = p.src.in(stream, eng, x + n * m_inSize);
+      args[DNNL_ARG_DST] = p.dst.outTarget(eng, y + n * m_outSize);
+      p.fwd.execute(stream, args);
+      p.dst.finishOut(stream, eng, y + n * m_outSize);
+    }
     stream.wait();
-    m_forwardSrc = call.inputs[0]->data();
-    m_forwardWeights = call.params[0]->data();
   }
 
   void backward(KernelCall& call) override {
@@ -74,60 +90,73 @@ class ConvKernel final : public Kernel {
     const bool wantBias = m_g.withBias && call.paramGrads.size() > 1 && call.paramGrads[1];
     if (!wantSrc && !wantWeights && !wantBias) return;
     auto& ctx = cpuContext(call.device);
-    Plan& p = plan(ctx, call.inputs[0]->dim(0));
+    const int64_t batch = call.inputs[0]->dim(0);
+    Plan& p = plan(ctx, batch);
     auto& eng = ctx.engine();
     auto& stream = ctx.stream();
-    const float* diffDstData = call.outputGrad->data();
-    dnnl::memory diffDstForData;  // reused by the weights pass when both want the same layout
+    const float* x = call.inputs[0]->data();
+    const float* dy = call.outputGrad->data();
+    const float* w = call.params[0]->data();
 
+    dnnl::memory weights;  // for backward-data
     if (wantSrc) {
       buildBackwardData(p, eng);
-      diffDstForData = p.bdDiffDst.in(stream, eng, diffDstData);
-      dnnl::memory weights;
-      if (p.weights.reordered && p.weights.wanted == p.bdWeights.wanted &&
-          m_forwardWeights == call.params[0]->data())
-        weights = p.weights.buffer;
-      else
-        weights = p.bdWeights.in(stream, eng, call.params[0]->data());
-      const dnnl::memory diffSrc = p.bdDiffSrc.outTarget(eng, call.inputGrads[0]->data());
-      p.bwdData.execute(stream, {{DNNL_ARG_DIFF_DST, diffDstForData},
-                                 {DNNL_ARG_WEIGHTS, weights},
-                                 {DNNL_ARG_DIFF_SRC, diffSrc}});
-      p.bdDiffSrc.finishOut(stream, eng, call.inputGrads[0]->data());
+      weights = p.weights.reordered && p.weights.wanted == p.bdWeights.wanted && p.weights.filledFrom == w
+                    ? p.weights.buffer
+                    : p.bdWeights.in(stream, eng, w);
+    }
+    const bool wantWeightsPass = wantWeights || wantBias;
+    if (wantWeightsPass) buildBackwardWeights(p, eng);
+    // The first chunk's weight gradient goes straight to its destination, later ones are added.
+    dnnl::memory diffWeights, diffBias;
+    if (wantWeightsPass) {
+      diffWeights = wantWeights ? p.bwDiffWeights.outTarget(eng, call.paramGrads[0]->data())
+                                : scratch(p.weightsScratch, p.bwDiffWeights.wanted, eng);
+      if (m_g.withBias)
+        diffBias = wantBias ? dnnl::memory(m_biasDesc, eng, call.paramGrads[1]->data())
+                            : scratch(p.biasScratch, m_biasDesc, eng);
     }
 
-    if (wantWeights || wantBias) {
-      buildBackwardWeights(p, eng);
-      dnnl::memory diffDst;
-      if (diffDstForData && p.bdDiffDst.wanted == p.bwDiffDst.wanted)
-        diffDst = diffDstForData;
-      else
-        diffDst = p.bwDiffDst.in(stream, eng, diffDstData);
-      dnnl::memory src;
-      if (p.src.wanted == p.bwSrc.wanted && (!p.src.reordered || m_forwardSrc == call.inputs[0]->data()))
-        src = p.src.reordered ? p.src.buffer : dnnl::memory(p.src.plain, eng, const_cast<float*>(call.inputs[0]->data()));
-      else
-        src = p.bwSrc.in(stream, eng, call.inputs[0]->data());
-      dnnl::memory diffWeights;
-      if (wantWeights) {
-        diffWeights = p.bwDiffWeights.outTarget(eng, call.paramGrads[0]->data());
-      } else {
-        if (!p.weightsScratch) p.weightsScratch = dnnl::memory(p.bwDiffWeights.wanted, eng);
-        diffWeights = p.weightsScratch;
-      }
+    // Returns the chunk's diff_dst in backward-data's layout, for the weights pass to share.
+    const auto dataChunk = [&](int64_t n) {
+      float* dx = call.inputGrads[0]->data() + n * m_inSize;
+      dnnl::memory diffDst = p.bdDiffDst.in(stream, eng, dy + n * m_outSize);
+      p.bwdData.execute(stream, {{DNNL_ARG_DIFF_DST, diffDst},
+                                 {DNNL_ARG_WEIGHTS, weights},
+                                 {DNNL_ARG_DIFF_SRC, p.bdDiffSrc.outTarget(eng, dx)}});
+      p.bdDiffSrc.finishOut(stream, eng, dx);
+      return diffDst;
+    };
+    bool first = true;
+    const auto weightsChunk = [&](int64_t n, const dnnl::memory& sharedDiffDst) {
+      const float* xn = x + n * m_inSize;
+      const bool srcInForwardBuffer = p.bwSrc.wanted == p.src.wanted && p.src.reordered && p.src.filledFrom == xn;
+      const bool shareDiffDst = sharedDiffDst && p.bdDiffDst.wanted == p.bwDiffDst.wanted;
       std::unordered_map<int, dnnl::memory> args{
-          {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, diffDst}, {DNNL_ARG_DIFF_WEIGHTS, diffWeights}};
-      if (m_g.withBias) {
-        if (wantBias) {
-          args[DNNL_ARG_DIFF_BIAS] = dnnl::memory(m_biasDesc, eng, call.paramGrads[1]->data());
-        } else {
-          if (!p.biasScratch) p.biasScratch = dnnl::memory(m_biasDesc, eng);
-          args[DNNL_ARG_DIFF_BIAS] = p.biasScratch;
-        }
-      }
+          {DNNL_ARG_SRC, srcInForwardBuffer ? p.src.buffer : p.bwSrc.in(stream, eng, xn)},
+          {DNNL_ARG_DIFF_DST, shareDiffDst ? sharedDiffDst : p.bwDiffDst.in(stream, eng, dy + n * m_outSize)},
+          {DNNL_ARG_DIFF_WEIGHTS, first ? diffWeights : scratch(p.weightsPartial, p.bwDiffWeights.wanted, eng)}};
+      if (m_g.withBias) args[DNNL_ARG_DIFF_BIAS] = first ? diffBias : scratch(p.biasPartial, m_biasDesc, eng);
       p.bwdWeights.execute(stream, args);
-      if (wantWeights) p.bwDiffWeights.finishOut(stream, eng, call.paramGrads[0]->data());
+      if (!first) {
+        addInto(diffWeights, p.weightsPartial);
+        if (m_g.withBias) addInto(diffBias, p.biasPartial);
+      }
+      first = false;
+    };
+    // Last chunk first: its source may still be in the forward's buffer, and in cache.
+    if (p.weightsChunk == p.chunk) {
+      for (int64_t n = batch - p.chunk; n >= 0; n -= p.chunk) {
+        const dnnl::memory diffDst = wantSrc ? dataChunk(n) : dnnl::memory();
+        if (wantWeightsPass) weightsChunk(n, diffDst);
+      }
+    } else {
+      if (wantSrc)
+        for (int64_t n = batch - p.chunk; n >= 0; n -= p.chunk) dataChunk(n);
+      if (wantWeightsPass)
+        for (int64_t n = batch - p.weightsChunk; n >= 0; n -= p.weightsChunk) weightsChunk(n, dnnl::memory());
     }
+    if (wantWeights) p.bwDiffWeights.finishOut(stream, eng, call.paramGrads[0]->data());
     stream.wait();
   }
 
@@ -140,6 +169,7 @@ class ConvKernel final : public Kernel {
     bool reordered = false;
     dnnl::memory buffer;
     dnnl::reorder reorder;
+    const float* filledFrom = nullptr;  // the data last reordered into `buffer` (inputs only)
 
     void init(dnnl::engine& eng, const Desc& plainDesc, const Desc& wantedDesc, bool isInput) {
       plain = plainDesc;
@@ -155,10 +185,11 @@ class ConvKernel final : public Kernel {
       dnnl::memory user(plain, eng, const_cast<float*>(data));
       if (!reordered) return user;
       reorder.execute(stream, user, buffer);
+      filledFrom = data;
       return buffer;
     }
     // An output: where the primitive writes; finishOut then brings it to our layout.
-    dnnl::memory outTarget(dnnl::engine& eng, float* data) {
+    dnnl::memory outTarget(dnnl::engine& eng, float* data) const {
       return reordered ? buffer : dnnl::memory(plain, eng, data);
     }
     void finishOut(dnnl::stream& stream, dnnl::engine& eng, float* data) {
@@ -168,9 +199,12 @@ class ConvKernel final : public Kernel {
     }
   };
 
-  // Everything that depends on the batch size; rebuilt only when it changes.
+  // Everything that depends on the batch size; rebuilt only when it changes. Primitives are
+  // made for `chunk` images (Note [Conv chunks]).
   struct Plan {
     int64_t batch = -1;
+    int64_t chunk = 0;         // images per forward and backward-data call
+    int64_t weightsChunk = 0;  // images per backward-weights call
     typename Fwd::primitive_desc fwdPd;
     Fwd fwd;
     Staged src, weights, dst;
@@ -180,84 +214,111 @@ class ConvKernel final : public Kernel {
     bool haveBackwardWeights = false;
     BwdWeights bwdWeights;
     Staged bwSrc, bwDiffDst, bwDiffWeights;
+    dnnl::memory weightsPartial, biasPartial;  // a later chunk's gradients, before adding
     dnnl::memory weightsScratch, biasScratch;  // gradients nobody asked for
   };
 
-  Desc activation(int64_t n, int64_t c, int64_t h, int64_t w, bool forPrimitive) const {
-    const dnnl::memory::dims dims{n, c, h, w};
-    if (!forPrimitive || m_layout == "plain") return Desc(dims, dnnl::memory::data_type::f32, Tag::nchw);
-    if (m_layout == "nhwc") return Desc(dims, dnnl::memory::data_type::f32, Tag::nhwc);
-    return Desc(dims, dnnl::memory::data_type::f32, Tag::any);
+  static dnnl::memory& scratch(dnnl::memory& m, const Desc& d, dnnl::engine& eng) {
+    if (!m) m = dnnl::memory(d, eng);
+    return m;
   }
-  Desc srcDesc(int64_t n, bool forPrimitive) const { return activation(n, m_g.inC, m_g.inH, m_g.inW, forPrimitive); }
-  Desc dstDesc(int64_t n, bool forPrimitive) const { return activation(n, m_g.outC, m_g.outH, m_g.outW, forPrimitive); }
-  Desc weightDesc(bool forPrimitive) const {
-    if (!forPrimitive || m_layout == "plain") return Desc(m_g.weightDims, dnnl::memory::data_type::f32, m_g.weightTag);
-    return Desc(m_g.weightDims, dnnl::memory::data_type::f32, Tag::any);
+
+  // Element-wise sum of two buffers of one layout (blocked padding is zero in both).
+  static void addInto(const dnnl::memory& acc, const dnnl::memory& part) {
+    float* a = static_cast<float*>(acc.get_data_handle());
+    const float* b = static_cast<const float*>(part.get_data_handle());
+    const auto n = static_cast<int64_t>(acc.get_desc().get_size() / sizeof(float));
+    for (int64_t i = 0; i < n; ++i) a[i] += b[i];
   }
+
+  // Images per primitive call: a divisor of the batch near kChunkBytes of plain source plus
+  // destination, or the whole batch when it has no divisor near that.
+  int64_t chunkFor(int64_t batch) const {
+    const int64_t perImage = static_cast<int64_t>(sizeof(float)) * (m_inSize + m_outSize);
+    const int64_t target = std::max<int64_t>(1, kChunkBytes / perImage);
+    if (batch <= target) return batch;
+    int64_t best = 1;
+    for (int64_t d = 1; d <= std::min(batch, 2 * target); ++d)
+      if (batch % d == 0 && std::fabs(std::log(double(d) / target)) < std::fabs(std::log(double(best) / target)))
+        best = d;
+    return best * 4 < target ? batch : best;
+  }
+
+  Desc activation(int64_t n, int64_t c, int64_t h, int64_t w, Tag tag) const { return Desc({n, c, h, w}, kF32, tag); }
+  Desc srcDesc(int64_t n, Tag tag = Tag::nchw) const { return activation(n, m_g.inC, m_g.inH, m_g.inW, tag); }
+  Desc dstDesc(int64_t n, Tag tag = Tag::nchw) const { return activation(n, m_g.outC, m_g.outH, m_g.outW, tag); }
+  Desc weightDesc(Tag tag) const { return Desc(m_g.weightDims, kF32, tag); }
+  Desc plainWeights() const { return weightDesc(m_g.weightTag); }
 
   Plan& plan(CpuDeviceContext& ctx, int64_t batch) {
     if (m_plan && m_plan->batch == batch) return *m_plan;
     m_plan.reset();
-    m_forwardSrc = nullptr;
-    m_forwardWeights = nullptr;
     auto p = std::make_unique<Plan>();
     auto& eng = ctx.engine();
     p->batch = batch;
-    m_biasDesc = m_g.withBias ? Desc({m_g.outC}, dnnl::memory::data_type::f32, Tag::a) : Desc();
-    const typename Fwd::desc d(dnnl::prop_kind::forward_training, m_algorithm, srcDesc(batch, true), weightDesc(true),
-                               m_biasDesc, dstDesc(batch, true), m_g.strides, m_g.dilates, m_g.padding, m_g.padding);
-    p->fwdPd = typename Fwd::primitive_desc(d, eng);
-    p->fwd = Fwd(p->fwdPd);
-    p->src.init(eng, srcDesc(batch, false), p->fwdPd.src_desc(), true);
-    p->weights.init(eng, weightDesc(false), p->fwdPd.weights_desc(), true);
-    p->dst.init(eng, dstDesc(batch, false), p->fwdPd.dst_desc(), false);
-    if (std::getenv("NETSMITH_CONV_VERBOSE"))
-      std::fprintf(stderr, "conv fwd %s src %d wei %d dst %d\n", p->fwdPd.impl_info_str(), p->src.reordered,
-                   p->weights.reordered, p->dst.reordered);
+    p->chunk = chunkFor(batch);
+    buildForward(*p, eng);
+    // Chunks only pay for themselves by keeping reordered activations in cache.
+    if (p->chunk < batch && !p->src.reordered && !p->dst.reordered) {
+      p = std::make_unique<Plan>();
+      p->batch = p->chunk = batch;
+      buildForward(*p, eng);
+    }
+    p->weightsChunk = ctx.threads() == 1 ? p->chunk : batch;
     m_plan = std::move(p);
     return *m_plan;
   }
 
+  typename Fwd::desc forwardDesc(int64_t n) const {
+    return typename Fwd::desc(dnnl::prop_kind::forward_training, m_algorithm, srcDesc(n, Tag::any),
+                              weightDesc(Tag::any), m_biasDesc, dstDesc(n, Tag::any), m_g.strides, m_g.dilates,
+                              m_g.padding, m_g.padding);
+  }
+
+  void buildForward(Plan& p, dnnl::engine& eng) {
+    const int64_t n = p.chunk;
+    p.fwdPd = typename Fwd::primitive_desc(forwardDesc(n), eng);
+    p.fwd = Fwd(p.fwdPd);
+    p.src.init(eng, srcDesc(n), p.fwdPd.src_desc(), true);
+    p.weights.init(eng, plainWeights(), p.fwdPd.weights_desc(), true);
+    p.dst.init(eng, dstDesc(n), p.fwdPd.dst_desc(), false);
+  }
+
   void buildBackwardData(Plan& p, dnnl::engine& eng) {
     if (p.haveBackwardData) return;
-    const typename BwdData::desc d(m_algorithm, srcDesc(p.batch, true), weightDesc(true), dstDesc(p.batch, true),
+    const int64_t n = p.chunk;
+    const typename BwdData::desc d(m_algorithm, srcDesc(n, Tag::any), weightDesc(Tag::any), dstDesc(n, Tag::any),
                                    m_g.strides, m_g.dilates, m_g.padding, m_g.padding);
     const typename BwdData::primitive_desc pd(d, eng, p.fwdPd);
     p.bwdData = BwdData(pd);
-    p.bdDiffDst.init(eng, dstDesc(p.batch, false), pd.diff_dst_desc(), true);
-    p.bdWeights.init(eng, weightDesc(false), pd.weights_desc(), true);
-    p.bdDiffSrc.init(eng, srcDesc(p.batch, false), pd.diff_src_desc(), false);
-    if (std::getenv("NETSMITH_CONV_VERBOSE"))
-      std::fprintf(stderr, "conv bwd_d %s ddst %d wei %d(same as fwd %d) dsrc %d\n", pd.impl_info_str(),
-                   p.bdDiffDst.reordered, p.bdWeights.reordered, p.bdWeights.wanted == p.weights.wanted,
-                   p.bdDiffSrc.reordered);
+    p.bdDiffDst.init(eng, dstDesc(n), pd.diff_dst_desc(), true);
+    p.bdWeights.init(eng, plainWeights(), pd.weights_desc(), true);
+    p.bdDiffSrc.init(eng, srcDesc(n), pd.diff_src_desc(), false);
     p.haveBackwardData = true;
   }
 
   void buildBackwardWeights(Plan& p, dnnl::engine& eng) {
     if (p.haveBackwardWeights) return;
-    const typename BwdWeights::desc d(m_algorithm, srcDesc(p.batch, true), weightDesc(true), m_biasDesc,
-                                      dstDesc(p.batch, true), m_g.strides, m_g.dilates, m_g.padding, m_g.padding);
-    const typename BwdWeights::primitive_desc pd(d, eng, p.fwdPd);
+    const int64_t n = p.weightsChunk;
+    // The forward hint describes the same problem, so a batch of n images too.
+    typename Fwd::primitive_desc hint = p.fwdPd;
+    if (n != p.chunk) hint = typename Fwd::primitive_desc(forwardDesc(n), eng);
+    const typename BwdWeights::desc d(m_algorithm, srcDesc(n, Tag::any), weightDesc(Tag::any), m_biasDesc,
+                                      dstDesc(n, Tag::any), m_g.strides, m_g.dilates, m_g.padding, m_g.padding);
+    const typename BwdWeights::primitive_desc pd(d, eng, hint);
     p.bwdWeights = BwdWeights(pd);
-    p.bwSrc.init(eng, srcDesc(p.batch, false), pd.src_desc(), true);
-    p.bwDiffDst.init(eng, dstDesc(p.batch, false), pd.diff_dst_desc(), true);
-    p.bwDiffWeights.init(eng, weightDesc(false), pd.diff_weights_desc(), false);
-    if (std::getenv("NETSMITH_CONV_VERBOSE"))
-      std::fprintf(stderr, "conv bwd_w %s src %d(same as fwd %d) ddst %d(same as bwd_d %d) dwei %d\n",
-                   pd.impl_info_str(), p.bwSrc.reordered, p.bwSrc.wanted == p.src.wanted, p.bwDiffDst.reordered,
-                   p.bwDiffDst.wanted == p.bdDiffDst.wanted, p.bwDiffWeights.reordered);
+    p.bwSrc.init(eng, srcDesc(n), pd.src_desc(), true);
+    p.bwDiffDst.init(eng, dstDesc(n), pd.diff_dst_desc(), true);
+    p.bwDiffWeights.init(eng, plainWeights(), pd.diff_weights_desc(), false);
     p.haveBackwardWeights = true;
   }
 
   ConvGeometry m_g;
   dnnl::algorithm m_algorithm;
-  std::string m_layout = "any";
-  Desc m_biasDesc;
+  int64_t m_inSize;   // C×H×W of one input image
+  int64_t m_outSize;  // of one output image
+  Desc m_biasDesc;    // zero (no bias) without with_bias
   std::unique_ptr<Plan> m_plan;
-  const float* m_forwardSrc = nullptr;      // input the forward's src buffer was filled from
-  const float* m_forwardWeights = nullptr;  // W the forward's weights buffer was filled from
 };
 
 }  // namespace netsmith::cpu

@@ -482,4 +482,4 @@ class TestOpsPoolNorm : public QObject {
 };
 
 QTEST_GUILESS_MAIN(TestOpsPoolNorm)
-#include "tst_ops_dnnl_pool_norm.moc"
+#include "tst_ops_pool_norm.moc"
