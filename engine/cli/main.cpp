@@ -126,7 +126,7 @@ int runTrain(const ParsedArgs& args) {
   if (eventsOut) bus.add(eventsOut.get());
   if (progress) bus.add(progress.get());
   struct QuietSummary final : EventSink {
-    void emit(const Json& e) override {
+    void publish(const Json& e) override {
       const std::string kind = e.value("event", "");
       if (kind == "error") std::fprintf(stderr, "netsmith-cli: error: %s\n", e.value("message", "").c_str());
     }

@@ -31,7 +31,7 @@ void ProgressBarSink::endBarLine() {
   m_barOpen = false;
 }
 
-void ProgressBarSink::emit(const Json& e) {
+void ProgressBarSink::publish(const Json& e) {
   const std::string kind = e.value("event", "");
   if (kind == "started") {
     const Json& d = e["devices"][0];

@@ -12,7 +12,7 @@ class ProgressBarSink final : public EventSink {
  public:
   // interactive: redraw one line with '\r' (a terminal); otherwise print a line every 10%.
   ProgressBarSink(std::FILE* out, bool interactive) : m_out(out), m_interactive(interactive) {}
-  void emit(const Json& event) override;
+  void publish(const Json& event) override;
 
  private:
   void endBarLine();

@@ -5,13 +5,17 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/error.h"
+
 namespace netsmith {
 
 using Shape = std::vector<int64_t>;
 
+// Number of elements; throws when the product does not fit (a shape from a hostile file).
 inline int64_t numel(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n)) NS_THROW("a shape with more than 2^63 elements is not supported");
   return n;
 }
 

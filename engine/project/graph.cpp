@@ -164,6 +164,8 @@ Analysis analyse(const NetworkSpec& spec, const OpRegistry& registry) {
       s.shape = s.schema->inferShape(inShapes, params);
       for (int64_t d : s.shape)
         NS_CHECK(d >= 1, "the output shape {} has an empty axis", shapeToString(s.shape));
+      NS_CHECK(numel(s.shape) <= (int64_t{1} << 31), "the output shape {} has more than 2^31 values per sample",
+               shapeToString(s.shape));
       if (s.schema->parameterBlobs) s.blobs = s.schema->parameterBlobs(inShapes, params);
       if (s.schema->multiplyAdds) s.multiplyAdds = s.schema->multiplyAdds(inShapes, s.shape, params);
       s.shapeOk = true;

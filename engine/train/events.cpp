@@ -19,16 +19,16 @@ JsonLinesSink::~JsonLinesSink() {
   if (m_owned) std::fclose(m_stream);
 }
 
-void JsonLinesSink::emit(const Json& event) {
+void JsonLinesSink::publish(const Json& event) {
   // Non-finite numbers are not JSON; dump() writes them as null, which readers must accept.
   const std::string line = event.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
   std::fwrite(line.data(), 1, line.size(), m_stream);
   std::fflush(m_stream);
 }
 
-void EventBus::emit(const Json& event) {
+void EventBus::publish(const Json& event) {
   std::lock_guard lock(m_mutex);
-  for (EventSink* s : m_sinks) s->emit(event);
+  for (EventSink* s : m_sinks) s->publish(event);
 }
 
 }  // namespace netsmith

@@ -19,7 +19,7 @@ inline constexpr int kEventsFormatVersion = 1;
 class EventSink {
  public:
   virtual ~EventSink() = default;
-  virtual void emit(const Json& event) = 0;
+  virtual void publish(const Json& event) = 0;
 };
 
 // Writes each event as one line and flushes, so a reader (the GUI) sees it at once.
@@ -29,7 +29,7 @@ class JsonLinesSink final : public EventSink {
   // Opens (appending) a file; throws Error naming it when it cannot be opened.
   static std::unique_ptr<JsonLinesSink> openFile(const std::string& path);
   ~JsonLinesSink() override;
-  void emit(const Json& event) override;
+  void publish(const Json& event) override;
 
  private:
   std::FILE* m_stream;
@@ -47,7 +47,7 @@ class EventBus {
     std::lock_guard lock(m_mutex);
     std::erase(m_sinks, sink);
   }
-  void emit(const Json& event);
+  void publish(const Json& event);
 
  private:
   std::mutex m_mutex;

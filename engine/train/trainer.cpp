@@ -199,7 +199,7 @@ void TrainingRun::prepare() {
   if (m_validation) truncateDataset(*m_validation, m_settings.value("validation_samples", int64_t{0}));
   for (const Dataset* d : {&m_train, m_validation ? &*m_validation : nullptr}) {
     if (!d) continue;
-    for (const auto& w : d->warnings) m_bus.emit({{"event", "warning"}, {"message", w}});
+    for (const auto& w : d->warnings) m_bus.publish({{"event", "warning"}, {"message", w}});
     const Shape& inShape = m_graph->input().outputShape;
     NS_CHECK(numel(d->sampleShape) == numel(inShape),
              "{}: samples have shape {} but Input '{}' expects {}: change the Input shape to {}", d->source,
@@ -224,7 +224,7 @@ void TrainingRun::prepare() {
 void TrainingRun::restoreFromCheckpoint() {
   std::vector<std::string> rejected;
   const auto newest = newestValidCheckpoint((m_runDir / "checkpoints").string(), &rejected);
-  for (const auto& r : rejected) m_bus.emit({{"event", "warning"}, {"message", "skipped damaged checkpoint: " + r}});
+  for (const auto& r : rejected) m_bus.publish({{"event", "warning"}, {"message", "skipped damaged checkpoint: " + r}});
   if (!newest) return;  // stopped before the first checkpoint: start over in the same folder
   CheckpointData data = readCheckpoint(*newest);
   std::map<std::string, Tensor*> byName;
@@ -261,7 +261,7 @@ void TrainingRun::restoreFromCheckpoint() {
     m_curve.push_back(row);
   }
   writeLearningCurve();
-  m_bus.emit({{"event", "resumed_from_checkpoint"}, {"path", *newest}, {"epoch", m_epoch + 1}, {"iteration", m_iteration}});
+  m_bus.publish({{"event", "resumed_from_checkpoint"}, {"path", *newest}, {"epoch", m_epoch + 1}, {"iteration", m_iteration}});
 }
 
 void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {
@@ -288,7 +288,7 @@ void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {
   std::snprintf(padded, sizeof padded, "e%04lld_i%06lld.ckpt", static_cast<long long>(epoch), static_cast<long long>(iteration));
   const fs::path path = m_runDir / "checkpoints" / padded;
   writeCheckpoint(path.string(), data);
-  m_bus.emit({{"event", "checkpoint"}, {"epoch", epoch}, {"iteration", iteration},
+  m_bus.publish({{"event", "checkpoint"}, {"epoch", epoch}, {"iteration", iteration},
               {"path", fs::relative(path, m_runDir).string()}});
 
   // Keep the newest few; names sort by position.
@@ -361,7 +361,7 @@ void TrainingRun::emitIteration(int64_t epoch, int64_t iteration, double batchLo
             {"samples_per_s", wall > 0 ? m_samplesSinceEvent / wall : 0.0},
             {"eta_s", m_secondsPerIteration * remaining}};
   e["devices"] = deviceFigures();
-  m_bus.emit(e);
+  m_bus.publish(e);
   m_lastEvent = Clock::now();
   m_samplesSinceEvent = 0;
   m_computeSecondsSinceEvent = 0;
@@ -372,7 +372,7 @@ TrainResult TrainingRun::run() {
   TrainResult result;
   result.runDir = m_runDir.string();
   const double baseLr = m_optimizer->baseLearningRate();
-  m_bus.emit({{"event", "started"},
+  m_bus.publish({{"event", "started"},
               {"format_version", kEventsFormatVersion},
               {"run", m_runDir.string()},
               {"project", m_project.name},
@@ -407,9 +407,9 @@ TrainResult TrainingRun::run() {
     auto epochStart = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_epochSeconds));
     for (; m_iteration < m_iterationsPerEpoch; ++m_iteration) {
       if (control.paused()) {
-        m_bus.emit({{"event", "paused"}, {"epoch", m_epoch + 1}, {"iteration", m_iteration}});
+        m_bus.publish({{"event", "paused"}, {"epoch", m_epoch + 1}, {"iteration", m_iteration}});
         const bool stop = control.waitWhilePaused();
-        m_bus.emit({{"event", "resumed"}, {"epoch", m_epoch + 1}, {"iteration", m_iteration}});
+        m_bus.publish({{"event", "resumed"}, {"epoch", m_epoch + 1}, {"iteration", m_iteration}});
         m_lastEvent = Clock::now();
         m_cpuAtEvent = processCpuSeconds();
         if (stop) break;
@@ -426,10 +426,10 @@ TrainResult TrainingRun::run() {
             "the training loss became {} at epoch {}, iteration {} (global iteration {}): lower the learning rate "
             "(now {}) or check the dataset scale; no checkpoint was written for this state",
             lossSum, m_epoch + 1, m_iteration + 1, m_globalIteration + 1, m_schedule->at(m_globalIteration));
-        m_bus.emit({{"event", "error"}, {"message", msg}});
+        m_bus.publish({{"event", "error"}, {"message", msg}});
         result.status = "failed";
         result.message = msg;
-        m_bus.emit({{"event", "finished"}, {"status", "failed"}, {"message", msg}, {"run", m_runDir.string()}});
+        m_bus.publish({{"event", "finished"}, {"status", "failed"}, {"message", msg}, {"run", m_runDir.string()}});
         return result;
       }
       m_network->backward(weight);
@@ -467,7 +467,7 @@ TrainResult TrainingRun::run() {
     }
     row.seconds = secondsSince(epochStart);
     m_curve.push_back(row);
-    m_bus.emit({{"event", "epoch"},
+    m_bus.publish({{"event", "epoch"},
                 {"epoch", row.epoch},
                 {"train_loss", row.trainLoss},
                 {"validation_loss", optionalJson(row.validationLoss)},
@@ -486,7 +486,7 @@ TrainResult TrainingRun::run() {
   result.parametersSha256 = parametersSha256(m_network->parameters());
   result.bestValidationError = m_bestValidationError;
   if (result.status == "completed") writeFinalParameters();
-  m_bus.emit({{"event", "finished"},
+  m_bus.publish({{"event", "finished"},
               {"status", result.status},
               {"run", m_runDir.string()},
               {"epochs", static_cast<int64_t>(m_curve.size())},
@@ -507,8 +507,8 @@ TrainResult runTraining(const TrainOptions& options) {
   } catch (const Error& e) {
     result.status = "failed";
     result.message = e.what();
-    bus.emit({{"event", "error"}, {"message", result.message}});
-    bus.emit({{"event", "finished"}, {"status", "failed"}, {"message", result.message}});
+    bus.publish({{"event", "error"}, {"message", result.message}});
+    bus.publish({{"event", "finished"}, {"status", "failed"}, {"message", result.message}});
     return result;
   }
   try {
@@ -516,8 +516,8 @@ TrainResult runTraining(const TrainOptions& options) {
   } catch (const std::exception& e) {
     result.status = "failed";
     result.message = e.what();
-    bus.emit({{"event", "error"}, {"message", result.message}});
-    bus.emit({{"event", "finished"}, {"status", "failed"}, {"message", result.message}});
+    bus.publish({{"event", "error"}, {"message", result.message}});
+    bus.publish({{"event", "finished"}, {"status", "failed"}, {"message", result.message}});
     return result;
   }
 }
