@@ -168,7 +168,8 @@ int runValidate(const ParsedArgs& args) {
   };
   Project project;
   try {
-    project = loadProject(path);
+    // The network is checked below, so that every problem is listed, not only the first.
+    project = loadProject(path, ProjectParseOptions{.checkNetwork = false});
   } catch (const Error& e) {
     out["problems"].push_back({{"node", ""}, {"path", ""}, {"message", e.what()}});
     if (json) std::printf("%s\n", out.dump(2).c_str());

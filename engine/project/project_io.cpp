@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/core/suggest.h"
 #include "engine/ops/op_registry.h"
 #include "engine/project/graph.h"
 
@@ -48,38 +49,9 @@ const std::vector<std::string> kParallelKeys{"devices", "worker_load", "lr_polic
 // ---------------------------------------------------------------------------------------------
 // Words for messages
 
-// Levenshtein distance, case-insensitive, to suggest the name a user probably meant.
-size_t editDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1]));
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-// The candidate closest to `word` when it is close enough to be a typo of it; else empty.
+// The candidate closest to `word`, for "did you mean" (engine/core/suggest.h).
 std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
-  if (word.size() > 64) return {};
-  std::string best;
-  size_t bestDistance = std::max<size_t>(2, word.size() / 3) + 1;
-  for (const auto& c : candidates) {
-    // A word that starts a candidate ("scale" for "scale_lr") is as good as a one-letter typo.
-    const bool prefix = word.size() >= 3 && c.size() > word.size() && editDistance(word, c.substr(0, word.size())) == 0;
-    const size_t d = prefix ? 1 : editDistance(word, c);
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  return best;
+  return closestName(word, candidates);
 }
 
 std::string quoted(const std::string& s) { return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace); }

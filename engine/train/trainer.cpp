@@ -12,6 +12,7 @@
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
+#include "engine/monitor/devices.h"
 #include "engine/monitor/process_stats.h"
 #include "engine/optim/lr_schedule.h"
 #include "engine/optim/optimizer.h"
@@ -123,6 +124,7 @@ class TrainingRun {
   Project m_project;
   std::unique_ptr<Graph> m_graph;
   std::unique_ptr<CpuDeviceContext> m_device;
+  std::string m_deviceName;
   std::unique_ptr<Network> m_network;
   std::unique_ptr<Optimizer> m_optimizer;
   std::unique_ptr<LearningRateSchedule> m_schedule;
@@ -190,6 +192,8 @@ void TrainingRun::prepare() {
            "parallel.devices[0]: \"{}\" needs the CUDA backend, which this build does not have: use \"cpu:0\"", devices[0]);
   const int threads = m_project.parallel.threadsPerDevice > 0 ? m_project.parallel.threadsPerDevice : availableCores();
   m_device = std::make_unique<CpuDeviceContext>(devices[0], threads);
+  for (const DeviceInfo& info : discoverDevices())
+    if (info.id == devices[0]) m_deviceName = info.name;
   m_device->bindToCurrentThread();
 
   const DatasetSpec& ds = m_project.dataset;
@@ -376,7 +380,7 @@ TrainResult TrainingRun::run() {
               {"format_version", kEventsFormatVersion},
               {"run", m_runDir.string()},
               {"project", m_project.name},
-              {"devices", Json::array({{{"id", m_device->id()}, {"name", "CPU"}, {"threads", m_device->threads()}}})},
+              {"devices", Json::array({{{"id", m_device->id()}, {"name", m_deviceName}, {"threads", m_device->threads()}}})},
               {"batch_per_device", m_batch},
               {"logical_batch", m_batch},
               {"iterations_per_epoch", m_iterationsPerEpoch},
@@ -399,11 +403,15 @@ TrainResult TrainingRun::run() {
   const float weight = 1.0f / static_cast<float>(m_batch);
   const bool shuffle = m_project.dataset.shuffle;
   const uint64_t seed = m_project.config.seed;
-  m_lastEvent = Clock::now();
-  m_cpuAtEvent = processCpuSeconds();
 
   for (; m_epoch < m_maxEpoch; ++m_epoch) {
     const auto order = epochOrder(m_train.size, seed, m_epoch, shuffle);
+    // Throughput figures start afresh each epoch, so validation time does not count as training.
+    m_lastEvent = Clock::now();
+    m_cpuAtEvent = processCpuSeconds();
+    m_samplesSinceEvent = 0;
+    m_computeSecondsSinceEvent = 0;
+    m_iterationsSinceEvent = 0;
     auto epochStart = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_epochSeconds));
     for (; m_iteration < m_iterationsPerEpoch; ++m_iteration) {
       if (control.paused()) {
