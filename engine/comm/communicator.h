@@ -1,0 +1,99 @@
+// Communicator: the collectives of data-parallel training (all-reduce, broadcast, barrier), one
+// rank per device (DESIGN.md §8), and InProcessGroup, its shared-memory implementation for N
+// worker threads of one process (CPU workers). NCCL and MPI communicators implement the same
+// interface later.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/core/error.h"
+
+namespace netsmith {
+
+// A collective that cannot complete: a rank did not arrive within the timeout, or a rank called
+// abort(). The message names the device and says why ("cpu:1 did not reach the all-reduce within
+// 60 s"; "cpu:1 failed: out of memory"). culpritRank() is that rank, or -1 when there is none.
+class CommError : public Error {
+ public:
+  CommError(const std::string& message, int culpritRank) : Error(message), m_culpritRank(culpritRank) {}
+  int culpritRank() const { return m_culpritRank; }
+
+ private:
+  int m_culpritRank;
+};
+
+// One rank's handle. Collectives must be made by all ranks, in the same order, with the same
+// count (and root), each rank from one thread at a time (Note [Bucket order]); a mismatch of kind
+// or count is detected and thrown as CommError on every rank. All calls may throw CommError.
+// Buffers are host memory for this implementation; they are not touched after a call returns.
+class Communicator {
+ public:
+  virtual ~Communicator();
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // The device id of a rank ("cpu:1"), as used in error messages.
+  virtual const std::string& deviceName(int rank) const = 0;
+
+  // In place: data[i] = sum over ranks r = 0, 1, ..., N-1 (in that order) of rank r's data[i].
+  // The result is bitwise identical on every rank and independent of timing.
+  virtual void allReduceSum(float* data, int64_t count) = 0;
+  // In place: every rank's data becomes root's data.
+  virtual void broadcast(float* data, int64_t count, int root) = 0;
+  virtual void barrier() = 0;
+  // Makes every current and future collective on every rank throw CommError("<this rank's device>
+  // failed: <reason>") promptly. Any thread may call it, at any time; the first reason given to
+  // the group (by abort() or a timeout) is the one every rank reports. A worker that failed calls
+  // this so that the others stop instead of waiting for it.
+  virtual void abort(const std::string& reason) = 0;
+};
+
+// Note [In-process all-reduce]
+// N worker threads share memory, so the all-reduce reads the other ranks' buffers directly:
+//   1. each rank publishes (buffer, count, kind) in its slot; barrier A;
+//   2. reduce-scatter: rank r sums chunk r of all N buffers in the fixed rank order 0..N-1 and
+//      writes the sum into chunk r of its own buffer; barrier B;
+//   3. all-gather: rank r copies every chunk c != r from rank c's buffer; barrier C.
+// Chunks are ceil(count / N) rounded up to 16 floats (a 64-byte cache line), so two ranks never
+// write the same cache line of one buffer, and every rank reduces 1/N of the data: large
+// gradients are reduced by all workers in parallel, with no lock held while data moves. The sum
+// of every element is ((x0 + x1) + x2) + ... whoever computes it, hence bitwise identical on all
+// ranks and on every run. (It differs between 2 and 4 ranks; the reproducible mode of DESIGN.md
+// §6 fixes the order of per-chunk sums above this level.)
+//
+// The last rank to reach barrier A compares the published (kind, count, root). Every
+// collective starts with such a round, so ranks that diverge are stopped there, before any
+// buffer is read, and all of them throw the same CommError.
+//
+// Barrier A is also where a late rank is noticed: a rank waits there at most timeoutSeconds,
+// and gives way at once to abort(). A timeout aborts the group, so the late rank throws when it
+// finally arrives instead of waiting for ranks that have given up. Once A is passed, every rank
+// reads the others' buffers until C, so B and C are waited out in full whatever happens (a rank
+// that left early could free its buffer while another still reads it); between A and C a rank
+// runs only bounded code that cannot throw, so B and C always complete. Waiting spins briefly
+// (the partner is usually microseconds away), then sleeps on a condition variable.
+
+// Owns the state the ranks share. Create it once per run, hand communicator(r) to the thread of
+// rank r, and keep the group alive until every rank has returned from its last call.
+class InProcessGroup {
+ public:
+  // deviceNames[r] names rank r in errors ("cpu:1"). timeoutSeconds bounds the wait for a late
+  // rank at the start of each collective.
+  InProcessGroup(int size, std::vector<std::string> deviceNames, double timeoutSeconds);
+  ~InProcessGroup();
+  InProcessGroup(const InProcessGroup&) = delete;
+  InProcessGroup& operator=(const InProcessGroup&) = delete;
+
+  int size() const;
+  Communicator& communicator(int rank);
+
+  struct Shared;
+
+ private:
+  std::unique_ptr<Shared> m_shared;
+  std::vector<std::unique_ptr<Communicator>> m_ranks;
+};
+
+}  // namespace netsmith
