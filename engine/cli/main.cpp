@@ -30,8 +30,9 @@ constexpr int kExitStopped = 3;
 const CommandSpec kTrain{
     "train",
     "PROJECT.nsproj [options] | --resume RUN_FOLDER [options]",
-    "Trains a project and writes a run folder (<project>.runs/<YYYYMMDD-HHMMSS>/): the project snapshot,\n"
-    "events.jsonl, learning_curve.csv, checkpoints/ and parameters.nsparams.",
+    "Trains a project, showing a progress bar or (with --events -) writing a JSON events stream.",
+    "The run folder (<project>.runs/<YYYYMMDD-HHMMSS>/) holds the project snapshot, events.jsonl,\n"
+    "learning_curve.csv, checkpoints/ and parameters.nsparams.\n\n"
     "Control: Ctrl-C (SIGINT) or SIGTERM, or a line 'stop' on standard input, stops within one iteration\n"
     "and writes a checkpoint; 'pause' and 'resume' lines pause and continue. A stopped or killed run\n"
     "continues with --resume RUN_FOLDER from its newest valid checkpoint.\n"
@@ -43,14 +44,14 @@ const CommandSpec kTrain{
      {"--max-epoch", "N", "override config.max_epoch"},
      {"--train-samples", "N", "train on the first N training samples only (quick checks)"},
      {"--validation-samples", "N", "validate on the first N validation samples only"},
-     {"--quiet", "", "no progress bar; only errors and the final summary"}},
+     {"--quiet", "", "no progress bar; only errors and a last line: status, parameters_sha256, run folder"}},
     0,
     1};
 
 const CommandSpec kValidate{"validate",
                             "PROJECT.nsproj [--json]",
-                            "Checks a project file and its network without training: every problem with its JSON path,\n"
-                            "then each layer's output shape and parameter count.",
+                            "Checks a project file and its network without training.",
+                            "Prints every problem with its JSON path, or each layer's output shape and parameter count.\n"
                             "Exit status: 0 valid, 1 problems found, 2 bad command line.",
                             {{"--json", "", "print the result as JSON"}},
                             1,
@@ -129,6 +130,9 @@ int runTrain(const ParsedArgs& args) {
     void publish(const Json& e) override {
       const std::string kind = e.value("event", "");
       if (kind == "error") std::fprintf(stderr, "netsmith-cli: error: %s\n", e.value("message", "").c_str());
+      if (kind == "finished")
+        std::printf("%s %s %s\n", e.value("status", "").c_str(), e.value("parameters_sha256", "").c_str(),
+                    e.value("run", "").c_str());
     }
   } quiet;
   if (!progress && eventsTarget != "-") bus.add(&quiet);

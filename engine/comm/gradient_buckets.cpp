@@ -184,6 +184,10 @@ void BucketReducer::run() {
       m_comm.abort(e.what());
       std::lock_guard lock(m_mutex);
       m_error = std::current_exception();
+    } catch (...) {
+      m_comm.abort("unknown error in the gradient all-reduce");
+      std::lock_guard lock(m_mutex);
+      m_error = std::current_exception();
     }
     {
       std::lock_guard lock(m_mutex);
