@@ -89,13 +89,12 @@ void reduceAndSpread(float* const* buffers, int n, int64_t begin, int64_t end) n
 }  // namespace
 
 struct InProcessGroup::Shared {
-  Shared(int n, std::vector<std::string> names, double timeoutSeconds)
+  Shared(int n, std::vector<std::string> names, double seconds)
       : size(n),
         deviceNames(std::move(names)),
-        timeoutSeconds(timeoutSeconds),
+        timeoutSeconds(seconds),
         // A timeout of days is "never"; the clamp keeps the deadline arithmetic from overflowing.
-        timeout(std::chrono::duration_cast<Clock::duration>(
-            std::chrono::duration<double>(std::min(timeoutSeconds, 1e7)))),
+        timeout(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(seconds, 1e7)))),
         arrivedAt(static_cast<size_t>(n), 0),
         slots(static_cast<size_t>(n)) {}
 
