@@ -12,18 +12,13 @@
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
 #include "engine/train/checkpoint.h"
+#include "support/tensor_helpers.h"
 
 using namespace netsmith;
+using namespace netsmith::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-Tensor randomTensor(Shape shape, uint64_t seed) {
-  Tensor t(std::move(shape));
-  Rng rng(seed);
-  for (int64_t i = 0; i < t.size(); ++i) t[i] = rng.normal();
-  return t;
-}
 
 CheckpointData sampleData(int64_t epoch, int64_t iteration) {
   CheckpointData d;
@@ -46,19 +41,6 @@ CheckpointData sampleData(int64_t epoch, int64_t iteration) {
   return d;
 }
 
-bool sameBits(const Tensor& a, const Tensor& b) {
-  return a.shape() == b.shape() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), size_t(a.size()) * sizeof(float)) == 0);
-}
-
-QString errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return QString::fromStdString(e.what());
-  }
-  return QString();
-}
 
 std::vector<char> readBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -93,7 +75,7 @@ class TestCheckpoint : public QObject {
     QCOMPARE(read.tensors.size(), written.tensors.size());
     for (size_t i = 0; i < written.tensors.size(); ++i) {
       QCOMPARE(read.tensors[i].first, written.tensors[i].first);
-      QVERIFY2(sameBits(read.tensors[i].second, written.tensors[i].second), written.tensors[i].first.c_str());
+      QVERIFY2(bitwiseEqual(read.tensors[i].second, written.tensors[i].second), written.tensors[i].first.c_str());
     }
     QVERIFY(readCheckpointMeta(path) == written.meta);
 

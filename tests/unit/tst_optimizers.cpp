@@ -12,8 +12,10 @@
 #include "engine/core/rng.h"
 #include "engine/optim/lr_schedule.h"
 #include "engine/optim/optimizer.h"
+#include "support/tensor_helpers.h"
 
 using namespace netsmith;
+using namespace netsmith::test;
 
 namespace {
 
@@ -31,26 +33,6 @@ Tensor tensorOf(const std::vector<double>& values) {
   return t;
 }
 
-Tensor randomTensor(Shape shape, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
-  Tensor t(std::move(shape));
-  Rng rng(seed);
-  for (int64_t i = 0; i < t.size(); ++i) t[i] = rng.uniform(lo, hi);
-  return t;
-}
-
-bool bitwiseEqual(const Tensor& a, const Tensor& b) {
-  return a.shape() == b.shape() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), size_t(a.size()) * sizeof(float)) == 0);
-}
-
-QString errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return QString::fromStdString(e.what());
-  }
-  return QString();
-}
 
 // ---------------------------------------------------------------------------------------------
 // Double-precision references, written from the formulas of nnabla's solvers (one step each).

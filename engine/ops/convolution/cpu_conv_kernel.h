@@ -27,6 +27,22 @@ struct ConvGeometry {
   dnnl::memory::format_tag weightTag = dnnl::memory::format_tag::undef;
 };
 
+// The geometry both ops share (shapes, stride, dilation, padding, bias); weights are op-specific.
+inline ConvGeometry convGeometryOf(const KernelSetup& setup) {
+  const Shape& in = setup.inputShapes.at(0);
+  const Shape& out = setup.outputShape;
+  const OpParams& p = setup.params;
+  const auto stride = p.ints("stride"), dilation = p.ints("dilation"), pad = p.ints("pad");
+  ConvGeometry g;
+  g.inC = in[0], g.inH = in[1], g.inW = in[2];
+  g.outC = out[0], g.outH = out[1], g.outW = out[2];
+  g.withBias = p.flag("with_bias");
+  g.strides = {stride[0], stride[1]};
+  g.dilates = {dilation[0] - 1, dilation[1] - 1};
+  g.padding = {pad[0], pad[1]};
+  return g;
+}
+
 // Factories of the two ops (convolution/cpu.cpp, deconvolution/cpu.cpp).
 std::unique_ptr<Kernel> makeConvolutionKernel(const KernelSetup& setup);
 std::unique_ptr<Kernel> makeDeconvolutionKernel(const KernelSetup& setup);

@@ -354,4 +354,4 @@ class TestOpsDnnlBasic : public QObject {
 };
 
 QTEST_GUILESS_MAIN(TestOpsDnnlBasic)
-#include "tst_ops_dnnl_basic.moc"
+#include "tst_ops_affine_conv.moc"
