@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/project/project.h"
+
 namespace netsmith::testing {
 
 inline void writeBytes(const QString& path, const std::vector<uint8_t>& bytes) {
@@ -98,6 +100,14 @@ inline bool writePng(const QString& path, int width, int height, int colorType, 
 inline bool writeGrayPng(const QString& path, int width, int height, int base = 0) {
   return writePng(path, width, height, PNG_COLOR_TYPE_GRAY, 8,
                   [&](int x, int y, int) { return (base + y * width + x) % 256; });
+}
+
+// A CSV data source as a project would give it.
+inline DataSourceSpec csvSpec(const QString& path) {
+  DataSourceSpec s;
+  s.format = "csv";
+  s.csv = path.toStdString();
+  return s;
 }
 
 }  // namespace netsmith::testing

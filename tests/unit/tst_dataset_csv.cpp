@@ -11,13 +11,6 @@ using namespace netsmith;
 using namespace netsmith::testing;
 
 namespace {
-DataSourceSpec csvSpec(const QString& path) {
-  DataSourceSpec s;
-  s.format = "csv";
-  s.csv = path.toStdString();
-  return s;
-}
-
 // Expected value of a grayscale test image written by writeGrayPng(base).
 float grayValue(int base, int width, int x, int y, double scale) {
   return static_cast<float>(((base + y * width + x) % 256) * scale);

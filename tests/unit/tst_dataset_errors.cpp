@@ -12,13 +12,6 @@ using namespace netsmith;
 using namespace netsmith::testing;
 
 namespace {
-DataSourceSpec csvSpec(const QString& path) {
-  DataSourceSpec s;
-  s.format = "csv";
-  s.csv = path.toStdString();
-  return s;
-}
-
 // Bytes that gzip cannot shrink, so that cutting the .gz file cuts the data.
 std::vector<uint8_t> noise(size_t n, uint32_t seed) {
   std::vector<uint8_t> v(n);
