@@ -113,7 +113,7 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
   m_random = random;
   m_lastForwardTraining = training;
   makeTarget(labels);
-  std::vector<const Tensor*> inputs;
+  std::vector<const Tensor*>& inputs = m_callInputs;
   for (size_t i = 0; i < m_nodes.size(); ++i) {
     const GraphNode& node = m_graph.nodes[i];
     NodeRuntime& rt = *m_nodes[i];
@@ -144,8 +144,8 @@ void Network::backward(float weight) {
   m_lossGrad.resize(lossRt.output.shape());
   m_lossGrad.fill(weight);
 
-  std::vector<const Tensor*> inputs;
-  std::vector<Tensor*> inputGrads;
+  std::vector<const Tensor*>& inputs = m_callInputs;
+  std::vector<Tensor*>& inputGrads = m_callInputGrads;
   for (int i = static_cast<int>(m_nodes.size()) - 1; i >= 0; --i) {
     const GraphNode& node = m_graph.nodes[i];
     NodeRuntime& rt = *m_nodes[i];

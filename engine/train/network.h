@@ -56,6 +56,9 @@ class Network {
   Tensor m_target;
   Tensor m_lossGrad;
   Tensor m_scratch;  // a second contribution to a fanned-out node's gradient
+  // Per-call argument lists, kept so that an iteration allocates nothing.
+  std::vector<const Tensor*> m_callInputs;
+  std::vector<Tensor*> m_callInputGrads;
   RandomKey m_random;
   bool m_lastForwardTraining = false;
 };
