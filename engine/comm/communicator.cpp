@@ -31,6 +31,9 @@ constexpr auto kSpinTime = std::chrono::microseconds(200);
 constexpr int64_t kCacheLineFloats = 64 / sizeof(float);
 // Floats per block in reduceAndSpread(): the sums stay in L1 until written out.
 constexpr int64_t kReduceBlock = 1024;
+// Ranks of one in-process group: a tree of them is at most kMaxTreeLevels deep.
+constexpr int kMaxRanks = 256;
+constexpr int kMaxTreeLevels = 8;
 
 void cpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -68,21 +71,43 @@ std::string describe(const Slot& s) {
   return "?";
 }
 
-// Sums [begin, end) of the N buffers in rank order, ((b[0][i] + b[1][i]) + b[2][i]) + ..., and
-// writes the sums to [begin, end) of every buffer. Each block is summed into a local array and
-// then written out, so every buffer's block is read before any is overwritten.
+// The rank where the reduction tree splits [lo, hi): lo + the largest power of two below the
+// count (Note [Reduction tree]).
+int treeSplit(int lo, int hi) {
+  int half = 1;
+  while (half * 2 < hi - lo) half *= 2;
+  return lo + half;
+}
+
+// out[0, len) = the tree sum over ranks [lo, hi) of buffers[r][b + i]. `spare` holds one block
+// per tree level below this one.
+void treeSum(float* const* buffers, int lo, int hi, int64_t b, int64_t len, float* out, float* spare) noexcept {
+  if (hi - lo == 1) {
+    std::memcpy(out, buffers[lo] + b, static_cast<size_t>(len) * sizeof(float));
+    return;
+  }
+  if (hi - lo == 2) {
+    const float* s0 = buffers[lo] + b;
+    const float* s1 = buffers[lo + 1] + b;
+    for (int64_t i = 0; i < len; ++i) out[i] = s0[i] + s1[i];
+    return;
+  }
+  const int mid = treeSplit(lo, hi);
+  treeSum(buffers, lo, mid, b, len, out, spare);
+  treeSum(buffers, mid, hi, b, len, spare, spare + kReduceBlock);
+  for (int64_t i = 0; i < len; ++i) out[i] += spare[i];
+}
+
+// Sums [begin, end) of the N buffers in the tree order of Note [Reduction tree] and writes the
+// sums to [begin, end) of every buffer. Each block is summed into a local array and then
+// written out, so every buffer's block is read before any is overwritten.
 void reduceAndSpread(float* const* buffers, int n, int64_t begin, int64_t end) noexcept {
-  alignas(64) float acc[kReduceBlock];
+  // One block for the result and one per level of a tree of up to kMaxRanks leaves.
+  alignas(64) float blocks[kMaxTreeLevels + 1][kReduceBlock];
   for (int64_t b = begin; b < end; b += kReduceBlock) {
     const int64_t len = std::min(kReduceBlock, end - b);
-    const float* s0 = buffers[0] + b;
-    const float* s1 = buffers[1] + b;
-    for (int64_t i = 0; i < len; ++i) acc[i] = s0[i] + s1[i];
-    for (int k = 2; k < n; ++k) {
-      const float* sk = buffers[k] + b;
-      for (int64_t i = 0; i < len; ++i) acc[i] += sk[i];
-    }
-    for (int k = 0; k < n; ++k) std::memcpy(buffers[k] + b, acc, static_cast<size_t>(len) * sizeof(float));
+    treeSum(buffers, 0, n, b, len, blocks[0], blocks[1]);
+    for (int k = 0; k < n; ++k) std::memcpy(buffers[k] + b, blocks[0], static_cast<size_t>(len) * sizeof(float));
   }
 }
 
@@ -294,7 +319,7 @@ class InProcessCommunicator final : public Communicator {
 }  // namespace
 
 InProcessGroup::InProcessGroup(int size, std::vector<std::string> deviceNames, double timeoutSeconds) {
-  NS_CHECK(size >= 1, "a communicator group needs at least one rank, got {}", size);
+  NS_CHECK(size >= 1 && size <= kMaxRanks, "a communicator group has 1 to {} ranks, got {}", kMaxRanks, size);
   NS_CHECK(static_cast<int>(deviceNames.size()) == size, "a group of {} ranks needs {} device names, got {}", size,
            size, deviceNames.size());
   NS_CHECK(timeoutSeconds > 0, "the collective timeout must be > 0 s, got {}", timeoutSeconds);

@@ -37,8 +37,8 @@ class Communicator {
   // The device id of a rank ("cpu:1"), as used in error messages.
   virtual const std::string& deviceName(int rank) const = 0;
 
-  // In place: data[i] = sum over ranks r = 0, 1, ..., N-1 (in that order) of rank r's data[i].
-  // The result is bitwise identical on every rank and independent of timing.
+  // In place: data[i] = sum over ranks of rank r's data[i], added in the fixed tree order of
+  // Note [Reduction tree]. The result is bitwise identical on every rank and independent of timing.
   virtual void allReduceSum(float* data, int64_t count) = 0;
   // In place: every rank's data becomes root's data.
   virtual void broadcast(float* data, int64_t count, int root) = 0;
@@ -53,8 +53,8 @@ class Communicator {
 // Note [In-process all-reduce]
 // N worker threads share memory, so the all-reduce works on the ranks' buffers directly:
 //   1. each rank publishes (buffer, count, kind) in its slot; round A (a barrier);
-//   2. rank r owns chunk r: it sums chunk r of all N buffers in the fixed rank order 0..N-1 and
-//      writes the sums into chunk r of every buffer; round B.
+//   2. rank r owns chunk r: it sums chunk r of all N buffers in the fixed order of Note
+//      [Reduction tree] and writes the sums into chunk r of every buffer; round B.
 // Step 2 is a reduce-scatter and an all-gather fused block by block (the owner pushes each block
 // of sums, still in L1, to every rank, instead of every rank pulling the chunk after another
 // round): every element of every buffer is read once and written once, by its chunk's owner.
@@ -78,6 +78,15 @@ class Communicator {
 // that left early could free or reuse its buffer while another still uses it); between A and B
 // a rank runs only bounded code that cannot throw, so B always completes. Waiting spins briefly
 // (the partner is usually microseconds away), then sleeps on a condition variable.
+
+// Note [Reduction tree]
+// Ranks [lo, hi) are summed as tree(lo, mid) + tree(mid, hi), where mid = lo + the largest power
+// of two below hi - lo: 2 ranks give x0 + x1, 3 give (x0 + x1) + x2, 4 give (x0 + x1) + (x2 + x3),
+// 6 give ((x0 + x1) + (x2 + x3)) + (x4 + x5). The same rule orders the per-chunk sums inside a
+// worker in reproducible mode (Note [Reproducible training]): when every rank holds the same
+// power-of-two number of consecutive chunks, each rank's chunks form one subtree of the tree over
+// all chunks, and this tree over the ranks completes it, so the logical batch's gradient is
+// added in the same order whatever the number of devices.
 
 // Owns the state the ranks share. Create it once per run, hand communicator(r) to the thread of
 // rank r, and keep the group alive until every rank has returned from its last call.
