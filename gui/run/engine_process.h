@@ -1,0 +1,74 @@
+// EngineProcess: one `netsmith-cli` child (DESIGN.md §7). Its standard output is read as the
+// events stream, its standard error as log lines; pause/resume/stop are lines on its standard
+// input. The GUI thread never waits for it: everything arrives as signals.
+//
+// However the child ends — a `finished` event, a non-zero exit, a crash or a kill — exactly one
+// finished(RunOutcome) is emitted, and a crash is reported with its signal.
+#pragma once
+
+#include <QObject>
+#include <QProcess>
+#include <QStringList>
+
+#include "gui/run/event_stream_reader.h"
+
+namespace netsmith::gui {
+
+struct RunOutcome {
+  enum class Status { Completed, Stopped, Failed };
+  Status status = Status::Failed;
+  bool crashed = false;  // ended by a signal
+  int exitCode = 0;      // the exit status, or the signal number when crashed
+  QString message;       // why it failed, for people: "killed by signal 9 (SIGKILL)", the engine's message
+
+  QString statusText() const;  // "completed", "stopped", "failed"
+};
+
+// "SIGKILL" for 9, etc.; "signal N" for others.
+QString signalName(int signal);
+
+class EngineProcess : public QObject {
+  Q_OBJECT
+ public:
+  explicit EngineProcess(QObject* parent = nullptr);
+  // A child still running is killed: the GUI going away must not leave an orphan training.
+  ~EngineProcess() override;
+
+  void setProgram(const QString& program) { m_program = program; }
+  QString program() const { return m_program; }
+  // Starts the child; emits finished() with a failure if it cannot start. Refused while running.
+  bool start(const QStringList& arguments, const QString& workingDirectory = {});
+  bool isRunning() const;
+  qint64 processId() const;
+
+  void pause() { sendControl("pause"); }
+  void resume() { sendControl("resume"); }
+  // Asks the engine to stop within one iteration and write a checkpoint.
+  void stop() { sendControl("stop"); }
+  // Ends the child at once (SIGKILL).
+  void kill();
+
+ signals:
+  void eventReceived(const netsmith::gui::EngineEvent& event);
+  void logLine(const QString& line, netsmith::gui::LogKind kind);
+  void finished(const netsmith::gui::RunOutcome& outcome);
+
+ private:
+  void sendControl(const char* line);
+  void onFinished(int exitCode, QProcess::ExitStatus status);
+  void onErrorOccurred(QProcess::ProcessError error);
+  void onEvent(const EngineEvent& event);
+  void drainStderr(bool final);
+
+  QString m_program;
+  QProcess* m_process = nullptr;
+  EventStreamReader m_reader;
+  LineSplitter m_stderr;
+  std::optional<FinishedEvent> m_finishedEvent;
+  QString m_lastError;  // the last `error` event or stderr line, for a failure message
+  bool m_reported = false;
+};
+
+}  // namespace netsmith::gui
+
+Q_DECLARE_METATYPE(netsmith::gui::RunOutcome)
