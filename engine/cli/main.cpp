@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -44,6 +45,10 @@ const CommandSpec kTrain{
      {"--max-epoch", "N", "override config.max_epoch"},
      {"--train-samples", "N", "train on the first N training samples only (quick checks)"},
      {"--validation-samples", "N", "validate on the first N validation samples only"},
+     {"--devices", "LIST", "train on these devices (comma-separated, e.g. cpu:0,cpu:1) instead of parallel.devices"},
+     {"--dry-run", "", "print the training plan (devices, logical batch, learning rate, intervals, warnings)\n"
+                       "                            and exit without training"},
+     {"--json", "", "with --dry-run: print the plan as one JSON object"},
      {"--quiet", "", "no progress bar; only errors and a last line: status, parameters_sha256, run folder"}},
     0,
     1};
@@ -103,7 +108,7 @@ int runTrain(const ParsedArgs& args) {
   if (args.has("--resume")) {
     if (!args.positional.empty()) throw UsageError{"give either a PROJECT or --resume RUN_FOLDER, not both"};
     options.resumeRun = args.value("--resume");
-    for (const char* o : {"--run-dir", "--max-epoch", "--train-samples", "--validation-samples"})
+    for (const char* o : {"--run-dir", "--max-epoch", "--train-samples", "--validation-samples", "--devices"})
       if (args.has(o)) throw UsageError{format("{} cannot change a resumed run; the run keeps its own settings", o)};
   } else {
     if (args.positional.empty()) throw UsageError{"'train' needs a PROJECT.nsproj (or --resume RUN_FOLDER)"};
@@ -113,6 +118,35 @@ int runTrain(const ParsedArgs& args) {
   if (auto n = args.positiveInteger("--max-epoch")) options.maxEpoch = *n;
   if (auto n = args.positiveInteger("--train-samples")) options.trainSamples = *n;
   if (auto n = args.positiveInteger("--validation-samples")) options.validationSamples = *n;
+  if (args.has("--devices")) {
+    try {
+      options.devices = parseDeviceList(args.value("--devices"));
+    } catch (const Error& e) {
+      throw UsageError{e.what()};
+    }
+  }
+  // Test-only: fault_injection.h.
+  if (const char* fault = std::getenv("NETSMITH_FAULT_INJECTION")) options.faultInjection = fault;
+
+  if (args.has("--json") && !args.has("--dry-run")) throw UsageError{"--json goes with --dry-run"};
+  if (args.has("--dry-run")) {
+    const bool json = args.has("--json");
+    try {
+      const TrainingPlan plan = planRun(options);
+      if (json) {
+        Json j = plan.toJson();
+        j["event"] = "plan";
+        std::printf("%s\n", j.dump().c_str());
+      } else {
+        std::printf("%s", plan.toText().c_str());
+      }
+      return kExitOk;
+    } catch (const Error& e) {
+      if (json) std::printf("%s\n", Json{{"event", "error"}, {"message", e.what()}}.dump().c_str());
+      std::fprintf(stderr, "netsmith-cli: error: %s\n", e.what());
+      return kExitFailed;
+    }
+  }
 
   EventBus bus;
   std::unique_ptr<JsonLinesSink> eventsOut;
@@ -153,6 +187,9 @@ int runTrain(const ParsedArgs& args) {
   options.control = &control;
   const TrainResult result = runTraining(options);
   std::fflush(stdout);
+  std::fflush(stderr);
+  // A hung worker thread cannot be joined; end the process without waiting for it.
+  if (result.abandonedWorkers > 0) std::_Exit(kExitFailed);
   if (result.status == "completed") return kExitOk;
   if (result.status == "stopped") return kExitStopped;
   return kExitFailed;

@@ -34,11 +34,23 @@ void ProgressBarSink::endBarLine() {
 void ProgressBarSink::publish(const Json& e) {
   const std::string kind = e.value("event", "");
   if (kind == "started") {
-    const Json& d = e["devices"][0];
-    std::fprintf(m_out, "Training '%s' on %s (%d threads): %lld samples, batch %lld, %lld iterations per epoch, %lld epochs\n",
-                 e.value("project", "").c_str(), d.value("id", "").c_str(), d.value("threads", 0),
-                 static_cast<long long>(e.value("train_samples", 0)), static_cast<long long>(e.value("logical_batch", 0)),
+    std::string devices;
+    int threads = 0;
+    for (const Json& d : e["devices"]) {
+      if (d.value("idle", false)) continue;
+      devices += (devices.empty() ? "" : ", ") + d.value("id", std::string());
+      threads = d.value("threads", 0);
+    }
+    const int64_t active = e.value("active_devices", int64_t{1});
+    std::fprintf(m_out, "Training '%s' on %s (%d thread%s%s): %lld samples, batch %lld, %lld iterations per epoch, %lld epochs\n",
+                 e.value("project", "").c_str(), devices.c_str(), threads, threads == 1 ? "" : "s",
+                 active > 1 ? " each" : "", static_cast<long long>(e.value("train_samples", 0)),
+                 static_cast<long long>(e.value("logical_batch", 0)),
                  static_cast<long long>(e.value("iterations_per_epoch", 0)), static_cast<long long>(e.value("max_epoch", 0)));
+    if (active > 1)
+      std::fprintf(m_out, "Data-parallel: logical batch %lld over %lld devices (lr_policy %s), learning rate %g\n",
+                   static_cast<long long>(e.value("logical_batch", 0)), static_cast<long long>(active),
+                   e.value("lr_policy", "").c_str(), e.value("effective_lr", 0.0));
     std::fprintf(m_out, "Run folder: %s\n", e.value("run", "").c_str());
     if (e.value("resumed", false))
       std::fprintf(m_out, "Resuming at epoch %lld, iteration %lld\n", static_cast<long long>(e.value("start_epoch", 0)),

@@ -16,6 +16,11 @@ class DeviceContext {
   virtual const std::string& id() const = 0;
   // Waits until all work queued on the device has finished.
   virtual void synchronize() = 0;
+  // Busy time of the device's execution resources so far, in resource-seconds; a worker's
+  // utilization over a window is Δ busySeconds / (Δ wall seconds × parallelism()). A CPU worker
+  // counts the CPU time of its threads. Call on the worker's thread.
+  virtual double busySeconds() const = 0;
+  virtual int parallelism() const = 0;
 };
 
 }  // namespace netsmith

@@ -31,6 +31,7 @@ class Tensor {
   int64_t dim(size_t axis) const { return m_shape[axis]; }
   size_t rank() const { return m_shape.size(); }
   int64_t size() const { return m_size; }
+  int64_t capacity() const { return m_capacity; }  // floats allocated
   bool empty() const { return m_size == 0; }
   float* data() { return m_data.get(); }
   const float* data() const { return m_data.get(); }

@@ -137,7 +137,7 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
   return m_nodes[m_graph.lossNode]->output;
 }
 
-void Network::backward(float weight) {
+void Network::backward(float weight, const std::function<void(int node)>& onNodeDone) {
   NS_CHECK(m_lastForwardTraining, "backward() needs a training forward pass first");
   for (auto& rt : m_nodes) rt->gradWritten = false;
   NodeRuntime& lossRt = *m_nodes[m_graph.lossNode];
@@ -151,7 +151,12 @@ void Network::backward(float weight) {
     NodeRuntime& rt = *m_nodes[i];
     if (node.schema->isInput || !m_needsGrad[i]) continue;
     const Tensor* outGrad = i == m_graph.lossNode ? &m_lossGrad : &rt.outputGrad;
-    if (i != m_graph.lossNode && !rt.gradWritten) continue;  // nothing downstream depends on it
+    if (i != m_graph.lossNode && !rt.gradWritten) {  // nothing downstream depends on it
+      for (Tensor* g : rt.gradPtrs)
+        if (g) g->zero();
+      if (onNodeDone) onNodeDone(i);
+      continue;
+    }
 
     // A producer's first contribution is written straight into its outputGrad; a later one
     // (fan-out, or the same producer on two ports) goes to scratch and is added after the call.
@@ -187,6 +192,7 @@ void Network::backward(float weight) {
     call.inputGrads = inputGrads;
     call.paramGrads = rt.gradPtrs;
     rt.kernel->backward(call);
+    if (onNodeDone) onNodeDone(i);
     for (size_t port = 0; port < node.inputs.size(); ++port) {
       const int p = node.inputs[port];
       if (!m_needsGrad[p]) continue;
@@ -201,6 +207,16 @@ void Network::backward(float weight) {
       m_nodes[p]->gradWritten = true;
     }
   }
+}
+
+int64_t Network::tensorBytes() const {
+  int64_t floats = m_target.capacity() + m_lossGrad.capacity() + m_scratch.capacity();
+  for (const auto& rt : m_nodes) {
+    floats += rt->output.capacity() + rt->outputGrad.capacity();
+    for (const Tensor& t : rt->params) floats += t.capacity();
+    for (const Tensor& t : rt->grads) floats += t.capacity();
+  }
+  return floats * static_cast<int64_t>(sizeof(float));
 }
 
 const Tensor& Network::prediction() const { return m_nodes[m_graph.loss().inputs.at(0)]->output; }

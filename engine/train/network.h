@@ -3,6 +3,7 @@
 // owns the device calls it.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,7 +37,9 @@ class Network {
   const Tensor& forward(const Tensor& x, const Tensor& labels, bool training, const RandomKey& random);
   // Gradients of sum_i(weight * loss_i) for the last forward: every trainable blob's grad is
   // overwritten. weight is 1 / logical batch, so summing over workers gives the batch mean.
-  void backward(float weight);
+  // onNodeDone(i), when given, is called as soon as node i's parameter gradients are final (in
+  // reverse graph order), so their all-reduce can start while backward goes on.
+  void backward(float weight, const std::function<void(int node)>& onNodeDone = {});
 
   // The network's output before the loss (N, prediction shape), after forward().
   const Tensor& prediction() const;
@@ -44,6 +47,8 @@ class Network {
   // parametersSha256()).
   std::vector<ParameterRef> parameters();
   const Graph& graph() const { return m_graph; }
+  // Bytes of the replica's tensors: parameters, gradients, activations and their gradients.
+  int64_t tensorBytes() const;
 
  private:
   struct NodeRuntime;

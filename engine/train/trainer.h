@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/train/events.h"
+#include "engine/train/parallel_plan.h"
 #include "engine/train/run_control.h"
 
 namespace netsmith {
@@ -19,6 +21,8 @@ struct TrainOptions {
   std::optional<int64_t> maxEpoch;  // overrides config.max_epoch
   int64_t trainSamples = 0;         // > 0: train on the first N samples only (quick checks)
   int64_t validationSamples = 0;    // > 0: validate on the first N samples only
+  std::vector<std::string> devices; // non-empty: overrides parallel.devices (netsmith-cli --devices)
+  std::string faultInjection;       // test-only: fault_injection.h
   EventBus* events = nullptr;       // the trainer adds the run's events.jsonl itself
   RunControl* control = nullptr;
 };
@@ -29,10 +33,15 @@ struct TrainResult {
   std::string runDir;
   std::string parametersSha256;
   std::optional<double> bestValidationError;
+  int abandonedWorkers = 0;  // workers that hung and were given up: the process should exit now
 };
 
 // Never throws for a problem of the project, data or run: those end as status "failed" with
 // an `error` event. Throws only when the run folder itself cannot be created.
 TrainResult runTraining(const TrainOptions& options);
+
+// The plan a training run with these options would follow (the project, its data and devices
+// are loaded and checked; nothing is trained or written). Throws Error on any problem.
+TrainingPlan planRun(const TrainOptions& options);
 
 }  // namespace netsmith

@@ -3,6 +3,7 @@
 #include <omp.h>
 #include <sched.h>
 
+#include <ctime>
 #include <thread>
 
 namespace netsmith {
@@ -23,6 +24,17 @@ const std::string& CpuDeviceContext::backend() const {
 }
 
 void CpuDeviceContext::bindToCurrentThread() const { omp_set_num_threads(m_threads); }
+
+double CpuDeviceContext::busySeconds() const {
+  double total = 0;
+#pragma omp parallel num_threads(m_threads) reduction(+ : total)
+  {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    total += static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
+  return total;
+}
 
 int availableCores() {
   cpu_set_t set;

@@ -17,6 +17,9 @@ class CpuDeviceContext final : public DeviceContext {
   const std::string& backend() const override;
   const std::string& id() const override { return m_id; }
   void synchronize() override { m_stream.wait(); }
+  // CPU seconds of the calling worker's OpenMP team (its threads persist between regions).
+  double busySeconds() const override;
+  int parallelism() const override { return m_threads; }
 
   // Must be called on the thread that runs this device's kernels, before the first kernel:
   // it sets that thread's OpenMP team size, which oneDNN and the hand-written loops use.

@@ -1,0 +1,282 @@
+#include "engine/train/parallel_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "engine/core/error.h"
+#include "engine/optim/lr_schedule.h"
+#include "engine/optim/optimizer.h"
+
+namespace netsmith {
+namespace {
+
+constexpr int64_t kMaxChunk = 32;
+// A BatchNormalization statistic over this many samples or fewer is noisy enough to say so.
+constexpr int64_t kFewBatchNormSamples = 16;
+
+bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+std::string deviceNoun(int64_t n) { return n == 1 ? "device" : "devices"; }
+
+// Splits `total` samples over the devices in proportion to their loads (largest remainder;
+// ties go to the earlier device), so the slices add up to `total` exactly.
+void apportion(std::vector<DevicePlan>& devices, int64_t total) {
+  double loadSum = 0;
+  for (const auto& d : devices) loadSum += d.load;
+  std::vector<std::pair<double, size_t>> remainders;
+  int64_t given = 0;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const double exact = static_cast<double>(total) * devices[i].load / loadSum;
+    devices[i].batch = static_cast<int64_t>(std::floor(exact));
+    given += devices[i].batch;
+    if (devices[i].load > 0) remainders.emplace_back(exact - std::floor(exact), i);
+  }
+  std::stable_sort(remainders.begin(), remainders.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t k = 0; given < total; ++k, ++given) devices[remainders[k % remainders.size()].second].batch += 1;
+  int64_t offset = 0;
+  for (auto& d : devices) {
+    d.offset = offset;
+    offset += d.batch;
+  }
+}
+
+// Note [Reproducible training] explains the choice: the chunk is the logical batch divided by
+// the smallest power of two >= 4 that leaves at most kMaxChunk samples, so that 1, 2 and 4
+// equal devices each hold a power-of-two number of whole chunks.
+int64_t primaryChunk(int64_t logicalBatch) {
+  for (int64_t parts = 4; parts <= logicalBatch; parts *= 2) {
+    if (logicalBatch % parts != 0) return 0;
+    if (logicalBatch / parts <= kMaxChunk) return logicalBatch / parts;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> parseDeviceList(const std::string& commaSeparated) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= commaSeparated.size()) {
+    const size_t comma = std::min(commaSeparated.find(',', start), commaSeparated.size());
+    const std::string id = commaSeparated.substr(start, comma - start);
+    const auto colon = id.find(':');
+    const bool wellFormed = colon != std::string::npos && (id.substr(0, colon) == "cpu" || id.substr(0, colon) == "cuda") &&
+                            colon + 1 < id.size() && colon + 6 >= id.size() &&
+                            std::all_of(id.begin() + static_cast<long>(colon) + 1, id.end(), ::isdigit);
+    NS_CHECK(wellFormed, "--devices: expected a comma-separated list such as cpu:0,cpu:1 or cuda:0,cuda:1, got \"{}\" in \"{}\"",
+             id, commaSeparated);
+    NS_CHECK(std::find(out.begin(), out.end(), id) == out.end(), "--devices: {} is listed twice", id);
+    out.push_back(id);
+    start = comma + 1;
+  }
+  return out;
+}
+
+TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t maxEpoch, int cores,
+                          bool hasBatchNormalization) {
+  const ParallelConfig& par = project.parallel;
+  TrainingPlan plan;
+  plan.lrPolicy = par.lrPolicy;
+  plan.batchSize = project.config.batchSize;
+  plan.trainSamples = trainSamples;
+  plan.maxEpoch = maxEpoch;
+  plan.deterministic = project.config.deterministic;
+  NS_CHECK(trainSamples >= 1, "the training set has no samples");
+
+  NS_CHECK(par.workerLoad.empty() || par.workerLoad.size() == par.devices.size(),
+           "parallel.worker_load: {} load(s) for {} devices ({}): give one load per device, or remove worker_load for "
+           "equal loads",
+           par.workerLoad.size(), par.devices.size(), [&] {
+             std::string s;
+             for (const auto& d : par.devices) s += (s.empty() ? "" : ",") + d;
+             return s;
+           }());
+  for (size_t i = 0; i < par.devices.size(); ++i) {
+    DevicePlan d;
+    d.id = par.devices[i];
+    NS_CHECK(d.id.rfind("cpu:", 0) == 0,
+             "parallel.devices[{}]: \"{}\" needs the CUDA backend, which this build does not have: use CPU workers "
+             "(\"cpu:0\", \"cpu:1\", ...)",
+             i, d.id);
+    d.load = par.workerLoad.empty() ? 1.0 : par.workerLoad[i];
+    plan.activeDevices += d.load > 0 ? 1 : 0;
+    if (d.load == 0)
+      plan.warnings.push_back(format("{} has worker_load 0: it stays idle and takes no part in training", d.id));
+    plan.devices.push_back(d);
+  }
+  NS_CHECK(plan.activeDevices >= 1, "parallel.worker_load: every load is 0: give at least one device a load > 0");
+  const int64_t n = plan.activeDevices;
+
+  bool equalLoads = true;
+  double firstLoad = 0;
+  for (const auto& d : plan.devices) {
+    if (d.load == 0) continue;
+    if (firstLoad == 0) firstLoad = d.load;
+    equalLoads = equalLoads && d.load == firstLoad;
+  }
+
+  if (par.lrPolicy == "keep_logical_batch") {
+    plan.logicalBatch = plan.batchSize;
+    if (equalLoads && plan.batchSize % n != 0) {
+      const int64_t below = plan.batchSize / n * n;
+      const int64_t above = below + n;
+      NS_THROW("config.batch_size: {} samples cannot be shared evenly by {} devices (parallel.lr_policy "
+               "keep_logical_batch gives each device batch_size / {}): choose {}{}",
+               plan.batchSize, n, n, below > 0 ? format("{} or ", below) : std::string(), above);
+    }
+  } else {
+    plan.logicalBatch = plan.batchSize * n;
+  }
+  if (plan.logicalBatch > trainSamples) {
+    plan.warnings.push_back(format(
+        "the logical batch ({} samples: batch_size {}{}) is larger than the {} training samples: each epoch is one "
+        "iteration of {} samples; choose a batch_size of at most {}",
+        plan.logicalBatch, plan.batchSize, par.lrPolicy == "keep_logical_batch" ? "" : format(" × {} {}", n, deviceNoun(n)),
+        trainSamples, trainSamples, par.lrPolicy == "keep_logical_batch" ? trainSamples : std::max<int64_t>(trainSamples / n, 1)));
+    plan.logicalBatch = trainSamples;
+  }
+  NS_CHECK(plan.logicalBatch >= n,
+           "the logical batch of {} samples is smaller than the {} devices: every device needs at least one sample; "
+           "raise config.batch_size or use fewer devices",
+           plan.logicalBatch, n);
+  apportion(plan.devices, plan.logicalBatch);
+  for (size_t i = 0; i < plan.devices.size(); ++i) {
+    const DevicePlan& d = plan.devices[i];
+    NS_CHECK(d.load == 0 || d.batch > 0,
+             "parallel.worker_load[{}]: a load of {} gives {} no sample of the logical batch of {}: raise its load or "
+             "set it to 0",
+             i, d.load, d.id, plan.logicalBatch);
+  }
+  plan.iterationsPerEpoch = trainSamples / plan.logicalBatch;
+
+  // Learning rate and its update interval.
+  const auto optimizer = Optimizer::create(project.optimizer);
+  plan.baseLr = optimizer->baseLearningRate();
+  plan.lrScale = par.lrPolicy == "scale_lr" ? static_cast<double>(n) : 1.0;
+  plan.effectiveLr = plan.baseLr * plan.lrScale;
+  plan.optimizer = project.optimizer;
+  const double batchGrowth = static_cast<double>(plan.logicalBatch) / static_cast<double>(plan.batchSize);
+  plan.lrUpdateInterval = project.optimizer.lrUpdateInterval;
+  if (project.optimizer.lrMultiplier < 1 && batchGrowth > 1) {
+    plan.lrUpdateInterval =
+        std::max<int64_t>(1, std::llround(static_cast<double>(project.optimizer.lrUpdateInterval) / batchGrowth));
+    if (static_cast<double>(project.optimizer.lrUpdateInterval) < batchGrowth)
+      plan.warnings.push_back(format(
+          "optimizer.lr_update_interval: {} iteration(s) is less than the {} {}: the learning rate is multiplied by {} "
+          "every iteration, i.e. every {} samples instead of every {} as on one device",
+          project.optimizer.lrUpdateInterval, n, deviceNoun(n), project.optimizer.lrMultiplier, plan.logicalBatch,
+          project.optimizer.lrUpdateInterval * plan.batchSize));
+  }
+  plan.optimizer.lrUpdateInterval = plan.lrUpdateInterval;
+  const LearningRateSchedule schedule(plan.optimizer, plan.effectiveLr, plan.iterationsPerEpoch, std::max<int64_t>(maxEpoch, 1));
+  plan.warmupIterations = schedule.warmupIterations();
+
+  // CPU threads: the workers share the cores (Note [CPU threads per worker]).
+  // Reproducible mode fixes the count whatever the number of devices: Note [Reproducible training].
+  const int threads = par.threadsPerDevice > 0 ? par.threadsPerDevice
+                      : plan.deterministic     ? 1
+                                               : std::max(1, cores / static_cast<int>(n));
+  for (auto& d : plan.devices) d.threads = d.batch > 0 ? threads : 0;
+  if (n * threads > cores)
+    plan.warnings.push_back(format("{} CPU workers × {} thread(s) need {} cores but this machine has {}: the workers "
+                                   "share cores and slow each other down",
+                                   n, threads, n * threads, cores));
+
+  // Reproducible mode: Note [Reproducible training].
+  if (plan.deterministic) {
+    int64_t common = 0;
+    int64_t firstBatch = 0;
+    bool sameBatches = true;
+    for (const auto& d : plan.devices) {
+      if (d.batch == 0) continue;
+      common = std::gcd(common, d.batch);
+      if (firstBatch == 0) firstBatch = d.batch;
+      sameBatches = sameBatches && d.batch == firstBatch;
+    }
+    plan.chunk = primaryChunk(plan.logicalBatch);
+    plan.identicalAcrossDeviceCounts = plan.chunk > 0 && sameBatches && common % plan.chunk == 0 && isPowerOfTwo(common / plan.chunk);
+    if (!plan.identicalAcrossDeviceCounts) {
+      plan.chunk = 1;
+      for (int64_t c = kMaxChunk; c > 1; --c)
+        if (common % c == 0) {
+          plan.chunk = c;
+          break;
+        }
+      plan.warnings.push_back(format(
+          "config.deterministic: this run repeats bit for bit on these devices, but another number of devices gives "
+          "other weights: for the same weights on 1, 2 and 4 devices use parallel.lr_policy keep_logical_batch, equal "
+          "loads and a batch_size that is a power of two times at most {} (such as 64, 128 or 256)",
+          kMaxChunk));
+    }
+  }
+
+  if (hasBatchNormalization) {
+    int64_t smallest = plan.logicalBatch;
+    for (const auto& d : plan.devices)
+      if (d.batch > 0) smallest = std::min(smallest, d.batch);
+    if (plan.deterministic) smallest = std::min(smallest, plan.chunk);
+    if (smallest <= kFewBatchNormSamples && n > 1)
+      plan.warnings.push_back(format(
+          "BatchNormalization computes its statistics over {} samples per device{}: so few make them noisy; raise "
+          "config.batch_size or use fewer devices",
+          smallest, plan.deterministic ? " (per chunk, in reproducible mode)" : ""));
+  }
+  return plan;
+}
+
+Json TrainingPlan::toJson() const {
+  Json devs = Json::array();
+  for (const auto& d : devices)
+    devs.push_back({{"id", d.id}, {"load", d.load}, {"batch", d.batch}, {"threads", d.threads}, {"idle", d.batch == 0}});
+  Json j = {{"devices", devs},
+            {"active_devices", activeDevices},
+            {"lr_policy", lrPolicy},
+            {"batch_size", batchSize},
+            {"logical_batch", logicalBatch},
+            {"train_samples", trainSamples},
+            {"iterations_per_epoch", iterationsPerEpoch},
+            {"max_epoch", maxEpoch},
+            {"base_lr", baseLr},
+            {"effective_lr", effectiveLr},
+            {"lr_scale", lrScale},
+            {"lr_update_interval", lrUpdateInterval},
+            {"warmup_iterations", warmupIterations},
+            {"deterministic", deterministic},
+            {"warnings", warnings}};
+  if (deterministic) {
+    j["chunk"] = chunk;
+    j["identical_across_device_counts"] = identicalAcrossDeviceCounts;
+  }
+  return j;
+}
+
+std::string TrainingPlan::toText() const {
+  std::string s;
+  std::string devs;
+  for (const auto& d : devices) {
+    devs += devs.empty() ? "" : ", ";
+    devs += d.batch == 0 ? format("{} (idle)", d.id)
+                         : format("{} ({} samples, {} thread{})", d.id, d.batch, d.threads, d.threads == 1 ? "" : "s");
+  }
+  s += format("Devices:              {}\n", devs);
+  if (lrPolicy == "keep_logical_batch")
+    s += format("Logical batch:        {} (batch_size {}, shared by {} {}: lr_policy keep_logical_batch)\n", logicalBatch,
+                batchSize, activeDevices, deviceNoun(activeDevices));
+  else
+    s += format("Logical batch:        {} (batch_size {} × {} {}: lr_policy {})\n", logicalBatch, batchSize,
+                activeDevices, deviceNoun(activeDevices), lrPolicy);
+  s += format("Iterations per epoch: {} ({} samples), {} epochs\n", iterationsPerEpoch, trainSamples, maxEpoch);
+  s += lrScale != 1 ? format("Learning rate:        {} ({} × {})\n", effectiveLr, baseLr, lrScale)
+                    : format("Learning rate:        {}\n", effectiveLr);
+  s += format("Update interval:      every {} iteration(s)\n", lrUpdateInterval);
+  if (warmupIterations > 0) s += format("Warm-up:              {} iterations\n", warmupIterations);
+  if (deterministic)
+    s += format("Reproducible:         chunks of {} samples; {}\n", chunk,
+                identicalAcrossDeviceCounts ? "the same weights on 1, 2 or 4 devices"
+                                            : "repeatable on these devices only");
+  for (const auto& w : warnings) s += "Warning: " + w + "\n";
+  return s;
+}
+
+}  // namespace netsmith

@@ -1,0 +1,62 @@
+// TrainingPlan: how a project trains on its devices, worked out before training starts — the
+// multi-device rules of DESIGN.md §6 applied to the project, the device list and the dataset.
+// The trainer follows it, the `started` event carries it, and `netsmith-cli train --dry-run`
+// prints it, so what the user reads is what runs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/project/project.h"
+
+namespace netsmith {
+
+struct DevicePlan {
+  std::string id;    // "cpu:1"
+  double load = 1;   // parallel.worker_load, as given (1 when absent)
+  int64_t batch = 0; // samples of each logical batch this device trains on; 0: idle
+  int64_t offset = 0;  // where its slice starts inside the logical batch
+  int threads = 1;     // OpenMP threads of a CPU worker
+};
+
+struct TrainingPlan {
+  std::vector<DevicePlan> devices;   // every listed device, idle ones included, in the given order
+  int activeDevices = 0;             // devices with batch > 0: the workers that run
+  std::string lrPolicy;
+  int64_t batchSize = 0;             // config.batch_size as written (per device)
+  int64_t logicalBatch = 0;          // samples per iteration over all devices
+  int64_t trainSamples = 0;
+  int64_t iterationsPerEpoch = 0;
+  int64_t maxEpoch = 0;
+  double baseLr = 0;                 // the solver's lr (alpha for Adam/AdamW) as configured
+  double effectiveLr = 0;            // after lr_policy
+  double lrScale = 1;                // effectiveLr / baseLr
+  int64_t lrUpdateInterval = 1;      // effective, in iterations
+  int64_t warmupIterations = 0;
+  bool deterministic = false;
+  int64_t chunk = 0;                 // reproducible mode: samples per forward/backward chunk
+  bool identicalAcrossDeviceCounts = false;  // reproducible mode: Note [Reproducible training]
+  std::vector<std::string> warnings;
+
+  // The optimizer section to train with: the effective lr and update interval filled in.
+  OptimizerConfig optimizer;
+
+  // The plan's keys, as the `started` event and `train --dry-run --json` write them.
+  Json toJson() const;
+  // Several lines for people (the dry run and the progress bar's header).
+  std::string toText() const;
+};
+
+// The devices a project trains on: --devices (a comma-separated list, when given) over
+// parallel.devices. Errors name the flag or JSON path.
+std::vector<std::string> parseDeviceList(const std::string& commaSeparated);
+
+// Applies the rules to `project` (whose parallel.devices are the devices to use) for a training
+// set of trainSamples samples on a machine with `cores` cores. Throws Error naming the JSON path
+// and what to choose when the rules cannot be met (keep_logical_batch with a batch size the
+// devices cannot share evenly, a device this build cannot train on, ...).
+TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t maxEpoch, int cores,
+                          bool hasBatchNormalization);
+
+}  // namespace netsmith

@@ -1,0 +1,191 @@
+#include "engine/train/replica.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "engine/core/error.h"
+
+namespace netsmith {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+double sumOf(const Tensor& t) {
+  double s = 0;
+  for (int64_t i = 0; i < t.size(); ++i) s += t[i];
+  return s;
+}
+
+}  // namespace
+
+Replica::Replica(const Graph& graph, const TrainingPlan& plan, const DevicePlan& slot, DeviceContext& device,
+                 Communicator& comm, uint64_t seed)
+    : m_graph(graph), m_plan(plan), m_slot(slot), m_device(device), m_comm(comm), m_seed(seed) {
+  m_network = std::make_unique<Network>(graph, device);
+  m_network->initializeParameters(seed);
+  m_optimizer = Optimizer::create(plan.optimizer);
+  m_optimizer->setBaseLearningRate(plan.effectiveLr);
+
+  // parameters() lists blobs in graph order, then blob order: walk the graph alongside it to
+  // know each blob's node.
+  const std::vector<ParameterRef> params = m_network->parameters();
+  std::vector<std::vector<const ParameterRef*>> byNode(graph.nodes.size());
+  size_t k = 0;
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    for (size_t b = 0; b < graph.nodes[i].blobs.size(); ++b) byNode[i].push_back(&params[k++]);
+  m_gradientsOfNode.resize(graph.nodes.size());
+  for (const ParameterRef& p : params) {
+    if (p.grad) m_slots.push_back({p.name, p.value, p.grad});
+    else m_runningStats.push_back(p.value);
+  }
+  // Backward finishes nodes in reverse graph order: Note [Bucket order].
+  for (int i = static_cast<int>(graph.nodes.size()) - 1; i >= 0; --i) {
+    for (const ParameterRef* p : byNode[static_cast<size_t>(i)]) {
+      if (!p->grad) continue;
+      m_gradientsOfNode[static_cast<size_t>(i)].push_back(static_cast<int>(m_gradients.size()));
+      m_gradients.push_back(p->grad);
+    }
+  }
+  int64_t statsSize = 0;
+  for (const Tensor* t : m_runningStats) statsSize += t->size();
+  m_statsBuffer.resize({statsSize});
+  if (comm.size() > 1 && !m_gradients.empty()) {
+    m_buckets = std::make_unique<GradientBuckets>(m_gradients);
+    m_reducer = std::make_unique<BucketReducer>(comm, *m_buckets);
+  }
+  if (plan.deterministic) {
+    int64_t gradSize = 0;
+    for (const Tensor* g : m_gradients) gradSize += g->size();
+    m_tree = std::make_unique<ChunkTree>(gradSize + statsSize);
+    m_treeSum.resize({gradSize + statsSize});
+    m_statsSnapshot.resize({statsSize});
+  }
+}
+
+Replica::~Replica() = default;
+
+void Replica::captureRunningStats(float* out, float scale) const {
+  for (const Tensor* t : m_runningStats) {
+    const float* v = t->data();
+    for (int64_t i = 0; i < t->size(); ++i) out[i] = v[i] * scale;
+    out += t->size();
+  }
+}
+
+void Replica::scatterRunningStats(const float* in) {
+  for (Tensor* t : m_runningStats) {
+    std::memcpy(t->data(), in, static_cast<size_t>(t->size()) * sizeof(float));
+    in += t->size();
+  }
+}
+
+void Replica::fastBackward(float weight) {
+  if (!m_reducer) {
+    m_network->backward(weight);
+    return;
+  }
+  m_network->backward(weight, [this](int node) {
+    for (int g : m_gradientsOfNode[static_cast<size_t>(node)]) m_reducer->gradientReady(g);
+  });
+}
+
+void Replica::reproducibleForwardBackward(const Dataset& train, std::span<const int64_t> slice, int64_t epoch,
+                                          float weight, double& lossSum) {
+  const int64_t chunk = m_plan.chunk;
+  const bool hasStats = m_statsBuffer.size() > 0;
+  if (hasStats) captureRunningStats(m_statsSnapshot.data(), 1.0f);
+  const float statsScale = static_cast<float>(chunk) * weight;
+  for (int64_t start = 0; start < static_cast<int64_t>(slice.size()); start += chunk) {
+    const std::span<const int64_t> ids = slice.subspan(static_cast<size_t>(start), static_cast<size_t>(chunk));
+    if (hasStats && start > 0) scatterRunningStats(m_statsSnapshot.data());
+    gatherBatch(train, ids, m_x, m_y);
+    lossSum += sumOf(m_network->forward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), ids.data()}));
+    m_network->backward(weight);
+    float* leaf = m_tree->next();
+    for (const Tensor* g : m_gradients) {
+      std::memcpy(leaf, g->data(), static_cast<size_t>(g->size()) * sizeof(float));
+      leaf += g->size();
+    }
+    captureRunningStats(leaf, statsScale);
+    m_tree->push();
+  }
+  // The worker's subtree, back into the gradients and the statistics buffer.
+  m_tree->finish(m_treeSum.data());
+  const float* in = m_treeSum.data();
+  for (Tensor* g : m_gradients) {
+    std::memcpy(g->data(), in, static_cast<size_t>(g->size()) * sizeof(float));
+    in += g->size();
+  }
+  std::memcpy(m_statsBuffer.data(), in, static_cast<size_t>(m_statsBuffer.size()) * sizeof(float));
+}
+
+StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> logicalBatch, int64_t epoch, double lr) {
+  StepFigures f;
+  const auto start = Clock::now();
+  const std::span<const int64_t> slice = logicalBatch.subspan(static_cast<size_t>(m_slot.offset), static_cast<size_t>(m_slot.batch));
+  const float weight = 1.0f / static_cast<float>(logicalBatch.size());
+  const bool hasStats = m_statsBuffer.size() > 0;
+  const bool shared = m_comm.size() > 1;
+
+  if (m_plan.deterministic) {
+    reproducibleForwardBackward(train, slice, epoch, weight, f.lossSum);
+    if (m_reducer)
+      for (int b = 0; b < m_buckets->bucketCount(); ++b) m_reducer->bucketReady(b);
+  } else {
+    gatherBatch(train, slice, m_x, m_y);
+    f.lossSum = sumOf(m_network->forward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), slice.data()}));
+    // The running statistics, weighted by this worker's share, so their sum is the mean.
+    if (hasStats && shared) captureRunningStats(m_statsBuffer.data(), static_cast<float>(slice.size()) * weight);
+    fastBackward(weight);
+  }
+  f.computeSeconds = secondsSince(start);
+
+  if (shared) {
+    const auto waitStart = Clock::now();
+    if (m_reducer) {
+      m_reducer->wait();
+      f.syncSeconds = m_reducer->lastIteration().commSeconds;
+    }
+    if (hasStats) {
+      const auto statsStart = Clock::now();
+      m_comm.allReduceSum(m_statsBuffer.data(), m_statsBuffer.size());
+      f.syncSeconds += secondsSince(statsStart);
+    }
+    f.waitSeconds = secondsSince(waitStart);
+  }
+  if (hasStats && (shared || m_plan.deterministic)) scatterRunningStats(m_statsBuffer.data());
+
+  const auto stepStart = Clock::now();
+  m_optimizer->step(m_slots, lr);
+  f.computeSeconds += secondsSince(stepStart);
+  return f;
+}
+
+std::vector<BatchCounts> Replica::evaluateBlocks(const Dataset& data, int64_t begin, int64_t end, int64_t block) {
+  std::vector<BatchCounts> out;
+  std::vector<int64_t> ids;
+  const OpSchema& loss = *m_graph.loss().schema;
+  for (int64_t start = begin; start < end; start += block) {
+    const int64_t n = std::min(block, end - start);
+    ids.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = start + i;
+    gatherBatch(data, ids, m_x, m_y);
+    const Tensor& perSample = m_network->forward(m_x, m_y, false, RandomKey{m_seed, 0, 0, ids.data()});
+    out.push_back(countBatch(loss, perSample, m_network->prediction(), m_y));
+  }
+  return out;
+}
+
+std::string Replica::fingerprint() { return parametersSha256(m_network->parameters()); }
+
+int64_t Replica::memoryBytes() const {
+  int64_t bytes = m_network->tensorBytes() + (m_statsBuffer.capacity() + m_statsSnapshot.capacity()) * 4;
+  for (const auto& [name, t] : m_optimizer->stateTensors()) bytes += t->size() * 4;
+  if (m_buckets)
+    for (int b = 0; b < m_buckets->bucketCount(); ++b) bytes += m_buckets->bucketSize(b) * 4;
+  return bytes;
+}
+
+}  // namespace netsmith

@@ -1,0 +1,119 @@
+// Replica: one worker's copy of the network and optimizer on its device, and the step that
+// trains it on the worker's slice of a logical batch: forward, backward with the gradients
+// all-reduced bucket by bucket as backward produces them, then the optimizer update every
+// replica makes alike (DESIGN.md §6 and §8). Only the worker's own thread calls it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/comm/communicator.h"
+#include "engine/comm/gradient_buckets.h"
+#include "engine/core/device_context.h"
+#include "engine/data/dataset.h"
+#include "engine/optim/optimizer.h"
+#include "engine/train/chunk_tree.h"
+#include "engine/train/metrics.h"
+#include "engine/train/network.h"
+#include "engine/train/parallel_plan.h"
+
+namespace netsmith {
+
+// Note [Reproducible training]
+// config.deterministic promises the same weights, bit for bit, on 1, 2 or 4 devices of one
+// backend for the same logical batch (lr_policy keep_logical_batch), and for a run resumed from
+// a checkpoint versus one never stopped (DESIGN.md §6). Floating-point sums depend on their
+// order, so every sum that reaches the weights is given an order that does not depend on how
+// the logical batch is split:
+//   - Chunks. The logical batch of L samples is cut into K = 2^k chunks of C samples (C = L/4,
+//     L/8, ... the first at most 32; TrainingPlan::chunk). Every forward and backward runs on one
+//     chunk, so a kernel sees the same C samples whatever the device count, and its internal
+//     sums are the same. Device d holds the consecutive chunks [d·K/N, (d+1)·K/N).
+//   - Tree order. Each chunk's gradient (already weighted by 1/L) is a leaf; the gradient of
+//     the logical batch is the sum over the K leaves in the tree of Note [Reduction tree]. A
+//     device sums its chunks with ChunkTree: its K/N chunks are a power-of-two block, i.e. one
+//     subtree; the all-reduce adds the devices' subtrees in the same tree order over ranks,
+//     which completes the very same tree. With 1 device ChunkTree builds the whole tree alone.
+//   - Random streams. Dropout's mask and the epoch's shuffle are pure functions of (seed, epoch,
+//     node, global sample index) (RandomKey, epochOrder), so a sample gets the same mask on any
+//     device and after a resume.
+//   - BatchNormalization statistics are computed per chunk (each forward is one chunk). The
+//     running statistics are restored before every chunk; each chunk's updated value, × C/L, is
+//     summed in the same tree as the gradients, so the new running value is the mean over the
+//     chunks' updates, whatever the split.
+//   - Threads. A multi-threaded kernel may split its sums by thread (oneDNN's weight gradients,
+//     OpenMP reductions), so the thread count is part of the order: reproducible mode gives
+//     every worker the same count whatever the number of devices, parallel.threads_per_device
+//     or else 1 (TrainingPlan). The optimizer is element-wise and needs nothing.
+// A resumed run restores parameters, running statistics and optimizer state exactly and sees
+// the same chunks, so it continues bit for bit. Costs: C-sample kernels are less efficient than
+// whole-slice ones, and the all-reduce waits for the whole backward (no overlap), so
+// reproducible mode is slower; the fast mode sums each device's slice in one backward.
+
+// What a worker measured during one step (seconds).
+struct StepFigures {
+  double lossSum = 0;     // sum of the per-sample losses of the worker's slice
+  double computeSeconds = 0;
+  double syncSeconds = 0;  // the communication thread's time in all-reduces
+  double waitSeconds = 0;  // blocked, waiting for the reduced gradients (slowest rank + unhidden sync)
+};
+
+class Replica {
+ public:
+  // Builds the network and optimizer on `device` (whose thread calls this) and initialises the
+  // parameters from the seed, so every replica starts bit for bit the same. comm is the
+  // worker's rank in the group of active workers.
+  Replica(const Graph& graph, const TrainingPlan& plan, const DevicePlan& slot, DeviceContext& device,
+          Communicator& comm, uint64_t seed);
+  ~Replica();
+
+  // One iteration: the worker's slice of logicalBatch (global sample indices into `train`),
+  // forward, backward, all-reduce, update with learning rate `lr`.
+  StepFigures trainStep(const Dataset& train, std::span<const int64_t> logicalBatch, int64_t epoch, double lr);
+
+  // Loss and error counts of samples [begin, end) of `data`, in eval mode, in blocks of
+  // `block` samples; one BatchCounts per block, so callers combine blocks in a fixed order.
+  std::vector<BatchCounts> evaluateBlocks(const Dataset& data, int64_t begin, int64_t end, int64_t block);
+
+  // SHA-256 of every blob (parameters and running statistics) of this replica.
+  std::string fingerprint();
+  // Bytes of the replica's tensors and optimizer state.
+  int64_t memoryBytes() const;
+
+  Network& network() { return *m_network; }
+  Optimizer& optimizer() { return *m_optimizer; }
+  DeviceContext& device() { return m_device; }
+
+ private:
+  void fastBackward(float weight);
+  void reproducibleForwardBackward(const Dataset& train, std::span<const int64_t> slice, int64_t epoch, float weight,
+                                   double& lossSum);
+  void reduceRunningStats();
+  void captureRunningStats(float* out, float scale) const;
+  void scatterRunningStats(const float* in);
+
+  const Graph& m_graph;
+  const TrainingPlan& m_plan;
+  DevicePlan m_slot;
+  DeviceContext& m_device;
+  Communicator& m_comm;
+  uint64_t m_seed;
+  std::unique_ptr<Network> m_network;
+  std::unique_ptr<Optimizer> m_optimizer;
+  std::vector<ParamSlot> m_slots;
+  std::vector<Tensor*> m_runningStats;     // non-trainable blobs (BatchNormalization's mean, var)
+  std::vector<Tensor*> m_gradients;        // in the order backward finishes them
+  std::vector<std::vector<int>> m_gradientsOfNode;
+  std::unique_ptr<GradientBuckets> m_buckets;
+  std::unique_ptr<BucketReducer> m_reducer;
+  Tensor m_statsBuffer;                    // running statistics, flat, for their all-reduce
+  Tensor m_statsSnapshot;                  // reproducible mode: the values before the step
+  std::unique_ptr<ChunkTree> m_tree;       // reproducible mode: gradients + running statistics
+  Tensor m_treeSum;
+  Tensor m_x, m_y;
+};
+
+}  // namespace netsmith
