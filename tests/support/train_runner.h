@@ -1,0 +1,92 @@
+// Trains in this process through runTraining() (as netsmith-cli does) on a modified copy of a
+// sample project, and records the events: for tests of the trainer's rules, threads and faults.
+#pragma once
+
+#include <QTemporaryDir>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/train/trainer.h"
+
+namespace netsmith::test {
+
+using Json = nlohmann::json;
+
+// A sample project (projects/<name>.nsproj) as JSON, to modify and save elsewhere; its dataset
+// paths use ${DATASETS}, so the copy reads the same data.
+inline Json sampleProject(const std::string& name) {
+  std::ifstream in(std::string(NETSMITH_SOURCE_DIR) + "/projects/" + name + ".nsproj");
+  return Json::parse(in);
+}
+
+inline std::string saveProject(const QTemporaryDir& dir, const std::string& name, const Json& project) {
+  const std::string path = dir.filePath(QString::fromStdString(name + ".nsproj")).toStdString();
+  std::ofstream(path) << project.dump(1);
+  return path;
+}
+
+// Collects every event; onEvent (optional) sees each one as it is published, on the
+// coordinating thread, and may use the run's RunControl.
+class RecordedEvents final : public EventSink {
+ public:
+  std::function<void(const Json&)> onEvent;
+  void publish(const Json& e) override {
+    {
+      std::lock_guard lock(m_mutex);
+      m_events.push_back(e);
+    }
+    if (onEvent) onEvent(e);
+  }
+  std::vector<Json> ofKind(const std::string& kind) const {
+    std::lock_guard lock(m_mutex);
+    std::vector<Json> out;
+    for (const auto& e : m_events)
+      if (e.value("event", "") == kind) out.push_back(e);
+    return out;
+  }
+  Json last(const std::string& kind) const {
+    const auto all = ofKind(kind);
+    return all.empty() ? Json() : all.back();
+  }
+  std::vector<std::string> warnings() const {
+    std::vector<std::string> out;
+    for (const auto& e : ofKind("warning")) out.push_back(e.value("message", ""));
+    return out;
+  }
+
+ private:
+  mutable std::mutex m_mutex;
+  std::vector<Json> m_events;
+};
+
+struct TrainedRun {
+  TrainResult result;
+  std::shared_ptr<RecordedEvents> events = std::make_shared<RecordedEvents>();
+};
+
+// Trains `projectPath` into a fresh run folder under `dir`. options' projectPath, runDir,
+// events are filled in here; the rest is the caller's.
+inline TrainedRun trainInProcess(const QTemporaryDir& dir, const std::string& projectPath, TrainOptions options,
+                                 const std::function<void(const Json&, RunControl&)>& onEvent = {}) {
+  static int runs = 0;
+  TrainedRun run;
+  RunControl control;
+  EventBus bus;
+  bus.add(run.events.get());
+  if (onEvent) run.events->onEvent = [&](const Json& e) { onEvent(e, control); };
+  options.projectPath = options.resumeRun.empty() ? projectPath : "";
+  if (options.resumeRun.empty())
+    options.runDir = dir.filePath(QString("run-%1").arg(++runs)).toStdString();
+  options.events = &bus;
+  options.control = &control;
+  run.result = runTraining(options);
+  run.events->onEvent = nullptr;
+  return run;
+}
+
+}  // namespace netsmith::test
