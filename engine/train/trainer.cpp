@@ -398,7 +398,7 @@ void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {
   const fs::path path = m_runDir / "checkpoints" / padded;
   writeCheckpoint(path.string(), data);
   m_bus.publish({{"event", "checkpoint"}, {"epoch", epoch}, {"iteration", iteration},
-                 {"path", fs::relative(path, m_runDir).string()}});
+                 {"global_iteration", m_globalIteration}, {"path", fs::relative(path, m_runDir).string()}});
 
   // Keep the newest few; names sort by position.
   std::vector<fs::path> all;
@@ -557,9 +557,14 @@ TrainResult TrainingRun::run() {
       auto epochStart = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_epochSeconds));
       for (; m_iteration < m_iterationsPerEpoch; ++m_iteration) {
         if (control.paused()) {
-          m_bus.publish({{"event", "paused"}, {"epoch", m_epoch + 1}, {"iteration", m_iteration}});
+          const Json position = {{"epoch", m_epoch + 1}, {"iteration", m_iteration}, {"global_iteration", m_globalIteration}};
+          Json paused = position;
+          paused["event"] = "paused";
+          m_bus.publish(paused);
           const bool stop = control.waitWhilePaused();
-          m_bus.publish({{"event", "resumed"}, {"epoch", m_epoch + 1}, {"iteration", m_iteration}});
+          Json resumed = position;
+          resumed["event"] = "resumed";
+          m_bus.publish(resumed);
           resetEventWindow();
           if (stop) break;
         }
