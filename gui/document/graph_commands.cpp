@@ -132,8 +132,8 @@ void DeleteCommand::undo() {
 // --- move --------------------------------------------------------------------------------------
 
 MoveNodesCommand::MoveNodesCommand(GraphDocument* doc, QHash<QString, QPair<QPointF, QPointF>> moves,
-                                   const QString& text)
-    : m_doc(doc), m_moves(std::move(moves)) {
+                                   const QString& text, bool mergeable)
+    : m_doc(doc), m_moves(std::move(moves)), m_mergeable(mergeable) {
   setText(!text.isEmpty()       ? text
           : m_moves.size() == 1 ? tr("Move %1").arg(m_moves.begin().key())
                                 : tr("Move %1 layers").arg(m_moves.size()));
@@ -149,7 +149,7 @@ void MoveNodesCommand::undo() {
 
 bool MoveNodesCommand::mergeWith(const QUndoCommand* other) {
   const auto* move = static_cast<const MoveNodesCommand*>(other);
-  if (move->m_doc != m_doc || move->m_moves.size() != m_moves.size()) return false;
+  if (!move->m_mergeable || move->m_doc != m_doc || move->m_moves.size() != m_moves.size()) return false;
   for (auto it = move->m_moves.cbegin(); it != move->m_moves.cend(); ++it)
     if (!m_moves.contains(it.key())) return false;
   for (auto it = move->m_moves.cbegin(); it != move->m_moves.cend(); ++it) m_moves[it.key()].second = it.value().second;

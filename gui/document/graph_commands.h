@@ -59,15 +59,18 @@ class MoveNodesCommand : public QUndoCommand {
  public:
   static constexpr int kId = 0x4e53'0001;
   // id -> (old position, new position)
-  MoveNodesCommand(GraphDocument* doc, QHash<QString, QPair<QPointF, QPointF>> moves, const QString& text = {});
+  // `mergeable` false: a step of its own (auto-arrange), never merged with a drag.
+  MoveNodesCommand(GraphDocument* doc, QHash<QString, QPair<QPointF, QPointF>> moves, const QString& text = {},
+                   bool mergeable = true);
   void redo() override;
   void undo() override;
-  int id() const override { return kId; }
+  int id() const override { return m_mergeable ? kId : -1; }
   bool mergeWith(const QUndoCommand* other) override;
 
  private:
   GraphDocument* m_doc;
   QHash<QString, QPair<QPointF, QPointF>> m_moves;
+  bool m_mergeable;
 };
 
 class AddLinkCommand : public QUndoCommand {

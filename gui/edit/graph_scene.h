@@ -1,0 +1,59 @@
+// GraphScene: the view of a GraphDocument. It mirrors the document's signals into items and
+// reports what the user does as intents (moved these blocks, wants this link, dropped this layer);
+// the EditPage turns intents into undo commands (STYLE.md, the diagramscene pattern).
+#pragma once
+
+#include <QGraphicsScene>
+#include <QHash>
+#include <QPair>
+
+#include "gui/document/graph_document.h"
+
+namespace netsmith::gui {
+
+class NodeItem;
+class LinkItem;
+
+class GraphScene : public QGraphicsScene {
+  Q_OBJECT
+ public:
+  explicit GraphScene(GraphDocument* doc, QObject* parent = nullptr);
+
+  NodeItem* nodeItem(const QString& id) const { return m_nodes.value(id); }
+  QList<LinkItem*> linkItems() const;
+  QStringList selectedNodeIds() const;
+  // Indices in the document of the selected links.
+  std::vector<int> selectedLinkIndices() const;
+  void selectNodes(const QStringList& ids);
+
+ signals:
+  // id -> (position before the drag, after)
+  void nodesMoved(const QHash<QString, QPair<QPointF, QPointF>>& moves);
+  void linkRequested(const QString& from, const QString& to);
+  void layerDropped(const QString& type, QPointF scenePos);
+
+ protected:
+  void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+  void mouseMoveEvent(QGraphicsSceneMouseEvent* event) override;
+  void mouseReleaseEvent(QGraphicsSceneMouseEvent* event) override;
+  void dragEnterEvent(QGraphicsSceneDragDropEvent* event) override;
+  void dragMoveEvent(QGraphicsSceneDragDropEvent* event) override;
+  void dropEvent(QGraphicsSceneDragDropEvent* event) override;
+
+ private:
+  void rebuild();
+  void rebuildLinks();
+  void addNodeItem(const QString& id);
+  void refreshNodes();
+  void updateLinksOf(const QString& id);
+  NodeItem* nodeAt(QPointF scenePos) const;
+
+  GraphDocument* m_doc;
+  QHash<QString, NodeItem*> m_nodes;
+  QList<LinkItem*> m_links;
+  QHash<QString, QPointF> m_dragStart;       // selected blocks' positions when a drag began
+  QString m_linkFrom;                        // a link being drawn from this block's output
+  QGraphicsLineItem* m_rubberLink = nullptr;
+};
+
+}  // namespace netsmith::gui
