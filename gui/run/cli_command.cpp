@@ -55,4 +55,11 @@ QProcess* runCliCommand(QObject* owner, const QStringList& arguments, std::funct
   return process;
 }
 
+void cancelCliCommand(QProcess* process) {
+  if (!process) return;
+  // Killing a QProcess in its destructor emits finished(); nobody must hear it.
+  process->disconnect();
+  delete process;
+}
+
 }  // namespace netsmith::gui

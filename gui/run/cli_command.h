@@ -26,4 +26,7 @@ struct CliResult {
 QProcess* runCliCommand(QObject* owner, const QStringList& arguments, std::function<void(const CliResult&)> done,
                         int timeoutMs = 30000);
 
+// Ends a command started by runCliCommand without calling its `done` (null is fine).
+void cancelCliCommand(QProcess* process);
+
 }  // namespace netsmith::gui

@@ -51,6 +51,8 @@ TrainingPlan readPlan(const Json& o) {
   plan.lrUpdateInterval = integer(o, "lr_update_interval");
   plan.warmupIterations = integer(o, "warmup_iterations");
   plan.deterministic = flag(o, "deterministic");
+  plan.trainSamples = integer(o, "train_samples");
+  plan.maxEpoch = integer(o, "max_epoch");
   for (const Json& w : array(o, "warnings"))
     if (w.is_string()) plan.warnings << QString::fromStdString(w.get<std::string>());
   return plan;

@@ -49,6 +49,8 @@ struct TrainingPlan {
   long long lrUpdateInterval = 0;
   long long warmupIterations = 0;
   bool deterministic = false;
+  long long trainSamples = 0;  // 0 when not given
+  long long maxEpoch = 0;
   QStringList warnings;
 };
 

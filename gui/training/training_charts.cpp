@@ -1,0 +1,325 @@
+#include "gui/training/training_charts.h"
+
+#include <qcustomplot.h>
+
+#include <QDir>
+#include <QFile>
+
+namespace netsmith::gui {
+
+namespace {
+const QColor kTrainColor(0x1f, 0x77, 0xb4), kValColor(0xd6, 0x27, 0x28), kErrorColor(0x2c, 0xa0, 0x2c);
+
+QColor deviceColor(int i) {
+  static const QColor palette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
+                                   QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
+                                   QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f)};
+  return palette[i % 8];
+}
+
+void styleLegend(QCustomPlot* plot) {
+  plot->legend->setVisible(true);
+  QFont f = plot->font();
+  f.setPointSizeF(f.pointSizeF() * 0.85);
+  plot->legend->setFont(f);
+  plot->legend->setBrush(QColor(255, 255, 255, 210));
+  plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+}
+
+// Keeps the newest points only: a run of many hours must not grow a plot without bound.
+void trim(QCPGraph* graph, int keep = 200000) {
+  const int n = graph->data()->size();
+  if (n > keep) graph->data()->removeBefore((graph->data()->begin() + (n - keep))->key);
+}
+}  // namespace
+
+TrainingCharts::TrainingCharts(QCustomPlot* curve, QCustomPlot* utilization, QCustomPlot* memory, QCustomPlot* timing,
+                               QObject* parent)
+    : QObject(parent), m_curve(curve), m_utilization(utilization), m_memory(memory), m_timing(timing) {
+  styleCurvePlot();
+
+  m_utilization->xAxis->setLabel(tr("elapsed (s)"));
+  m_utilization->yAxis->setLabel(tr("utilization (%)"));
+  m_utilization->yAxis->setRange(0, 105);
+  styleLegend(m_utilization);
+  m_memory->xAxis->setLabel(tr("elapsed (s)"));
+  m_memory->yAxis->setLabel(tr("memory (MB)"));
+  styleLegend(m_memory);
+
+  m_timing->xAxis->setLabel(tr("device"));
+  m_timing->yAxis->setLabel(tr("ms per iteration (mean)"));
+  m_computeBars = new QCPBars(m_timing->xAxis, m_timing->yAxis);
+  m_computeBars->setName(tr("compute"));
+  m_computeBars->setBrush(QColor(0x1f, 0x77, 0xb4, 200));
+  m_computeBars->setPen(Qt::NoPen);
+  m_syncBars = new QCPBars(m_timing->xAxis, m_timing->yAxis);
+  m_syncBars->setName(tr("sync (all-reduce)"));
+  m_syncBars->setBrush(QColor(0xff, 0x7f, 0x0e, 200));
+  m_syncBars->setPen(Qt::NoPen);
+  m_syncBars->moveAbove(m_computeBars);
+  m_waitBars = new QCPBars(m_timing->xAxis, m_timing->yAxis);
+  m_waitBars->setName(tr("wait"));
+  m_waitBars->setBrush(QColor(0x99, 0x99, 0x99, 180));
+  m_waitBars->setPen(Qt::NoPen);
+  m_waitBars->moveAbove(m_syncBars);
+  styleLegend(m_timing);
+
+  m_timer.setInterval(kReplotIntervalMs);
+  connect(&m_timer, &QTimer::timeout, this, &TrainingCharts::flush);
+  m_timer.start();
+}
+
+void TrainingCharts::styleCurvePlot() {
+  QCustomPlot* p = m_curve;
+  p->xAxis->setLabel(tr("epoch"));
+  p->yAxis->setLabel(tr("loss"));
+  p->yAxis2->setVisible(true);
+  p->yAxis2->setLabel(tr("validation error"));
+  p->yAxis2->setRange(0, 1);
+  m_iterLoss = p->addGraph(p->xAxis, p->yAxis);
+  m_iterLoss->setName(tr("training loss (iteration)"));
+  m_iterLoss->setPen(QPen(QColor(0x1f, 0x77, 0xb4, 70), 1));
+  m_smoothLoss = p->addGraph(p->xAxis, p->yAxis);
+  m_smoothLoss->setName(tr("training loss (smoothed)"));
+  m_smoothLoss->setPen(QPen(kTrainColor, 2));
+  m_epochTrain = p->addGraph(p->xAxis, p->yAxis);
+  m_epochTrain->setName(tr("training loss (epoch)"));
+  m_epochTrain->setPen(QPen(kTrainColor.darker(130), 1.5, Qt::DashLine));
+  m_epochTrain->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kTrainColor.darker(130), Qt::white, 7));
+  m_epochValLoss = p->addGraph(p->xAxis, p->yAxis);
+  m_epochValLoss->setName(tr("validation loss"));
+  m_epochValLoss->setPen(QPen(kValColor, 2));
+  m_epochValLoss->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, kValColor, Qt::white, 7));
+  m_epochValError = p->addGraph(p->xAxis, p->yAxis2);
+  m_epochValError->setName(tr("validation error (right axis)"));
+  m_epochValError->setPen(QPen(kErrorColor, 2));
+  m_epochValError->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, kErrorColor, kErrorColor, 8));
+  styleLegend(p);
+  p->xAxis->setRange(0, 1);
+  p->yAxis->setRange(0, 1);
+}
+
+void TrainingCharts::clear() {
+  for (QCPGraph* g : {m_iterLoss, m_smoothLoss, m_epochTrain, m_epochValLoss, m_epochValError}) g->data()->clear();
+  for (auto& d : m_devices) {
+    m_utilization->removeGraph(d.utilization);
+    m_memory->removeGraph(d.memory);
+  }
+  m_devices.clear();
+  m_timingIds.clear();
+  m_pendingIterX.clear();
+  m_pendingIterLoss.clear();
+  m_pendingSmooth.clear();
+  m_pendingEpochs.clear();
+  m_smoothed = kNoValue;
+  m_timingDirty = true;
+  m_dirty = true;
+  flush();
+}
+
+TrainingCharts::DeviceSeries& TrainingCharts::device(const QString& id) {
+  auto it = m_devices.find(id);
+  if (it != m_devices.end()) return *it;
+  DeviceSeries s;
+  const QColor color = deviceColor(m_devices.size());
+  s.utilization = m_utilization->addGraph();
+  s.utilization->setName(id);
+  s.utilization->setPen(QPen(color, 1.6));
+  s.memory = m_memory->addGraph();
+  s.memory->setName(id);
+  s.memory->setPen(QPen(color, 1.6));
+  m_timingIds << id;
+  return *m_devices.insert(id, s);
+}
+
+void TrainingCharts::addIteration(const IterationEvent& e, double elapsedS) {
+  if (hasValue(e.loss) && e.iterationsPerEpoch > 0) {
+    // x in epochs: epoch 1, iteration k of n ends at (k / n) + 0.
+    const double x = (e.epoch - 1) + double(e.iteration) / double(e.iterationsPerEpoch);
+    m_smoothed = hasValue(m_smoothed) ? 0.9 * m_smoothed + 0.1 * e.loss : e.loss;
+    m_pendingIterX << x;
+    m_pendingIterLoss << e.loss;
+    m_pendingSmooth << m_smoothed;
+  }
+  for (const DeviceSample& d : e.devices) {
+    DeviceSeries& s = device(d.id);
+    if (hasValue(d.utilization) || hasValue(d.memoryMb)) {
+      s.t << elapsedS;
+      s.util << (hasValue(d.utilization) ? 100.0 * d.utilization : qQNaN());
+      s.mem << (hasValue(d.memoryMb) ? d.memoryMb : qQNaN());
+    }
+    if (hasValue(d.computeMs)) {
+      s.computeSum += d.computeMs;
+      s.syncSum += hasValue(d.syncMs) ? d.syncMs : 0;
+      s.waitSum += hasValue(d.waitMs) ? d.waitMs : 0;
+      ++s.samples;
+      m_timingDirty = true;
+    }
+  }
+  m_dirty = true;
+}
+
+void TrainingCharts::addEpoch(const EpochEvent& e) {
+  m_pendingEpochs << e;
+  m_dirty = true;
+}
+
+void TrainingCharts::setLogScale(bool log) {
+  if (log) {
+    m_curve->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    m_curve->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+  } else {
+    m_curve->yAxis->setScaleType(QCPAxis::stLinear);
+    m_curve->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+  }
+  m_dirty = true;
+  flush();
+}
+
+void TrainingCharts::setOverlays(const QList<CurvePoints>& runs) {
+  for (QCPGraph* g : m_overlayGraphs) m_curve->removeGraph(g);
+  m_overlayGraphs.clear();
+  int i = 0;
+  for (const CurvePoints& run : runs) {
+    const QColor color = deviceColor(i++ + 3);
+    QCPGraph* train = m_curve->addGraph(m_curve->xAxis, m_curve->yAxis);
+    train->setName(tr("%1 training loss").arg(run.label));
+    train->setPen(QPen(color, 1.3, Qt::DotLine));
+    train->setData(run.epoch, run.trainLoss, true);
+    QCPGraph* err = m_curve->addGraph(m_curve->xAxis, m_curve->yAxis2);
+    err->setName(tr("%1 validation error").arg(run.label));
+    err->setPen(QPen(color, 1.3, Qt::DashDotLine));
+    err->setData(run.epoch, run.validationError, true);
+    m_overlayGraphs << train << err;
+  }
+  m_dirty = true;
+  flush();
+}
+
+void TrainingCharts::flush() {
+  if (!m_dirty && !m_timingDirty) return;
+  if (!m_pendingIterX.isEmpty()) {
+    m_iterLoss->addData(m_pendingIterX, m_pendingIterLoss, true);
+    m_smoothLoss->addData(m_pendingIterX, m_pendingSmooth, true);
+    trim(m_iterLoss);
+    trim(m_smoothLoss);
+    m_pendingIterX.clear();
+    m_pendingIterLoss.clear();
+    m_pendingSmooth.clear();
+  }
+  for (const EpochEvent& e : std::as_const(m_pendingEpochs)) {
+    const double x = e.epoch;
+    if (hasValue(e.trainLoss)) m_epochTrain->addData(x, e.trainLoss);
+    if (hasValue(e.validationLoss)) m_epochValLoss->addData(x, e.validationLoss);
+    if (hasValue(e.validationError)) m_epochValError->addData(x, e.validationError);
+  }
+  m_pendingEpochs.clear();
+  for (auto& s : m_devices) {
+    if (s.t.isEmpty()) continue;
+    s.utilization->addData(s.t, s.util, true);
+    s.memory->addData(s.t, s.mem, true);
+    trim(s.utilization, 20000);
+    trim(s.memory, 20000);
+    s.t.clear();
+    s.util.clear();
+    s.mem.clear();
+  }
+
+  // Axes: the curve from 0 to the furthest epoch seen, losses from their range.
+  bool found = false;
+  QCPRange lossRange;
+  for (int i = 0; i < m_curve->graphCount(); ++i) {
+    QCPGraph* g = m_curve->graph(i);
+    if (g->valueAxis() != m_curve->yAxis || g->data()->isEmpty()) continue;
+    bool ok = false;
+    const QCPRange r = g->getValueRange(ok, QCP::sdBoth);
+    if (!ok) continue;
+    lossRange = found ? QCPRange(std::min(lossRange.lower, r.lower), std::max(lossRange.upper, r.upper)) : r;
+    found = true;
+  }
+  if (found) {
+    if (m_curve->yAxis->scaleType() == QCPAxis::stLogarithmic)
+      m_curve->yAxis->setRange(std::max(lossRange.lower * 0.8, 1e-6), lossRange.upper * 1.25);
+    else
+      m_curve->yAxis->setRange(0, lossRange.upper * 1.08);
+  }
+  bool keysOk = false;
+  double maxKey = 1;
+  for (int i = 0; i < m_curve->graphCount(); ++i) {
+    const QCPRange k = m_curve->graph(i)->getKeyRange(keysOk);
+    if (keysOk) maxKey = std::max(maxKey, k.upper);
+  }
+  m_curve->xAxis->setRange(0, std::ceil(maxKey));
+  m_curve->replot(QCustomPlot::rpQueuedReplot);
+
+  for (QCustomPlot* p : {m_utilization, m_memory}) {
+    p->xAxis->rescale();
+    if (p == m_memory) {
+      p->yAxis->rescale();
+      const QCPRange r = p->yAxis->range();
+      p->yAxis->setRange(0, std::max(1.0, r.upper * 1.15));
+    }
+    p->replot(QCustomPlot::rpQueuedReplot);
+  }
+  if (m_timingDirty) updateTimingBars();
+  m_dirty = m_timingDirty = false;
+}
+
+void TrainingCharts::updateTimingBars() {
+  QVector<double> keys, compute, sync, wait;
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  double top = 0;
+  for (int i = 0; i < m_timingIds.size(); ++i) {
+    const DeviceSeries& s = m_devices[m_timingIds[i]];
+    const double n = std::max(1, s.samples);
+    keys << i + 1;
+    compute << s.computeSum / n;
+    sync << s.syncSum / n;
+    wait << s.waitSum / n;
+    top = std::max(top, (s.computeSum + s.syncSum + s.waitSum) / n);
+    ticker->addTick(i + 1, m_timingIds[i]);
+  }
+  m_computeBars->setData(keys, compute, true);
+  m_syncBars->setData(keys, sync, true);
+  m_waitBars->setData(keys, wait, true);
+  m_timing->xAxis->setTicker(ticker);
+  m_timing->xAxis->setRange(0.3, std::max<qsizetype>(1, m_timingIds.size()) + 0.7);
+  m_timing->yAxis->setRange(0, std::max(1.0, top * 1.3));
+  m_timing->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int TrainingCharts::iterationPoints() const { return m_iterLoss->data()->size(); }
+int TrainingCharts::epochPoints() const { return m_epochTrain->data()->size(); }
+int TrainingCharts::utilizationPoints() const {
+  int n = 0;
+  for (const auto& s : m_devices) n += s.utilization->data()->size();
+  return n;
+}
+
+CurvePoints readLearningCurve(const QString& runFolder) {
+  CurvePoints c;
+  c.label = QDir(runFolder).dirName();
+  QFile f(QDir(runFolder).filePath(QStringLiteral("learning_curve.csv")));
+  if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return c;
+  bool header = true;
+  while (!f.atEnd()) {
+    const QList<QByteArray> cells = f.readLine().trimmed().split(',');
+    if (header) {
+      header = false;
+      continue;
+    }
+    if (cells.size() < 4) continue;
+    auto number = [](const QByteArray& s) {
+      bool ok = false;
+      const double v = s.toDouble(&ok);
+      return ok ? v : qQNaN();
+    };
+    c.epoch << number(cells[0]);
+    c.trainLoss << number(cells[1]);
+    c.validationLoss << number(cells[2]);
+    c.validationError << number(cells[3]);
+  }
+  return c;
+}
+
+}  // namespace netsmith::gui

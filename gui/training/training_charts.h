@@ -1,0 +1,79 @@
+// The Training page's live charts (QCustomPlot). Events are appended to pending buffers as they
+// arrive; a 50 ms timer moves them into the plots and replots once, so a fast stream never floods
+// the GUI thread (STYLE.md, the QCustomPlot realtime pattern).
+#pragma once
+
+#include <QHash>
+#include <QObject>
+#include <QTimer>
+#include <QVector>
+
+#include "gui/run/engine_event.h"
+
+class QCustomPlot;
+class QCPGraph;
+class QCPBars;
+
+namespace netsmith::gui {
+
+// One past run's learning curve, for the overlay.
+struct CurvePoints {
+  QString label;
+  QVector<double> epoch, trainLoss, validationLoss, validationError;
+};
+
+class TrainingCharts : public QObject {
+  Q_OBJECT
+ public:
+  static constexpr int kReplotIntervalMs = 50;
+
+  // The plots are owned by the caller's widgets; this object fills them.
+  TrainingCharts(QCustomPlot* curve, QCustomPlot* utilization, QCustomPlot* memory, QCustomPlot* timing,
+                 QObject* parent = nullptr);
+
+  void clear();  // a new run starts
+  void addIteration(const IterationEvent& e, double elapsedS);
+  void addEpoch(const EpochEvent& e);
+  void setLogScale(bool log);
+  void setOverlays(const QList<CurvePoints>& runs);
+  // Moves pending points into the plots now (the timer calls it).
+  void flush();
+
+  // Points in the plots (after flush), for tests.
+  int iterationPoints() const;
+  int epochPoints() const;
+  int utilizationPoints() const;  // summed over devices
+  int timingDevices() const { return m_timingIds.size(); }
+
+ private:
+  struct DeviceSeries {
+    QCPGraph* utilization = nullptr;
+    QCPGraph* memory = nullptr;
+    QVector<double> t, util, mem;  // pending
+    double computeSum = 0, syncSum = 0, waitSum = 0;
+    int samples = 0;
+  };
+  DeviceSeries& device(const QString& id);
+  void styleCurvePlot();
+  void updateTimingBars();
+
+  QCustomPlot *m_curve, *m_utilization, *m_memory, *m_timing;
+  QCPGraph *m_iterLoss = nullptr, *m_smoothLoss = nullptr, *m_epochTrain = nullptr, *m_epochValLoss = nullptr,
+           *m_epochValError = nullptr;
+  QList<QCPGraph*> m_overlayGraphs;
+  QCPBars *m_computeBars = nullptr, *m_syncBars = nullptr, *m_waitBars = nullptr;
+  QHash<QString, DeviceSeries> m_devices;
+  QStringList m_timingIds;
+  QVector<double> m_pendingIterX, m_pendingIterLoss, m_pendingSmooth;
+  QList<EpochEvent> m_pendingEpochs;
+  double m_smoothed = kNoValue;
+  bool m_dirty = false;
+  bool m_timingDirty = false;
+  QTimer m_timer;
+};
+
+// Reads a run folder's learning_curve.csv (epoch,train_loss,validation_loss,validation_error,...);
+// empty curve when the file is missing or unreadable. Empty cells read as NaN (gaps).
+CurvePoints readLearningCurve(const QString& runFolder);
+
+}  // namespace netsmith::gui

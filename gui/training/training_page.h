@@ -1,0 +1,122 @@
+// TrainingPage: choose devices and the lr_policy, read the plan before starting (from
+// `netsmith-cli train --dry-run --json`), start / pause / resume / stop a run of the engine child
+// process, watch it in live charts, a status line and the engine log, and compare with past runs.
+//
+// A run trains a snapshot of the document as it is (unsaved edits included) in a new run folder;
+// the user's project file is not touched. An engine that fails, crashes or is killed leaves the
+// editor and the document as they were, and the run is shown as failed with the reason.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <memory>
+#include <QTimer>
+#include <QWidget>
+
+#include "gui/document/project_document.h"
+#include "gui/run/engine_process.h"
+#include "gui/training/run_history.h"
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+class QProcess;
+class QPushButton;
+
+namespace netsmith::gui {
+
+class DeviceTable;
+class TrainingCharts;
+
+class TrainingPage : public QWidget {
+  Q_OBJECT
+ public:
+  enum class State { Idle, Starting, Running, Paused, Stopping };
+
+  explicit TrainingPage(ProjectDocument* doc, QWidget* parent = nullptr);
+  ~TrainingPage() override;
+
+  // Extra arguments for `netsmith-cli train` (tests use --max-epoch 1 --train-samples 512 ...).
+  void setExtraArguments(const QStringList& args) { m_extraArguments = args; }
+
+  // The same as the buttons. start() returns false, with the reason in statusText(), when the
+  // network is not valid or a run is going.
+  bool start();
+  void pause();
+  void resume();
+  void stop();
+
+  State state() const { return m_state; }
+  bool isRunning() const { return m_state != State::Idle; }
+  EngineProcess* engine() { return &m_engine; }
+  TrainingCharts* charts() const { return m_charts; }
+  DeviceTable* deviceTable() const { return m_devices; }
+  QString statusText() const;
+  QString planText() const;
+  QString logText() const;
+  QString currentRunFolder() const { return m_runFolder; }
+  std::optional<RunOutcome> lastOutcome() const { return m_lastOutcome; }
+  QList<RunSummary> history() const { return m_history; }
+  int iterationEvents() const { return m_iterationEvents; }
+  int epochEvents() const { return m_epochEvents; }
+  bool sawFinishedEvent() const { return m_sawFinished; }
+
+  // Re-reads devices (`devices --json`) and the plan (`--dry-run`).
+  void refreshDevices();
+  void refreshPlan();
+  void refreshHistory();
+
+ signals:
+  void runningChanged(bool running);
+  void planUpdated();
+  void devicesUpdated();
+
+ protected:
+  void showEvent(QShowEvent* event) override;
+
+ private:
+  void onEvent(const EngineEvent& event);
+  void onFinished(const RunOutcome& outcome);
+  void onLog(const QString& line, LogKind kind);
+  void setState(State state);
+  void applyDeviceEdit();
+  void applyPolicyEdit();
+  void showProjectSettings();
+  void showPlan(const TrainingPlan& plan);
+  void setStatus(const QString& text, bool error = false);
+  void updateOverlays();
+  QString runsRoot() const;
+
+  ProjectDocument* m_doc;
+  EngineProcess m_engine;
+  State m_state = State::Idle;
+  QStringList m_extraArguments;
+  QString m_runFolder;
+  std::optional<RunOutcome> m_lastOutcome;
+  QList<RunSummary> m_history;
+  int m_iterationEvents = 0, m_epochEvents = 0;
+  bool m_sawFinished = false;
+  long long m_maxEpoch = 0;
+  QElapsedTimer m_elapsed;
+  QTimer m_planDebounce;
+  QProcess* m_planQuery = nullptr;
+  QProcess* m_devicesQuery = nullptr;
+  std::unique_ptr<QTemporaryDir> m_planDir;
+
+  DeviceTable* m_devices;
+  QComboBox* m_policy;
+  QLabel* m_gpuNote;
+  QLabel* m_plan;
+  QPushButton *m_start, *m_pause, *m_stop;
+  QListWidget* m_historyList;
+  QLabel* m_status;
+  QCheckBox* m_logScale;
+  QPlainTextEdit* m_log;
+  QCustomPlot *m_curvePlot, *m_utilPlot, *m_memPlot, *m_timingPlot;
+  TrainingCharts* m_charts;
+};
+
+}  // namespace netsmith::gui
