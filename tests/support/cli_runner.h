@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "support/event_filter.h"
+
 namespace netsmith::test {
 
 using Json = nlohmann::json;
@@ -21,16 +23,8 @@ struct CliRun {
   QByteArray stdoutText;
   QByteArray stderrText;
 
-  std::vector<Json> ofKind(const std::string& kind) const {
-    std::vector<Json> out;
-    for (const auto& e : events)
-      if (e.value("event", "") == kind) out.push_back(e);
-    return out;
-  }
-  Json last(const std::string& kind) const {
-    const auto all = ofKind(kind);
-    return all.empty() ? Json() : all.back();
-  }
+  std::vector<Json> ofKind(const std::string& kind) const { return eventsOfKind(events, kind); }
+  Json last(const std::string& kind) const { return lastEventOfKind(events, kind); }
 };
 
 inline QString cliPath() { return QStringLiteral(NETSMITH_CLI); }

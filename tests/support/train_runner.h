@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/train/trainer.h"
+#include "support/event_filter.h"
 
 namespace netsmith::test {
 
@@ -44,14 +45,11 @@ class RecordedEvents final : public EventSink {
   }
   std::vector<Json> ofKind(const std::string& kind) const {
     std::lock_guard lock(m_mutex);
-    std::vector<Json> out;
-    for (const auto& e : m_events)
-      if (e.value("event", "") == kind) out.push_back(e);
-    return out;
+    return eventsOfKind(m_events, kind);
   }
   Json last(const std::string& kind) const {
-    const auto all = ofKind(kind);
-    return all.empty() ? Json() : all.back();
+    std::lock_guard lock(m_mutex);
+    return lastEventOfKind(m_events, kind);
   }
   std::vector<std::string> warnings() const {
     std::vector<std::string> out;
