@@ -1,13 +1,120 @@
 #include "gui/app/application.h"
 
 #include <QApplication>
-#include <QMainWindow>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QTimer>
+
+#include "gui/app/main_window.h"
+#include "gui/training/training_charts.h"
+#include "gui/training/training_page.h"
 
 namespace netsmith::gui {
 
+namespace {
+
+// Hidden options for documentation screenshots: `--screenshot PAGE=FILE.png` (repeatable) grabs
+// the window showing PAGE once the project is loaded; with `--screenshot-train "ARGS"` a training
+// run with those extra engine arguments is made first and the grabs happen when it ends (or, for
+// PAGE names ending in "@running", while it runs).
+struct ScreenshotPlan {
+  QList<QPair<QString, QString>> shots;  // page, file
+  QString trainArguments;
+  bool any() const { return !shots.isEmpty(); }
+};
+
+void grab(MainWindow& window, const QString& page, const QString& file) {
+  window.showPage(page);
+  // Two event-loop turns so the page lays out and charts replot before the grab.
+  QApplication::processEvents();
+  QApplication::processEvents();
+  window.grab().save(file);
+}
+
+void runScreenshots(MainWindow& window, const ScreenshotPlan& plan) {
+  auto finishShots = [&window, plan](bool running) {
+    for (const auto& [page, file] : plan.shots) {
+      const bool atRunTime = page.endsWith(QLatin1String("@running"));
+      if (atRunTime != running) continue;
+      grab(window, atRunTime ? page.chopped(8) : page, file);
+    }
+  };
+  if (plan.trainArguments.isEmpty()) {
+    QTimer::singleShot(2500, &window, [finishShots] {
+      finishShots(false);
+      QApplication::quit();
+    });
+    return;
+  }
+  TrainingPage* training = window.trainingPage();
+  training->setExtraArguments(QProcess::splitCommand(plan.trainArguments));
+  QObject::connect(training->engine(), &EngineProcess::eventReceived, &window, [training, finishShots](const EngineEvent& e) {
+    // One grab while running, after the second epoch event (charts have lines by then).
+    static bool done = false;
+    if (!done && std::holds_alternative<EpochEvent>(e) && training->epochEvents() >= 2) {
+      done = true;
+      training->charts()->flush();
+      finishShots(true);
+    }
+  });
+  QObject::connect(training, &TrainingPage::runningChanged, &window, [finishShots](bool running) {
+    if (running) return;
+    QTimer::singleShot(500, [finishShots] {
+      finishShots(false);
+      QApplication::quit();
+    });
+  });
+  QTimer::singleShot(2500, &window, [&window, training] {
+    window.showPage(QStringLiteral("training"));
+    if (!training->start()) QApplication::quit();
+  });
+}
+
+}  // namespace
+
 int runApplication(QApplication& app) {
-  QMainWindow window;
+  QApplication::setApplicationName(QStringLiteral("Netsmith"));
+  QApplication::setOrganizationName(QStringLiteral("Netsmith"));
+  QApplication::setApplicationVersion(QStringLiteral(NETSMITH_VERSION));
+  QApplication::setApplicationDisplayName(QStringLiteral("Netsmith"));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("Netsmith: draw a neural network, train it, watch it learn."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("a .nsproj project to open"));
+  QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("PAGE=FILE.png"), QStringLiteral("shot"));
+  screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
+  QCommandLineOption screenshotTrain(QStringLiteral("screenshot-train"), QStringLiteral("engine arguments"), QStringLiteral("args"));
+  screenshotTrain.setFlags(QCommandLineOption::HiddenFromHelp);
+  QCommandLineOption size(QStringLiteral("window-size"), QStringLiteral("WxH"), QStringLiteral("size"));
+  size.setFlags(QCommandLineOption::HiddenFromHelp);
+  parser.addOption(screenshot);
+  parser.addOption(screenshotTrain);
+  parser.addOption(size);
+  parser.process(app);
+
+  MainWindow window;
+  if (parser.isSet(size)) {
+    const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+    if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+  }
   window.show();
+
+  ScreenshotPlan plan;
+  for (const QString& s : parser.values(screenshot)) {
+    const QString page = s.section(QLatin1Char('='), 0, 0), file = s.section(QLatin1Char('='), 1);
+    if (!page.isEmpty() && !file.isEmpty()) plan.shots << qMakePair(page, QFileInfo(file).absoluteFilePath());
+  }
+  plan.trainArguments = parser.value(screenshotTrain);
+
+  const QStringList args = parser.positionalArguments();
+  bool opened = false;
+  if (!plan.any()) opened = window.offerRecovery();
+  if (!opened && !args.isEmpty()) opened = window.openProject(args.first());
+  if (!opened) window.document()->newProject();
+  if (plan.any()) runScreenshots(window, plan);
   return app.exec();
 }
 

@@ -59,6 +59,10 @@ void cancelCliCommand(QProcess* process) {
   if (!process) return;
   // Killing a QProcess in its destructor emits finished(); nobody must hear it.
   process->disconnect();
+  if (process->state() != QProcess::NotRunning) {
+    process->kill();
+    process->waitForFinished(1000);
+  }
   delete process;
 }
 

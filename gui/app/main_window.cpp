@@ -1,0 +1,255 @@
+#include "gui/app/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+
+#include "engine/core/error.h"
+#include "gui/config/config_page.h"
+#include "gui/dataset/dataset_page.h"
+#include "gui/edit/edit_page.h"
+#include "gui/evaluation/evaluation_page.h"
+#include "gui/training/training_page.h"
+
+namespace netsmith::gui {
+
+namespace {
+constexpr int kMaxRecent = 8;
+const char* kPageNames[] = {"edit", "dataset", "config", "training", "evaluation"};
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  m_tabs = new QTabWidget(this);
+  m_tabs->setObjectName(QStringLiteral("pages"));
+  m_tabs->setDocumentMode(true);
+  m_edit = new EditPage(&m_doc, this);
+  m_dataset = new DatasetPage(&m_doc, this);
+  m_config = new ConfigPage(&m_doc, this);
+  m_training = new TrainingPage(&m_doc, this);
+  m_evaluation = new EvaluationPage(this);
+  m_tabs->addTab(m_edit, tr("Edit"));
+  m_tabs->addTab(m_dataset, tr("Dataset"));
+  m_tabs->addTab(m_config, tr("Config"));
+  m_tabs->addTab(m_training, tr("Training"));
+  m_tabs->addTab(m_evaluation, tr("Evaluation"));
+  setCentralWidget(m_tabs);
+  createMenus();
+
+  connect(&m_doc, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
+  connect(&m_doc, &ProjectDocument::pathChanged, this, &MainWindow::updateTitle);
+  connect(&m_doc, &ProjectDocument::settingsChanged, this, &MainWindow::updateTitle);
+  connect(m_edit, &EditPage::message, this, &MainWindow::showMessage);
+  m_autosave.setInterval(kAutosaveIntervalMs);
+  connect(&m_autosave, &QTimer::timeout, this, &MainWindow::autosave);
+  m_autosave.start();
+
+  QSettings settings;
+  if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) resize(1440, 900);
+  restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  m_tabs->setCurrentIndex(settings.value(QStringLiteral("window/page"), 0).toInt());
+  updateTitle();
+}
+
+void MainWindow::createMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&New"), QKeySequence::New, this, &MainWindow::newProject);
+  file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::open);
+  m_recentMenu = file->addMenu(tr("Open &Recent"));
+  rebuildRecentMenu();
+  file->addSeparator();
+  file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+  file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = m_doc.undoStack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = m_doc.undoStack()->createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  edit->addAction(undo);
+  edit->addAction(redo);
+  edit->addSeparator();
+  for (QAction* a : {m_edit->cutAction(), m_edit->copyAction(), m_edit->pasteAction(), m_edit->deleteAction(),
+                     m_edit->selectAllAction()})
+    edit->addAction(a);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (QAction* a : {m_edit->zoomInAction(), m_edit->zoomOutAction(), m_edit->fitAction(), m_edit->autoArrangeAction()})
+    view->addAction(a);
+  view->addSeparator();
+  for (int i = 0; i < 5; ++i) {
+    QAction* go = view->addAction(m_tabs->tabText(i), this, [this, i] { m_tabs->setCurrentIndex(i); });
+    go->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
+  }
+
+  QMenu* training = menuBar()->addMenu(tr("&Training"));
+  training->addAction(tr("&Start"), QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] {
+    m_tabs->setCurrentWidget(m_training);
+    m_training->start();
+  });
+  training->addAction(tr("&Pause / Resume"), this, [this] {
+    m_training->state() == TrainingPage::State::Paused ? m_training->resume() : m_training->pause();
+  });
+  training->addAction(tr("S&top"), this, [this] { m_training->stop(); });
+}
+
+void MainWindow::showMessage(const QString& text) { statusBar()->showMessage(text, 8000); }
+
+void MainWindow::showPage(const QString& name) {
+  for (int i = 0; i < 5; ++i)
+    if (name == QLatin1String(kPageNames[i])) m_tabs->setCurrentIndex(i);
+}
+
+void MainWindow::updateTitle() {
+  setWindowTitle(QStringLiteral("%1[*] — %2 — Netsmith").arg(m_doc.displayName(), qs(m_doc.settings().name)));
+  setWindowModified(m_doc.isModified());
+}
+
+bool MainWindow::maybeSave() {
+  if (!m_doc.isModified()) return true;
+  const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+                                           tr("%1 has changes that are not saved. Save them?").arg(m_doc.displayName()),
+                                           QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::newProject() {
+  if (!maybeSave()) return;
+  m_recovery.discard(m_doc.path());
+  m_doc.newProject();
+  m_tabs->setCurrentWidget(m_edit);
+}
+
+void MainWindow::open() {
+  if (!maybeSave()) return;
+  const QString dir = m_doc.path().isEmpty() ? QString() : QFileInfo(m_doc.path()).absolutePath();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), dir, tr("Netsmith projects (*.nsproj);;All files (*)"));
+  if (!path.isEmpty()) openProject(path);
+}
+
+bool MainWindow::openProject(const QString& path) {
+  const QString previous = m_doc.path();
+  try {
+    m_doc.load(path);
+  } catch (const Error& e) {
+    QMessageBox::critical(this, tr("Cannot open the project"), qs(e.what()));
+    return false;
+  }
+  if (previous != m_doc.path()) m_recovery.discard(previous);
+  addRecent(m_doc.path());
+  showMessage(tr("Opened %1").arg(m_doc.path()));
+  return true;
+}
+
+bool MainWindow::save() {
+  if (m_doc.path().isEmpty()) return saveAs();
+  try {
+    m_doc.save(m_doc.path());
+  } catch (const Error& e) {
+    QMessageBox::critical(this, tr("Cannot save the project"), tr("%1\n\nYour changes are still open here; try Save As.").arg(qs(e.what())));
+    return false;
+  }
+  m_recovery.discard(m_doc.path());
+  addRecent(m_doc.path());
+  showMessage(tr("Saved %1").arg(m_doc.path()));
+  return true;
+}
+
+bool MainWindow::saveAs() {
+  QString path = QFileDialog::getSaveFileName(this, tr("Save project as"), m_doc.path(), tr("Netsmith projects (*.nsproj)"));
+  if (path.isEmpty()) return false;
+  if (!path.endsWith(QLatin1String(".nsproj"))) path += QStringLiteral(".nsproj");
+  const QString old = m_doc.path();
+  try {
+    m_doc.save(path);
+  } catch (const Error& e) {
+    QMessageBox::critical(this, tr("Cannot save the project"), qs(e.what()));
+    return false;
+  }
+  m_recovery.discard(old);
+  m_recovery.discard(m_doc.path());
+  addRecent(m_doc.path());
+  return true;
+}
+
+void MainWindow::autosave() {
+  if (!m_doc.isModified()) return;
+  if (m_doc.undoStack()->index() == m_autosavedIndex) return;  // nothing new since the last copy
+  try {
+    m_recovery.write(m_doc);
+    m_autosavedIndex = m_doc.undoStack()->index();
+  } catch (const Error& e) {
+    showMessage(tr("Autosave failed: %1").arg(qs(e.what())));
+  }
+}
+
+bool MainWindow::offerRecovery() {
+  const auto pending = m_recovery.pending();
+  if (pending.isEmpty()) return false;
+  const RecoveryEntry& newest = pending.first();
+  const QString what = newest.originalPath.isEmpty() ? tr("an unsaved project '%1'").arg(newest.name) : newest.originalPath;
+  const auto answer = QMessageBox::question(
+      this, tr("Recover unsaved work"),
+      tr("Netsmith did not close normally. Unsaved changes to %1 from %2 were kept.\n\nRestore them?")
+          .arg(what, QLocale().toString(newest.savedAt, QLocale::ShortFormat)),
+      QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+  if (answer != QMessageBox::Yes) {
+    for (const auto& e : pending) m_recovery.discard(e);
+    return false;
+  }
+  try {
+    m_doc.loadRecovered(newest.recoveryFile, newest.originalPath);
+  } catch (const Error& e) {
+    QMessageBox::critical(this, tr("Cannot restore"), qs(e.what()));
+    return false;
+  }
+  showMessage(tr("Restored unsaved changes; save them to keep them."));
+  return true;
+}
+
+void MainWindow::addRecent(const QString& path) {
+  QSettings settings;
+  QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+  recent.removeAll(path);
+  recent.prepend(path);
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  settings.setValue(QStringLiteral("recentFiles"), recent);
+  rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+  m_recentMenu->clear();
+  const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+  for (const QString& path : recent)
+    m_recentMenu->addAction(QFileInfo(path).fileName() + QStringLiteral("  —  ") + QFileInfo(path).absolutePath(), this,
+                            [this, path] {
+                              if (maybeSave()) openProject(path);
+                            });
+  m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (m_training->isRunning()) {
+    const auto answer = QMessageBox::question(this, tr("Training is running"),
+                                              tr("Quitting stops the engine (its last checkpoint can be resumed). Quit?"));
+    if (answer != QMessageBox::Yes) return event->ignore();
+  }
+  if (!maybeSave()) return event->ignore();
+  m_recovery.discard(m_doc.path());
+  QSettings settings;
+  settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("window/state"), saveState());
+  settings.setValue(QStringLiteral("window/page"), m_tabs->currentIndex());
+  event->accept();
+}
+
+}  // namespace netsmith::gui

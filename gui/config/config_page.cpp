@@ -1,0 +1,179 @@
+#include "gui/config/config_page.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+#include "engine/project/project_io.h"
+#include "gui/document/settings_edit.h"
+
+namespace netsmith::gui {
+
+ConfigPage::ConfigPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
+  auto* content = new QWidget(this);
+  auto* columns = new QHBoxLayout(content);
+
+  auto* project = new QGroupBox(tr("Project"), content);
+  auto* projectForm = new QFormLayout(project);
+  addField(projectForm, QStringLiteral("name"), tr("Name"), Kind::Text, tr("The project's name, shown in the title and run history."));
+
+  auto* global = new QGroupBox(tr("Global Config"), content);
+  auto* globalForm = new QFormLayout(global);
+  addField(globalForm, QStringLiteral("config.max_epoch"), tr("Max epoch"), Kind::Integer, tr("Epochs to train."));
+  addField(globalForm, QStringLiteral("config.batch_size"), tr("Batch size"), Kind::Integer,
+           tr("Samples per iteration on each device; with N devices the logical batch is N times this."));
+  addField(globalForm, QStringLiteral("config.monitor_interval"), tr("Monitor interval"), Kind::Integer,
+           tr("Validate every N epochs (and after the last)."));
+  addField(globalForm, QStringLiteral("config.precision"), tr("Precision"), Kind::Choice,
+           tr("float: 32-bit; half needs the CUDA backend."), {QStringLiteral("float"), QStringLiteral("half")});
+  addField(globalForm, QStringLiteral("config.seed"), tr("Seed"), Kind::Integer, tr("Initial weights, shuffling and Dropout masks."));
+  addField(globalForm, QStringLiteral("config.deterministic"), tr("Deterministic"), Kind::Flag,
+           tr("Bitwise identical weights on 1, 2 or 4 devices and after a resume (slower)."));
+
+  auto* optimizer = new QGroupBox(tr("Optimizer"), content);
+  auto* optimizerForm = new QFormLayout(optimizer);
+  QStringList solvers;
+  for (const auto& s : solverNames()) solvers << qs(s);
+  addField(optimizerForm, QStringLiteral("optimizer.solver"), tr("Solver"), Kind::Choice, tr("Update rule (as in nnabla)."), solvers);
+  for (const auto& name : solverHyperParameterNames())
+    addField(optimizerForm, QStringLiteral("optimizer.") + qs(name), qs(name), Kind::Number,
+             tr("Solver hyper-parameter; leave empty for the solver's default."));
+  addField(optimizerForm, QStringLiteral("optimizer.weight_decay"), tr("Weight decay"), Kind::Number, tr("Adds wd·w to the gradient."));
+  addField(optimizerForm, QStringLiteral("optimizer.lr_multiplier"), tr("LR multiplier"), Kind::Number,
+           tr("Learning rate × this every LR update interval."));
+  addField(optimizerForm, QStringLiteral("optimizer.lr_update_interval"), tr("LR update interval"), Kind::Integer,
+           tr("Iterations between learning-rate multiplications."));
+  addField(optimizerForm, QStringLiteral("optimizer.warmup_epochs"), tr("Warm-up epochs"), Kind::Number,
+           tr("Linear learning-rate warm-up over these epochs."));
+  addField(optimizerForm, QStringLiteral("optimizer.lr_schedule"), tr("Schedule"), Kind::Choice,
+           tr("none, cosine (to 0), step (× gamma every step_epochs) or exponential (× gamma per epoch)."),
+           {QStringLiteral("none"), QStringLiteral("cosine"), QStringLiteral("step"), QStringLiteral("exponential")});
+  addField(optimizerForm, QStringLiteral("optimizer.gamma"), tr("gamma"), Kind::Number, tr("step/exponential schedule factor."));
+  addField(optimizerForm, QStringLiteral("optimizer.step_epochs"), tr("step_epochs"), Kind::Integer, tr("step schedule period."));
+
+  auto* leftColumn = new QVBoxLayout;
+  leftColumn->addWidget(project);
+  leftColumn->addWidget(global);
+  leftColumn->addStretch(1);
+  columns->addLayout(leftColumn, 1);
+  auto* rightColumn = new QVBoxLayout;
+  rightColumn->addWidget(optimizer);
+  rightColumn->addStretch(1);
+  columns->addLayout(rightColumn, 1);
+
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(content);
+  scroll->setWidgetResizable(true);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(scroll);
+
+  connect(doc, &ProjectDocument::settingsChanged, this, &ConfigPage::showValues);
+  connect(doc, &ProjectDocument::loaded, this, &ConfigPage::showValues);
+  showValues();
+}
+
+void ConfigPage::addField(QFormLayout* form, const QString& path, const QString& label, Kind kind, const QString& help,
+                          const QStringList& choices) {
+  QWidget* editor = nullptr;
+  switch (kind) {
+    case Kind::Choice: {
+      auto* box = new QComboBox(this);
+      box->addItems(choices);
+      connect(box, &QComboBox::activated, this, [this, path, box] { edited(path, Json(ss(box->currentText()))); });
+      editor = box;
+      break;
+    }
+    case Kind::Flag: {
+      auto* box = new QCheckBox(this);
+      connect(box, &QCheckBox::toggled, this, [this, path](bool on) { edited(path, Json(on)); });
+      editor = box;
+      break;
+    }
+    default: {
+      auto* line = new QLineEdit(this);
+      // Checked on every keystroke; written only when valid.
+      connect(line, &QLineEdit::textEdited, this, [this, path, kind](const QString& text) {
+        if (text.trimmed().isEmpty()) return edited(path, Json());
+        edited(path, kind == Kind::Text ? Json(ss(text)) : valueFromText(text));
+      });
+      editor = line;
+      break;
+    }
+  }
+  editor->setToolTip(help);
+  editor->setObjectName(path);
+  auto* error = new QLabel(this);
+  error->setStyleSheet(QStringLiteral("color:#c0392b"));
+  error->setWordWrap(true);
+  error->hide();
+  auto* cell = new QWidget(this);
+  auto* cellLayout = new QVBoxLayout(cell);
+  cellLayout->setContentsMargins(0, 0, 0, 0);
+  cellLayout->setSpacing(1);
+  cellLayout->addWidget(editor);
+  cellLayout->addWidget(error);
+  auto* name = new QLabel(label, this);
+  name->setToolTip(help);
+  form->addRow(name, cell);
+  m_editors.insert(path, editor);
+  m_errors.insert(path, error);
+  m_kinds.insert(path, kind);
+}
+
+QString ConfigPage::errorFor(const QString& path) const {
+  QLabel* e = m_errors.value(path);
+  return e && !e->isHidden() ? e->text() : QString();
+}
+
+void ConfigPage::enterText(const QString& path, const QString& text) {
+  auto* line = qobject_cast<QLineEdit*>(m_editors.value(path));
+  if (!line) return;
+  line->setText(text);
+  emit line->textEdited(text);
+}
+
+void ConfigPage::edited(const QString& path, const Json& value) {
+  if (m_showing) return;
+  const QString refusal = applySetting(m_doc, path, value);
+  QLabel* error = m_errors.value(path);
+  QWidget* editor = m_editors.value(path);
+  error->setText(refusal);
+  error->setVisible(!refusal.isEmpty());
+  editor->setStyleSheet(refusal.isEmpty() ? QString() : QStringLiteral("border:2px solid #c0392b"));
+}
+
+void ConfigPage::showValues() {
+  m_showing = true;
+  const Json json = projectToJson(m_doc->toProject());
+  for (auto it = m_editors.cbegin(); it != m_editors.cend(); ++it) {
+    std::string pointer = "/" + ss(it.key());
+    std::replace(pointer.begin(), pointer.end(), '.', '/');
+    const Json::json_pointer ptr(pointer);
+    const Json value = json.contains(ptr) ? json.at(ptr) : Json();
+    QWidget* editor = it.value();
+    const QSignalBlocker block(editor);
+    if (auto* line = qobject_cast<QLineEdit*>(editor)) {
+      // A field being typed in keeps the user's text (it may be refused and not in the document).
+      if (line->hasFocus() && !m_errors.value(it.key())->isHidden()) continue;
+      const QString text = value.is_null() ? QString() : value.is_string() ? qs(value.get<std::string>()) : qs(value.dump());
+      if (line->text() != text && !(line->hasFocus() && valueFromText(line->text()) == value)) line->setText(text);
+      line->setPlaceholderText(value.is_null() ? tr("default") : QString());
+    } else if (auto* box = qobject_cast<QComboBox*>(editor)) {
+      box->setCurrentText(value.is_string() ? qs(value.get<std::string>()) : QString());
+    } else if (auto* check = qobject_cast<QCheckBox*>(editor)) {
+      check->setChecked(value.is_boolean() && value.get<bool>());
+    }
+    m_errors.value(it.key())->hide();
+    editor->setStyleSheet({});
+  }
+  m_showing = false;
+}
+
+}  // namespace netsmith::gui

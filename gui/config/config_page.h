@@ -1,0 +1,41 @@
+// ConfigPage: the Global Config and Optimizer sections of DESIGN.md §5, checked as you type by the
+// engine's project loader: a refused value turns its field red with the loader's sentence and
+// changes nothing; an accepted one is an undo step (typing into one field is one step).
+#pragma once
+
+#include <QHash>
+#include <QWidget>
+
+#include "gui/document/project_document.h"
+
+class QLabel;
+class QFormLayout;
+
+namespace netsmith::gui {
+
+class ConfigPage : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ConfigPage(ProjectDocument* doc, QWidget* parent = nullptr);
+
+  // The editor of a field by JSON path ("config.batch_size"), and the message shown for it.
+  QWidget* editor(const QString& path) const { return m_editors.value(path); }
+  QString errorFor(const QString& path) const;
+  // Types `text` into the field at `path` as a user would (tests).
+  void enterText(const QString& path, const QString& text);
+
+ private:
+  enum class Kind { Text, Integer, Number, Choice, Flag };
+  void addField(QFormLayout* form, const QString& path, const QString& label, Kind kind, const QString& help,
+                const QStringList& choices = {});
+  void edited(const QString& path, const Json& value);
+  void showValues();
+
+  ProjectDocument* m_doc;
+  QHash<QString, QWidget*> m_editors;
+  QHash<QString, QLabel*> m_errors;
+  QHash<QString, Kind> m_kinds;
+  bool m_showing = false;
+};
+
+}  // namespace netsmith::gui
