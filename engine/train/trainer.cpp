@@ -10,6 +10,7 @@
 #include <map>
 
 #include "engine/backend/cpu/cpu_device.h"
+#include "engine/backend/device_factory.h"
 #include "engine/comm/communicator.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
@@ -155,8 +156,8 @@ class TrainingRun {
   FaultInjection m_fault;
 
   // Declared in this order so that the pool's threads end first (see ~TrainingRun).
-  std::unique_ptr<InProcessGroup> m_group;
-  std::vector<std::unique_ptr<CpuDeviceContext>> m_contexts;
+  std::unique_ptr<CommunicatorGroup> m_group;
+  std::vector<std::unique_ptr<DeviceContext>> m_contexts;
   std::vector<std::unique_ptr<Replica>> m_replicas;
   std::unique_ptr<WorkerPool> m_pool;
 
@@ -279,7 +280,12 @@ void TrainingRun::startWorkers() {
   std::vector<std::string> ids;
   for (const auto& w : m_workers) ids.push_back(w.id);
   const double timeout = m_project.parallel.timeoutS;
-  m_group = std::make_unique<InProcessGroup>(n, ids, timeout);
+  // Contexts and the communicator group come from the devices' kind (engine/backend/device_factory.h).
+  const DeviceKind& kind = deviceKindOf(ids.at(0));
+  for (const auto& id : ids)
+    NS_CHECK(&deviceKindOf(id) == &kind, "parallel.devices: {} and {} are of different kinds; train on devices of one "
+             "kind (all cpu:N or all cuda:N)", ids[0], id);
+  m_group = kind.makeGroup(ids, timeout);
   m_contexts.resize(static_cast<size_t>(n));
   m_replicas.resize(static_cast<size_t>(n));
   m_step.assign(static_cast<size_t>(n), {});
@@ -287,7 +293,7 @@ void TrainingRun::startWorkers() {
   m_busyAtEvent.assign(static_cast<size_t>(n), 0.0);
   m_sinceEvent.assign(static_cast<size_t>(n), {});
   m_epochTotals.assign(static_cast<size_t>(n), {});
-  InProcessGroup* group = m_group.get();
+  CommunicatorGroup* group = m_group.get();
   // A worker that fails aborts its communicator, so the others stop at their next collective
   // instead of waiting out the timeout. A worker still busy a while after the timeout is hung.
   m_pool = std::make_unique<WorkerPool>(ids, timeout + 10.0, [group](int w, const std::string& reason) {
@@ -295,8 +301,8 @@ void TrainingRun::startWorkers() {
   });
   m_pool->runOnAll([&](int w) {
     const auto i = static_cast<size_t>(w);
-    m_contexts[i] = std::make_unique<CpuDeviceContext>(m_workers[i].id, m_workers[i].threads);
-    m_contexts[i]->bindToCurrentThread();
+    m_contexts[i] = kind.makeContext(m_workers[i], m_plan, m_project);
+    if (kind.attachWorker) kind.attachWorker(*group, w, *m_contexts[i]);
     m_replicas[i] = std::make_unique<Replica>(*m_graph, m_plan, m_workers[i], *m_contexts[i], group->communicator(w),
                                               m_project.config.seed);
     m_busy[i] = m_contexts[i]->busySeconds();
