@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/cli/args.h"
+#include "engine/cli/eval_commands.h"
 #include "engine/cli/progress_bar.h"
 #include "engine/core/error.h"
 #include "engine/monitor/devices.h"
@@ -78,7 +79,7 @@ const CommandSpec kDevices{"devices",
                            0,
                            0};
 
-const std::vector<const CommandSpec*> kCommands{&kTrain, &kValidate, &kOps, &kDevices};
+const std::vector<const CommandSpec*> kCommands{&kTrain, &kValidate, &kEvaluate, &kInfer, &kExport, &kOps, &kDevices};
 
 std::string mainHelp() {
   std::string s =
@@ -291,10 +292,11 @@ int dispatch(int argc, char** argv) {
     return kExitOk;
   }
   const std::map<std::string, int (*)(const ParsedArgs&)> handlers{
-      {"train", runTrain}, {"validate", runValidate}, {"ops", runOps}, {"devices", runDevices}};
+      {"train", runTrain}, {"validate", runValidate}, {"evaluate", runEvaluate}, {"infer", runInfer},
+      {"export", runExport},    {"ops", runOps},           {"devices", runDevices}};
   const auto it = handlers.find(args[0]);
   if (it == handlers.end()) {
-    std::fprintf(stderr, "netsmith-cli: unknown command '%s' (commands: train, validate, ops, devices; see --help)\n",
+    std::fprintf(stderr, "netsmith-cli: unknown command '%s' (commands: train, validate, evaluate, infer, export, ops, devices; see --help)\n",
                  args[0].c_str());
     return kExitUsage;
   }

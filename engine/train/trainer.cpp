@@ -14,6 +14,7 @@
 #include "engine/comm/communicator.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
+#include "engine/eval/parameters_file.h"
 #include "engine/monitor/devices.h"
 #include "engine/monitor/process_stats.h"
 #include "engine/optim/lr_schedule.h"
@@ -631,8 +632,15 @@ TrainResult TrainingRun::run() {
         row.validationLoss = v.lossSum / static_cast<double>(std::max<int64_t>(v.samples, 1));
         if (v.counted > 0) {
           row.validationError = static_cast<double>(v.errors) / static_cast<double>(v.counted);
-          if (!m_bestValidationError || *row.validationError < *m_bestValidationError)
+          if (!m_bestValidationError || *row.validationError < *m_bestValidationError) {
             m_bestValidationError = row.validationError;
+            // Hook (evaluation, issue 6): config.save_best keeps the best epoch's parameters beside
+            // the last ones, for `evaluate/infer/export --parameters best` (engine/eval).
+            if (m_project.config.saveBest)
+              writeParametersFile((m_runDir / "best.nsparams").string(), m_replicas[0]->network(),
+                                  {{"project", m_project.name}, {"epoch", row.epoch},
+                                   {"validation_error", *row.validationError}});
+          }
         }
       }
       row.seconds = secondsSince(epochStart);
