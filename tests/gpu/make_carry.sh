@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Collects what the lent GPU machine needs to run the GPU checks and netsmith-cli without a build
+# (tests/gpu/README.md): the executables, the non-system libraries they load (ldd) except the
+# NVIDIA ones (cuDNN, cuBLAS, NCCL come from the PyTorch wheels there), and — separately, as it
+# does not fit in one carry — the Fashion-MNIST files. Prints the `carry` lists and their sizes.
+#
+#   tests/gpu/make_carry.sh [build-cuda]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-build-cuda}
+cd "$root"
+dest=$build/gpu-carry
+rm -rf "$dest"
+mkdir -p "$dest/bin" "$dest/lib" "$dest/datasets/fashion-mnist"
+cp "$build/bin/netsmith-cli" "$build/bin/netsmith-gpu-check" "$dest/bin/"
+# Non-system: everything but glibc, libstdc++/libgcc (present on any Linux with Python), and the
+# NVIDIA libraries that the PyTorch wheels provide.
+for exe in "$dest"/bin/*; do
+  ldd "$exe" | awk '$3 ~ /^\// {print $1, $3}'
+done | sort -u | while read -r name path; do
+  case $name in
+    libc.so*|libm.so*|libdl.so*|librt.so*|libpthread.so*|libstdc++.so*|libgcc_s.so*) ;;
+    libcudnn*|libcublas*|libnccl*|libcudart*) echo "# from the PyTorch wheels on the GPU machine: $name" ;;
+    *) cp -L "$path" "$dest/lib/$name" ;;
+  esac
+done
+cp /usr/share/datasets/fashion-mnist/*.gz "$dest/datasets/fashion-mnist/" 2>/dev/null ||
+  echo "# Fashion-MNIST not found in /usr/share/datasets: the real-data runs will be skipped" >&2
+du -sh "$dest/bin" "$dest/lib" "$dest/datasets"
+echo "carry 1: [\"$dest/bin\", \"$dest/lib\"]"
+echo "carry 2: [\"$dest/datasets\"]   (a later call; carried paths of call 1 stay while the machine is warm)"
