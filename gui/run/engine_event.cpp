@@ -39,6 +39,7 @@ TrainingPlan readPlan(const Json& o) {
     if (!d.is_object()) continue;
     PlannedDevice device{text(d, "id"), text(d, "name"), static_cast<int>(integer(d, "threads")), number(d, "load"),
                          integer(d, "batch")};
+    device.host = text(d, "host");
     plan.devices.push_back(device);
   }
   plan.lrPolicy = text(o, "lr_policy");

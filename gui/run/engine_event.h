@@ -35,6 +35,7 @@ struct PlannedDevice {
   int threads = 0;
   double load = kNoValue;
   long long batch = 0;  // samples per iteration on this device; 0 when not given
+  QString host;         // the machine of an mpirun job's device, when the engine gives it
 };
 
 // The training plan: `netsmith-cli train P --dry-run --json` prints it; `started` carries it too.

@@ -1,5 +1,6 @@
 #include "gui/run/engine_process.h"
 
+#include <QTimer>
 #include <csignal>
 
 namespace netsmith::gui {
@@ -40,6 +41,10 @@ EngineProcess::~EngineProcess() {
   if (!m_process) return;
   m_process->disconnect(this);
   if (m_process->state() != QProcess::NotRunning) {
+    if (m_command.viaMpirun) {
+      m_process->terminate();
+      if (m_process->waitForFinished(5000)) return;
+    }
     m_process->kill();
     m_process->waitForFinished(2000);
   }
@@ -54,15 +59,21 @@ bool EngineProcess::start(const QStringList& arguments, const QString& workingDi
   m_reported = false;
   m_reader.finish();  // drop anything left from a previous child
   m_stderr.takeRemainder();
-  m_process->setProgram(m_program);
-  m_process->setArguments(arguments);
+  m_command = buildEngineCommand(m_program, arguments, m_cluster, currentLaunchHost());
+  if (!m_command.error.isEmpty()) {
+    failToStart(m_command.error);
+    return true;
+  }
+  m_process->setProgram(m_command.program);
+  m_process->setArguments(m_command.arguments);
+  if (!m_command.environment.isEmpty()) m_process->setProcessEnvironment(m_command.processEnvironment());
   if (!workingDirectory.isEmpty()) m_process->setWorkingDirectory(workingDirectory);
   connect(m_process, &QProcess::readyReadStandardOutput, this,
           [this] { m_reader.feed(m_process->readAllStandardOutput()); });
   connect(m_process, &QProcess::readyReadStandardError, this, [this] { drainStderr(false); });
   connect(m_process, &QProcess::finished, this, &EngineProcess::onFinished);
   connect(m_process, &QProcess::errorOccurred, this, &EngineProcess::onErrorOccurred);
-  emit logLine(tr("$ %1 %2").arg(m_program, arguments.join(QLatin1Char(' '))), LogKind::Notice);
+  emit logLine(tr("$ %1").arg(m_command.commandLine()), LogKind::Notice);
   m_process->start(QIODevice::ReadWrite);
   return true;
 }
@@ -72,7 +83,27 @@ bool EngineProcess::isRunning() const { return m_process && m_process->state() !
 qint64 EngineProcess::processId() const { return m_process ? m_process->processId() : 0; }
 
 void EngineProcess::kill() {
-  if (isRunning()) m_process->kill();
+  if (!isRunning()) return;
+  if (!m_command.viaMpirun) return m_process->kill();
+  m_process->terminate();
+  QTimer::singleShot(5000, m_process, [p = m_process] {
+    if (p->state() != QProcess::NotRunning) p->kill();
+  });
+}
+
+// Reported from the event loop, as a start that fails in QProcess is: the caller sees start()
+// return before the outcome arrives.
+void EngineProcess::failToStart(const QString& message) {
+  QTimer::singleShot(0, this, [this, message] {
+    if (m_reported) return;
+    m_reported = true;
+    RunOutcome outcome;
+    outcome.status = RunOutcome::Status::Failed;
+    outcome.exitCode = -1;
+    outcome.message = message;
+    emit logLine(message, LogKind::Notice);
+    emit finished(outcome);
+  });
 }
 
 void EngineProcess::sendControl(const char* line) {
@@ -144,7 +175,7 @@ void EngineProcess::onErrorOccurred(QProcess::ProcessError error) {
   RunOutcome outcome;
   outcome.status = RunOutcome::Status::Failed;
   outcome.exitCode = -1;
-  outcome.message = tr("cannot start the engine '%1': %2").arg(m_program, m_process->errorString());
+  outcome.message = tr("cannot start the engine '%1': %2").arg(m_command.program, m_process->errorString());
   emit logLine(outcome.message, LogKind::Notice);
   emit finished(outcome);
 }

@@ -2,6 +2,9 @@
 // events stream, its standard error as log lines; pause/resume/stop are lines on its standard
 // input. The GUI thread never waits for it: everything arrives as signals.
 //
+// With a ClusterSettings that is enabled, the child is `mpirun ... netsmith-cli ...`
+// (gui/run/cluster_launch.h): the same stream comes through mpirun from rank 0.
+//
 // However the child ends — a `finished` event, a non-zero exit, a crash or a kill — exactly one
 // finished(RunOutcome) is emitted, and a crash is reported with its signal.
 #pragma once
@@ -10,6 +13,7 @@
 #include <QProcess>
 #include <QStringList>
 
+#include "gui/run/cluster_launch.h"
 #include "gui/run/event_stream_reader.h"
 
 namespace netsmith::gui {
@@ -36,7 +40,13 @@ class EngineProcess : public QObject {
 
   void setProgram(const QString& program) { m_program = program; }
   QString program() const { return m_program; }
-  // Starts the child; emits finished() with a failure if it cannot start. Refused while running.
+  // Launch through mpirun (when enabled) from the next start() on.
+  void setCluster(const ClusterSettings& cluster) { m_cluster = cluster; }
+  ClusterSettings cluster() const { return m_cluster; }
+  // The command the last start() ran (or could not run), for tests and the log.
+  EngineCommand lastCommand() const { return m_command; }
+  // Starts `program() arguments` (wrapped in mpirun under a cluster); emits finished() with a
+  // failure if it cannot start (mpirun missing included). Refused while running.
   bool start(const QStringList& arguments, const QString& workingDirectory = {});
   bool isRunning() const;
   qint64 processId() const;
@@ -45,7 +55,8 @@ class EngineProcess : public QObject {
   void resume() { sendControl("resume"); }
   // Asks the engine to stop within one iteration and write a checkpoint.
   void stop() { sendControl("stop"); }
-  // Ends the child at once (SIGKILL).
+  // Ends the child at once (SIGKILL). mpirun gets SIGTERM first, which it passes on to every
+  // rank (a SIGKILLed mpirun would leave its ranks behind), and SIGKILL 5 s later.
   void kill();
 
  signals:
@@ -59,8 +70,11 @@ class EngineProcess : public QObject {
   void onErrorOccurred(QProcess::ProcessError error);
   void onEvent(const EngineEvent& event);
   void drainStderr(bool final);
+  void failToStart(const QString& message);
 
   QString m_program;
+  ClusterSettings m_cluster;
+  EngineCommand m_command;
   QProcess* m_process = nullptr;
   EventStreamReader m_reader;
   LineSplitter m_stderr;

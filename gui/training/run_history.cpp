@@ -6,6 +6,8 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 
+#include <nlohmann/json.hpp>
+
 namespace netsmith::gui {
 
 QString runsRootFor(const QString& projectPath, const QString& projectName) {
@@ -46,11 +48,56 @@ RunSummary summariseRun(const QString& folder) {
   return r;
 }
 
+namespace {
+// <ts>-sweep<k>-<label>: a sweep's run folder (sweep_command.cpp names them so).
+const QRegularExpression kSweepRun(QStringLiteral("^(\\d{8}-\\d{6})-sweep(\\d+)-(.+)$"));
+const QRegularExpression kSweepFolder(QStringLiteral("^\\d{8}-\\d{6}-sweep$"));
+}  // namespace
+
+QString RunSummary::displayName() const { return sweepLabel.isEmpty() ? name : sweep + QStringLiteral(" · ") + sweepLabel; }
+
+QHash<QString, QString> readSweepLabels(const QString& sweepFolder) {
+  QHash<QString, QString> labels;
+  QFile f(QDir(sweepFolder).filePath(QStringLiteral("summary.json")));
+  if (!f.open(QIODevice::ReadOnly)) return labels;
+  const auto summary = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+  if (!summary.is_array()) return labels;
+  for (const auto& entry : summary) {
+    if (!entry.is_object()) continue;
+    const auto run = entry.find("run");
+    if (run == entry.end() || !run->is_string()) continue;
+    QString label;
+    if (const auto l = entry.find("label"); l != entry.end() && l->is_string()) label = QString::fromStdString(l->get<std::string>());
+    // The settings as the user gave them, when there is no label: "optimizer.alpha=0.003".
+    if (const auto s = entry.find("settings"); label.isEmpty() && s != entry.end() && s->is_object()) {
+      QStringList parts;
+      for (auto it = s->begin(); it != s->end(); ++it)
+        parts << QString::fromStdString(it.key()) + QLatin1Char('=') + QString::fromStdString(it.value().dump());
+      label = parts.join(QLatin1Char(','));
+    }
+    // Keyed by folder name: a sweep started with a relative project path wrote relative run paths.
+    labels.insert(QFileInfo(QString::fromStdString(run->get<std::string>())).fileName(), label);
+  }
+  return labels;
+}
+
 QList<RunSummary> listRuns(const QString& runsRoot) {
   QList<RunSummary> runs;
   const QDir root(runsRoot);
   QStringList names = root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name | QDir::Reversed);
-  for (const QString& name : names) runs << summariseRun(root.filePath(name));
+  QHash<QString, QHash<QString, QString>> sweeps;  // sweep time stamp -> run folder -> label
+  for (const QString& name : names) {
+    // The sweep's own folder holds variant projects and the summary, not a run.
+    if (kSweepFolder.match(name).hasMatch() && !QFile::exists(root.filePath(name + QStringLiteral("/events.jsonl")))) continue;
+    RunSummary run = summariseRun(root.filePath(name));
+    if (const auto m = kSweepRun.match(name); m.hasMatch()) {
+      run.sweep = m.captured(1);
+      if (!sweeps.contains(run.sweep)) sweeps.insert(run.sweep, readSweepLabels(root.filePath(run.sweep + QStringLiteral("-sweep"))));
+      // The summary's label ("alpha=0.003"), or while the sweep runs, the one in the folder name.
+      run.sweepLabel = sweeps[run.sweep].value(name, m.captured(3));
+    }
+    runs << run;
+  }
   return runs;
 }
 

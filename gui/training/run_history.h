@@ -1,7 +1,12 @@
 // Past runs of a project: the folders under <project folder>/<stem>.runs/ (docs/events.md), each
 // summarised from its events.jsonl (how it finished) for the Training page's history list.
+//
+// `netsmith-cli sweep` adds one run folder per setting, <ts>-sweep<k>-<label>/, and the folder
+// <ts>-sweep/ with the variant projects and summary.json ([{settings, label, run, ...}]). The
+// sweep's runs are listed like any other, labelled with their setting; its own folder is not a run.
 #pragma once
 
+#include <QHash>
 #include <QList>
 #include <QString>
 
@@ -16,6 +21,11 @@ struct RunSummary {
   long long epochs = 0;
   double bestValidationError = kNoValue;
   QString message;
+  QString sweepLabel;  // a sweep's run: its setting, "alpha=0.003"; else empty
+  QString sweep;       // a sweep's run: the sweep's time stamp (its folder is <sweep>-sweep)
+
+  // What the history and the chart legend call the run: "20261122-143000 · alpha=0.003".
+  QString displayName() const;
 };
 
 // Where runs of the project at `projectPath` go: <folder>/<stem>.runs. For a project never saved,
@@ -25,5 +35,7 @@ QString runsRootFor(const QString& projectPath, const QString& projectName);
 QList<RunSummary> listRuns(const QString& runsRoot);
 // Reads one run folder's events.jsonl.
 RunSummary summariseRun(const QString& folder);
+// A sweep's summary.json: the folder name of each variant's run → its label. Empty when absent.
+QHash<QString, QString> readSweepLabels(const QString& sweepFolder);
 
 }  // namespace netsmith::gui

@@ -6,6 +6,8 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -21,7 +23,9 @@
 #include "engine/monitor/devices.h"
 #include "engine/project/project_io.h"
 #include "gui/run/cli_command.h"
+#include "gui/training/cluster_panel.h"
 #include "gui/training/device_table.h"
+#include "gui/training/job_device_tree.h"
 #include "gui/training/training_charts.h"
 
 namespace netsmith::gui {
@@ -77,6 +81,11 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   policyRow->addRow(tr("LR policy"), m_policy);
   devicesLayout->addLayout(policyRow);
   devicesLayout->addWidget(m_gpuNote);
+  m_jobDevices = new JobDeviceTree(this);
+  m_jobDevices->setMinimumHeight(90);
+  m_jobDevices->hide();
+  devicesLayout->addWidget(m_jobDevices);
+  m_cluster = new ClusterPanel(this);
 
   m_plan = new QLabel(tr("The plan appears here."), this);
   m_plan->setObjectName(QStringLiteral("planSummary"));
@@ -104,6 +113,7 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   auto* leftLayout = new QVBoxLayout(left);
   leftLayout->setContentsMargins(0, 0, 0, 0);
   leftLayout->addWidget(devicesBox, 2);
+  leftLayout->addWidget(m_cluster);
   leftLayout->addWidget(planBox);
   leftLayout->addLayout(buttons);
   leftLayout->addWidget(historyBox, 2);
@@ -181,7 +191,18 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
     showProjectSettings();
     m_planDebounce.start();
   });
+  connect(m_cluster, &ClusterPanel::edited, this, &TrainingPage::clusterEdited);
+  connect(doc, &ProjectDocument::pathChanged, this, [this] {
+    // A load announces its path before `loaded`; a Save As only the path. Once the load (if it
+    // is one) has read its own values, a renamed project keeps the values shown under its new path.
+    QTimer::singleShot(0, this, [this] {
+      if (m_clusterPath == m_doc->path()) return;
+      m_clusterPath = m_doc->path();
+      saveClusterSettings(m_clusterPath, m_cluster->settings());
+    });
+  });
   connect(doc, &ProjectDocument::loaded, this, [this] {
+    loadClusterSettingsForProject();
     showProjectSettings();
     refreshHistory();
     m_planDebounce.start();
@@ -189,6 +210,7 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   connect(doc, &ProjectDocument::pathChanged, this, &TrainingPage::refreshHistory);
 
   setState(State::Idle);
+  loadClusterSettingsForProject();
   showProjectSettings();
   refreshDevices();
   refreshHistory();
@@ -225,6 +247,7 @@ void TrainingPage::setState(State state) {
   m_pause->setText(state == State::Paused ? tr("Resume") : tr("Pause"));
   m_stop->setEnabled(state == State::Running || state == State::Paused || state == State::Starting);
   m_devices->setEnabled(state == State::Idle);
+  m_cluster->setEnabled(state == State::Idle);
   m_policy->setEnabled(state == State::Idle);
   if (wasRunning != isRunning()) emit runningChanged(isRunning());
 }
@@ -257,6 +280,66 @@ void TrainingPage::showProjectSettings() {
   m_devices->showSelection(p.devices, p.workerLoad);
   const int i = m_policy->findData(qs(p.lrPolicy));
   if (i >= 0) m_policy->setCurrentIndex(i);
+  if (!isRunning()) showClusterPlan();
+}
+
+// --- cluster ----------------------------------------------------------------------------------
+
+ClusterSettings TrainingPage::clusterSettings() const { return m_cluster->settings(); }
+
+void TrainingPage::setClusterSettings(const ClusterSettings& settings) {
+  m_cluster->setSettings(settings);
+  clusterEdited();
+}
+
+void TrainingPage::loadClusterSettingsForProject() {
+  m_clusterPath = m_doc->path();
+  m_cluster->setSettings(loadClusterSettings(m_clusterPath));
+  showClusterPlan();
+}
+
+void TrainingPage::clusterEdited() {
+  m_clusterPath = m_doc->path();
+  saveClusterSettings(m_clusterPath, m_cluster->settings());
+  showClusterPlan();
+  m_planDebounce.start();
+}
+
+QStringList TrainingPage::rankHosts() const {
+  const ClusterSettings c = m_cluster->settings();
+  QString text;
+  if (!c.hostfile.isEmpty()) {
+    QFile f(c.hostfile);
+    if (f.open(QIODevice::ReadOnly)) text = QString::fromUtf8(f.read(1 << 20));
+  }
+  return predictRankHosts(c, text);
+}
+
+void TrainingPage::showClusterPlan() {
+  const ClusterSettings c = m_cluster->settings();
+  m_jobDevices->setVisible(c.enabled);
+  if (!c.enabled) {
+    m_cluster->setNote(QString(), false);
+    return;
+  }
+  const LaunchHost host = currentLaunchHost();
+  QString note;
+  bool error = false;
+  if (host.mpirun.isEmpty()) {
+    note = tr("mpirun is not on PATH: install Debian's openmpi-bin to train on a cluster.");
+    error = true;
+  } else if (!c.hostfile.isEmpty() && !QFileInfo(c.hostfile).isReadable()) {
+    note = tr("Cannot read the hostfile %1.").arg(c.hostfile);
+    error = true;
+  } else {
+    note = tr("%1 · %n process(es)", nullptr, c.processes).arg(host.mpirun);
+    if (c.hostfile.isEmpty() && c.processes > host.cores)
+      note += tr(" · more processes than this machine's %n core(s): oversubscribed", nullptr, host.cores);
+  }
+  m_cluster->setNote(note, error);
+  QStringList devices;
+  for (const std::string& d : m_doc->settings().parallel.devices) devices << qs(d);
+  m_jobDevices->showDevices(plannedJobDevices(devices, c, rankHosts()), false);
 }
 
 void TrainingPage::applyDeviceEdit() {
@@ -333,6 +416,14 @@ void TrainingPage::showPlan(const TrainingPlan& plan) {
                      .arg(plan.trainSamples > 0 ? tr(" over %1 samples").arg(QLocale().toString(plan.trainSamples)) : QString())
                      .arg(plan.lrUpdateInterval)
                      .arg(plan.warmupIterations);
+  const ClusterSettings cluster = m_cluster->settings();
+  const bool ranked = std::any_of(plan.devices.begin(), plan.devices.end(),
+                                  [](const PlannedDevice& d) { return d.id.startsWith(QLatin1String("rank")); });
+  if (cluster.enabled && !ranked && !isRunning())
+    text += tr("<p><b>Cluster:</b> %1 processes, each with these devices: logical batch %2 in all; the engine "
+               "derives the learning rate and iterations per epoch from the whole job.</p>")
+                .arg(cluster.processes)
+                .arg(plan.logicalBatch * cluster.processes);
   for (const QString& w : plan.warnings) text += QStringLiteral("<p style='color:#b9770e'>⚠ %1</p>").arg(w.toHtmlEscaped());
   m_plan->setText(text);
 }
@@ -373,11 +464,14 @@ bool TrainingPage::start() {
   m_log->clear();
   m_elapsed.start();
   setState(State::Starting);
-  setStatus(tr("Starting the engine…"));
+  const ClusterSettings cluster = m_cluster->settings();
+  setStatus(cluster.enabled ? tr("Starting the engine through mpirun (%n process(es))…", nullptr, cluster.processes)
+                            : tr("Starting the engine…"));
   QStringList args{QStringLiteral("train"), snapshot, QStringLiteral("--run-dir"), m_runFolder, QStringLiteral("--events"),
                    QStringLiteral("-")};
   args << m_extraArguments;
   m_engine.setProgram(engineProgram());
+  m_engine.setCluster(cluster);
   m_engine.start(args, m_runFolder);
   return true;
 }
@@ -402,6 +496,7 @@ void TrainingPage::onEvent(const EngineEvent& event) {
     if (m_state == State::Starting) setState(State::Running);
     if (e->maxEpoch > 0) m_maxEpoch = e->maxEpoch;
     if (!e->plan.devices.isEmpty()) showPlan(e->plan);
+    if (m_engine.cluster().enabled) m_jobDevices->showDevices(startedJobDevices(e->plan.devices, rankHosts()), true);
     setStatus(tr("Running: %1 samples, %2 parameters").arg(QLocale().toString(e->trainSamples), QLocale().toString(e->parameters)));
     m_log->appendPlainText(tr("started: run folder %1").arg(e->run));
   } else if (const auto* e = std::get_if<IterationEvent>(&event)) {
@@ -486,7 +581,8 @@ void TrainingPage::refreshHistory() {
   const QSignalBlocker block(m_historyList);
   m_historyList->clear();
   for (const RunSummary& run : m_history) {
-    QString text = QStringLiteral("%1 · %2").arg(run.name, run.status.isEmpty() ? tr("no events") : run.status);
+    QString text = QStringLiteral("%1 · %2").arg(run.displayName(), run.status.isEmpty() ? tr("no events") : run.status);
+    if (!run.sweepLabel.isEmpty()) text = tr("sweep ") + text;
     if (run.epochs > 0) text += tr(" · %n epoch(s)", nullptr, static_cast<int>(run.epochs));
     if (hasValue(run.bestValidationError)) text += tr(" · best error %1%").arg(100 * run.bestValidationError, 0, 'f', 2);
     auto* item = new QListWidgetItem(text, m_historyList);
@@ -501,8 +597,11 @@ void TrainingPage::refreshHistory() {
 void TrainingPage::updateOverlays() {
   QList<CurvePoints> runs;
   for (int i = 0; i < m_historyList->count(); ++i)
-    if (m_historyList->item(i)->checkState() == Qt::Checked)
-      runs << readLearningCurve(m_historyList->item(i)->data(Qt::UserRole).toString());
+    if (m_historyList->item(i)->checkState() == Qt::Checked) {
+      CurvePoints curve = readLearningCurve(m_historyList->item(i)->data(Qt::UserRole).toString());
+      if (i < m_history.size() && !m_history[i].sweepLabel.isEmpty()) curve.label = m_history[i].sweepLabel;
+      runs << curve;
+    }
   m_charts->setOverlays(runs);
 }
 

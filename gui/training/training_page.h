@@ -28,7 +28,9 @@ class QPushButton;
 
 namespace netsmith::gui {
 
+class ClusterPanel;
 class DeviceTable;
+class JobDeviceTree;
 class TrainingCharts;
 
 class TrainingPage : public QWidget {
@@ -54,6 +56,11 @@ class TrainingPage : public QWidget {
   EngineProcess* engine() { return &m_engine; }
   TrainingCharts* charts() const { return m_charts; }
   DeviceTable* deviceTable() const { return m_devices; }
+  ClusterPanel* clusterPanel() const { return m_cluster; }
+  JobDeviceTree* jobDevices() const { return m_jobDevices; }
+  // The Cluster group's values (kept in QSettings per project path, never in the project).
+  ClusterSettings clusterSettings() const;
+  void setClusterSettings(const ClusterSettings& settings);
   QString statusText() const;
   QString planText() const;
   QString logText() const;
@@ -89,6 +96,10 @@ class TrainingPage : public QWidget {
   void setStatus(const QString& text, bool error = false);
   void updateOverlays();
   QString runsRoot() const;
+  void loadClusterSettingsForProject();
+  void clusterEdited();
+  void showClusterPlan();
+  QStringList rankHosts() const;
 
   ProjectDocument* m_doc;
   EngineProcess m_engine;
@@ -107,6 +118,9 @@ class TrainingPage : public QWidget {
   std::unique_ptr<QTemporaryDir> m_planDir;
 
   DeviceTable* m_devices;
+  ClusterPanel* m_cluster;
+  JobDeviceTree* m_jobDevices;
+  QString m_clusterPath;  // the project path m_cluster's values belong to
   QComboBox* m_policy;
   QLabel* m_gpuNote;
   QLabel* m_plan;
