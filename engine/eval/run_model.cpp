@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "engine/backend/cpu/cpu_device.h"
+#include "engine/backend/device_factory.h"
 #include "engine/core/error.h"
 #include "engine/project/project_io.h"
 #include "engine/train/network.h"
@@ -41,8 +42,9 @@ void RunModel::checkFits(const Dataset& data) const {
 Predictions RunModel::predict(const Dataset& data, std::vector<std::string> devices, int64_t block) const {
   checkFits(data);
   if (devices.empty()) devices = m_devices;
-  for (const auto& d : devices)
-    NS_CHECK(d.rfind("cpu:", 0) == 0, "device '{}': evaluation in this build runs on CPU devices (cpu:N) only", d);
+  // Contexts come from the devices' kind, as in training (engine/backend/device_factory.h).
+  std::vector<const DeviceKind*> kinds;
+  for (const auto& d : devices) kinds.push_back(&deviceKindOf(d));
   const int n = static_cast<int>(devices.size());
   const int threads = m_project.parallel.threadsPerDevice > 0 ? m_project.parallel.threadsPerDevice
                                                               : std::max(1, availableCores() / std::max(n, 1));
@@ -52,19 +54,26 @@ Predictions RunModel::predict(const Dataset& data, std::vector<std::string> devi
   out.values.assign(static_cast<size_t>(out.samples * out.width), 0.0f);
   out.devices = devices;
 
-  std::vector<std::unique_ptr<CpuDeviceContext>> contexts(static_cast<size_t>(n));
+  std::vector<std::unique_ptr<DeviceContext>> contexts(static_cast<size_t>(n));
+  // Deterministic kernels (a GPU's cuDNN algorithms), so a sample's output does not depend on
+  // which device computed it or when.
+  TrainingPlan plan;
+  plan.deterministic = true;
   std::vector<std::unique_ptr<Network>> networks(static_cast<size_t>(n));
   {
     WorkerPool pool(devices, 60.0, {});
     const int64_t blocks = (data.size + block - 1) / block;
     pool.runOnAll([&](int w) {
       const auto i = static_cast<size_t>(w);
-      contexts[i] = std::make_unique<CpuDeviceContext>(devices[i], threads);
-      contexts[i]->bindToCurrentThread();
+      DevicePlan slot;
+      slot.id = devices[i];
+      slot.batch = block;
+      slot.threads = threads;
+      contexts[i] = kinds[i]->makeContext(slot, plan, m_project);
       networks[i] = std::make_unique<Network>(*m_graph, *contexts[i]);
       applyParameters(m_parameters, *networks[i]);
       const int64_t first = blocks * w / n, last = blocks * (w + 1) / n;
-      Tensor x, y;
+      Tensor x(contexts[i]->stagingAllocator()), y(contexts[i]->stagingAllocator());
       std::vector<int64_t> ids;
       for (int64_t b = first; b < last; ++b) {
         const int64_t start = b * block, count = std::min(block, data.size - start);
@@ -80,8 +89,11 @@ Predictions RunModel::predict(const Dataset& data, std::vector<std::string> devi
         std::memcpy(out.values.data() + start * out.width, pred.data(), static_cast<size_t>(count * out.width) * sizeof(float));
       }
     });
-    // Networks hold kernels bound to their worker's device; free them before the pool ends.
-    pool.runOnAll([&](int w) { networks[static_cast<size_t>(w)].reset(); });
+    // Networks and contexts belong to their worker's device and thread; free them there.
+    pool.runOnAll([&](int w) {
+      networks[static_cast<size_t>(w)].reset();
+      contexts[static_cast<size_t>(w)].reset();
+    });
   }
   return out;
 }
