@@ -14,6 +14,8 @@
 #include "gui/edit/graph_view.h"
 
 #include "gui/app/main_window.h"
+#include "gui/evaluation/evaluation_page.h"
+#include "gui/evaluation/sample_browser.h"
 #include "gui/training/training_charts.h"
 #include "gui/training/training_page.h"
 
@@ -47,6 +49,13 @@ void grab(MainWindow& window, const QString& page, const QString& file) {
     bool ready = false;
     QObject::connect(window.datasetPage(), &DatasetPage::previewReady, [&ready] { ready = true; });
     settle(20000, [&ready] { return ready; });
+  }
+  if (page == QLatin1String("evaluation")) {
+    // The newest run, evaluated now unless its evaluation is already in the run folder.
+    EvaluationPage* evaluation = window.evaluationPage();
+    evaluation->refreshRuns();
+    if (!evaluation->result() && evaluation->evaluate()) settle(600000, [evaluation] { return !evaluation->isEvaluating(); });
+    settle(60000, [evaluation] { return evaluation->samples()->imagesLoaded() || !evaluation->samples()->imageError().isEmpty(); });
   }
   settle(800);
   if (page == QLatin1String("edit")) {

@@ -33,7 +33,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_dataset = new DatasetPage(&m_doc, this);
   m_config = new ConfigPage(&m_doc, this);
   m_training = new TrainingPage(&m_doc, this);
-  m_evaluation = new EvaluationPage(this);
+  m_evaluation = new EvaluationPage(&m_doc, this);
   m_tabs->addTab(m_edit, tr("Edit"));
   m_tabs->addTab(m_dataset, tr("Dataset"));
   m_tabs->addTab(m_config, tr("Config"));
@@ -46,6 +46,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(&m_doc, &ProjectDocument::pathChanged, this, &MainWindow::updateTitle);
   connect(&m_doc, &ProjectDocument::settingsChanged, this, &MainWindow::updateTitle);
   connect(m_edit, &EditPage::message, this, &MainWindow::showMessage);
+  // A run that ends is one more run to evaluate.
+  connect(m_training, &TrainingPage::runningChanged, m_evaluation, [this](bool running) {
+    if (!running) m_evaluation->refreshRuns();
+  });
   m_autosave.setInterval(kAutosaveIntervalMs);
   connect(&m_autosave, &QTimer::timeout, this, &MainWindow::autosave);
   m_autosave.start();

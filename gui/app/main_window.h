@@ -42,6 +42,7 @@ class MainWindow : public QMainWindow {
   TrainingPage* trainingPage() const { return m_training; }
   DatasetPage* datasetPage() const { return m_dataset; }
   ConfigPage* configPage() const { return m_config; }
+  EvaluationPage* evaluationPage() const { return m_evaluation; }
   RecoveryStore& recovery() { return m_recovery; }
 
  protected:

@@ -18,6 +18,24 @@
 
 namespace netsmith::gui {
 
+QImage sampleToImage(const Dataset& data, int64_t i) {
+  // Images: (1,H,W) or (3,H,W), shown with their own min/max so any scale displays.
+  const auto& s = data.sampleShape;
+  if (s.size() != 3 || (s[0] != 1 && s[0] != 3) || i < 0 || i >= data.size) return {};
+  const float* x = data.sample(i);
+  const int64_t h = s[1], w = s[2], plane = h * w;
+  float lo = x[0], hi = x[0];
+  for (int64_t k = 0; k < data.sampleNumel(); ++k) lo = std::min(lo, x[k]), hi = std::max(hi, x[k]);
+  const float range = hi > lo ? hi - lo : 1;
+  QImage img(static_cast<int>(w), static_cast<int>(h), QImage::Format_RGB32);
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t xx = 0; xx < w; ++xx) {
+      auto v = [&](int c) { return static_cast<int>(255 * (x[c * plane + y * w + xx] - lo) / range); };
+      img.setPixel(static_cast<int>(xx), static_cast<int>(y), s[0] == 3 ? qRgb(v(0), v(1), v(2)) : qRgb(v(0), v(0), v(0)));
+    }
+  return img;
+}
+
 DatasetPreview previewDataSource(const DataSourceSpec& spec, double scale, int sampleCount) {
   DatasetPreview p;
   try {
@@ -32,22 +50,10 @@ DatasetPreview previewDataSource(const DataSourceSpec& spec, double scale, int s
         if (c >= 0 && c < data.numClasses) p.classCounts[static_cast<int>(c)] += 1;
       }
     }
-    // Images: (1,H,W) or (3,H,W), shown with their own min/max so any scale displays.
     const auto& s = data.sampleShape;
     const bool image = s.size() == 3 && (s[0] == 1 || s[0] == 3);
     for (int64_t i = 0; image && i < std::min<int64_t>(sampleCount, data.size); ++i) {
-      const float* x = data.sample(i);
-      const int64_t h = s[1], w = s[2], plane = h * w;
-      float lo = x[0], hi = x[0];
-      for (int64_t k = 0; k < data.sampleNumel(); ++k) lo = std::min(lo, x[k]), hi = std::max(hi, x[k]);
-      const float range = hi > lo ? hi - lo : 1;
-      QImage img(static_cast<int>(w), static_cast<int>(h), QImage::Format_RGB32);
-      for (int64_t y = 0; y < h; ++y)
-        for (int64_t xx = 0; xx < w; ++xx) {
-          auto v = [&](int c) { return static_cast<int>(255 * (x[c * plane + y * w + xx] - lo) / range); };
-          img.setPixel(static_cast<int>(xx), static_cast<int>(y), s[0] == 3 ? qRgb(v(0), v(1), v(2)) : qRgb(v(0), v(0), v(0)));
-        }
-      p.samples << img;
+      p.samples << sampleToImage(data, i);
       p.labels << (data.labelWidth == 1 ? QString::number(*data.label(i)) : QStringLiteral("…"));
     }
   } catch (const std::exception& e) {

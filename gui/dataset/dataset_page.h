@@ -31,6 +31,9 @@ struct DatasetPreview {
   QList<QString> labels;
 };
 
+// Sample i of an image dataset ((1,H,W) or (3,H,W)) scaled to its own min/max; null otherwise.
+QImage sampleToImage(const Dataset& data, int64_t i);
+
 DatasetPreview previewDataSource(const DataSourceSpec& spec, double scale, int sampleCount);
 
 class DatasetPage : public QWidget {

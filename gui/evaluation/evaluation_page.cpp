@@ -1,23 +1,422 @@
 #include "gui/evaluation/evaluation_page.h"
 
+#include <QComboBox>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableWidget>
 #include <QVBoxLayout>
+
+#include "gui/evaluation/confusion_matrix_plot.h"
+#include "gui/evaluation/sample_browser.h"
+#include "gui/run/cli_command.h"
 
 namespace netsmith::gui {
 
-EvaluationPage::EvaluationPage(QWidget* parent) : QWidget(parent) {
-  auto* text = new QLabel(tr("<h3>Train first</h3><p>Evaluation (accuracy, confusion matrix, per-class precision and "
-                             "recall, worst-classified samples) works on a trained run.</p>"
-                             "<p>Train the network on the <b>Training</b> page; its runs are kept in the project's "
-                             "<tt>.runs</tt> folder.</p>"),
-                          this);
-  text->setObjectName(QStringLiteral("trainFirst"));
-  text->setAlignment(Qt::AlignCenter);
-  text->setWordWrap(true);
+namespace {
+constexpr int kEvaluateTimeoutMs = 60 * 60 * 1000;  // the training set of a large network on CPU
+constexpr int kExportTimeoutMs = 10 * 60 * 1000;
+const QString kCsvChoice = QStringLiteral("\x01csv");
+
+QString percent(double v) { return QLocale().toString(100 * v, 'f', 2) + QLatin1Char('%'); }
+QString fixed(double v) { return QLocale().toString(v, 'f', 3); }
+}  // namespace
+
+EvaluationPage::EvaluationPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
+  // --- "train first" ---
+  auto* trainFirst = new QLabel(tr("<h3>Train first</h3><p>Evaluation (accuracy, confusion matrix, per-class precision and "
+                                   "recall, worst-classified samples) works on a trained run.</p>"
+                                   "<p>Train the network on the <b>Training</b> page; its runs are kept in the project's "
+                                   "<tt>.runs</tt> folder and appear here.</p>"),
+                                this);
+  trainFirst->setObjectName(QStringLiteral("trainFirst"));
+  trainFirst->setAlignment(Qt::AlignCenter);
+  trainFirst->setWordWrap(true);
+  auto* otherFromEmpty = new QPushButton(tr("Evaluate another run folder…"), this);
+  auto* empty = new QWidget(this);
+  auto* emptyLayout = new QVBoxLayout(empty);
+  emptyLayout->addStretch(1);
+  emptyLayout->addWidget(trainFirst);
+  emptyLayout->addWidget(otherFromEmpty, 0, Qt::AlignHCenter);
+  emptyLayout->addStretch(2);
+
+  // --- choice of run, dataset, parameters ---
+  m_run = new QComboBox(this);
+  m_run->setObjectName(QStringLiteral("evaluationRun"));
+  m_run->setMinimumContentsLength(34);
+  m_run->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_run->setToolTip(tr("A run of this project (newest first) with how it ended"));
+  auto* other = new QPushButton(tr("Other run…"), this);
+  other->setToolTip(tr("Evaluate a run folder of another project"));
+  m_dataset = new QComboBox(this);
+  m_dataset->setObjectName(QStringLiteral("evaluationDataset"));
+  m_dataset->addItem(tr("validation"), QStringLiteral("validation"));
+  m_dataset->addItem(tr("training"), QStringLiteral("training"));
+  m_dataset->addItem(tr("CSV file…"), kCsvChoice);
+  m_parameters = new QComboBox(this);
+  m_parameters->setObjectName(QStringLiteral("evaluationParameters"));
+  m_parameters->addItem(tr("last"), QStringLiteral("last"));
+  m_parameters->addItem(tr("best"), QStringLiteral("best"));
+  m_parameters->setToolTip(tr("last: the parameters at the end of training; best: those of the epoch with the lowest "
+                              "validation error (config.save_best)"));
+  m_evaluate = new QPushButton(tr("Evaluate"), this);
+  m_evaluate->setObjectName(QStringLiteral("evaluateButton"));
+  m_exportOnnx = new QPushButton(tr("Export ONNX…"), this);
+  m_exportOnnx->setToolTip(tr("netsmith-cli export RUN --onnx FILE: the trained network as a standard ONNX model (opset 13)"));
+  m_exportCsv = new QPushButton(tr("Export CSV…"), this);
+  m_exportCsv->setToolTip(tr("The per-class table (precision, recall, F-measure, support, macro averages) as CSV"));
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("Run"), this));
+  bar->addWidget(m_run, 2);
+  bar->addWidget(other);
+  bar->addSpacing(12);
+  bar->addWidget(new QLabel(tr("Dataset"), this));
+  bar->addWidget(m_dataset);
+  bar->addWidget(new QLabel(tr("Parameters"), this));
+  bar->addWidget(m_parameters);
+  bar->addWidget(m_evaluate);
+  bar->addStretch(1);
+  bar->addWidget(m_exportOnnx);
+  bar->addWidget(m_exportCsv);
+
+  m_status = new QLabel(this);
+  m_status->setObjectName(QStringLiteral("evaluationStatus"));
+  m_status->setWordWrap(true);
+  m_summary = new QLabel(this);
+  m_summary->setObjectName(QStringLiteral("evaluationSummary"));
+  m_summary->setTextFormat(Qt::RichText);
+  m_summary->setWordWrap(true);
+  m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  // --- results ---
+  m_matrix = new ConfusionMatrixPlot(this);
+  m_perClass = new QTableWidget(0, 5, this);
+  m_perClass->setObjectName(QStringLiteral("perClassTable"));
+  m_perClass->setHorizontalHeaderLabels({tr("Class"), tr("Precision"), tr("Recall"), tr("F-measure"), tr("Support")});
+  m_perClass->verticalHeader()->hide();
+  m_perClass->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_perClass->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  m_samples = new SampleBrowser(this);
+
+  auto* tables = new QSplitter(Qt::Horizontal, this);
+  tables->addWidget(m_matrix);
+  tables->addWidget(m_perClass);
+  tables->setStretchFactor(0, 3);
+  tables->setStretchFactor(1, 2);
+  auto* vertical = new QSplitter(Qt::Vertical, this);
+  vertical->addWidget(tables);
+  vertical->addWidget(m_samples);
+  vertical->setStretchFactor(0, 1);
+  vertical->setStretchFactor(1, 1);
+  vertical->setSizes({430, 330});
+
+  auto* results = new QWidget(this);
+  auto* resultsLayout = new QVBoxLayout(results);
+  resultsLayout->setContentsMargins(0, 0, 0, 0);
+  resultsLayout->addLayout(bar);
+  resultsLayout->addWidget(m_status);
+  resultsLayout->addWidget(m_summary);
+  resultsLayout->addWidget(vertical, 1);
+
+  m_stack = new QStackedWidget(this);
+  m_stack->addWidget(empty);
+  m_stack->addWidget(results);
   auto* layout = new QVBoxLayout(this);
-  layout->addStretch(1);
-  layout->addWidget(text);
-  layout->addStretch(2);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(m_stack);
+
+  // --- wiring ---
+  auto chooseOther = [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Run folder to evaluate"), selectedRun());
+    if (!dir.isEmpty()) selectRun(dir);
+  };
+  connect(other, &QPushButton::clicked, this, chooseOther);
+  connect(otherFromEmpty, &QPushButton::clicked, this, chooseOther);
+  connect(m_run, &QComboBox::activated, this, &EvaluationPage::runChosen);
+  connect(m_parameters, &QComboBox::activated, this, &EvaluationPage::runChosen);
+  connect(m_dataset, &QComboBox::activated, this, [this] {
+    if (m_dataset->currentData().toString() == kCsvChoice) {
+      const QString file = QFileDialog::getOpenFileName(this, tr("Dataset CSV (x:image,y:label)"), QString(), tr("CSV files (*.csv)"));
+      if (file.isEmpty()) {
+        m_dataset->setCurrentIndex(0);
+      } else {
+        setDataset(file);
+      }
+    }
+    runChosen();
+  });
+  connect(m_evaluate, &QPushButton::clicked, this, [this] { evaluate(); });
+  connect(m_exportCsv, &QPushButton::clicked, this, [this] {
+    const QString file = QFileDialog::getSaveFileName(this, tr("Export the per-class table"),
+                                                      QDir(selectedRun()).filePath(QStringLiteral("per_class.csv")),
+                                                      tr("CSV files (*.csv)"));
+    if (!file.isEmpty()) exportCsv(file);
+  });
+  connect(m_exportOnnx, &QPushButton::clicked, this, [this] {
+    const QString file = QFileDialog::getSaveFileName(this, tr("Export the model as ONNX"),
+                                                      QDir(selectedRun()).filePath(QStringLiteral("model.onnx")),
+                                                      tr("ONNX models (*.onnx)"));
+    if (!file.isEmpty()) exportOnnx(file);
+  });
+  connect(m_matrix, &ConfusionMatrixPlot::cellClicked, m_samples, &SampleBrowser::showCell);
+  connect(doc, &ProjectDocument::loaded, this, [this] {
+    m_extraRuns.clear();
+    refreshRuns();
+  });
+  connect(doc, &ProjectDocument::pathChanged, this, &EvaluationPage::refreshRuns);
+
+  refreshRuns();
+}
+
+EvaluationPage::~EvaluationPage() {
+  cancelCliCommand(m_query);
+  cancelCliCommand(m_export);
+}
+
+void EvaluationPage::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  refreshRuns();
+}
+
+QString EvaluationPage::statusText() const { return m_status->text(); }
+QString EvaluationPage::summaryText() const { return m_summary->text(); }
+bool EvaluationPage::showsTrainFirst() const { return m_stack->currentIndex() == 0; }
+
+void EvaluationPage::setStatus(const QString& text, bool error) {
+  m_status->setText(text);
+  m_status->setStyleSheet(error ? QStringLiteral("color:#c0392b") : QString());
+}
+
+void EvaluationPage::updateEnabled() {
+  const bool busy = m_query != nullptr;
+  m_evaluate->setEnabled(!busy && m_run->count() > 0);
+  m_run->setEnabled(!busy);
+  m_dataset->setEnabled(!busy);
+  m_parameters->setEnabled(!busy);
+  m_exportCsv->setEnabled(m_result.has_value());
+  m_exportOnnx->setEnabled(m_export == nullptr && m_run->count() > 0);
+}
+
+// --- runs ------------------------------------------------------------------------------------------
+
+void EvaluationPage::refreshRuns() {
+  if (isEvaluating()) return;
+  const QString chosen = selectedRun();
+  m_runs = listRuns(runsRootFor(m_doc->path(), qs(m_doc->settings().name)));
+  m_run->clear();
+  for (const RunSummary& run : m_runs) {
+    QString text = run.displayName() + QStringLiteral(" · ") + (run.status.isEmpty() ? tr("no events") : run.status);
+    if (hasValue(run.bestValidationError)) text += tr(" · best error %1").arg(percent(run.bestValidationError));
+    m_run->addItem(text, run.folder);
+  }
+  for (const QString& folder : m_extraRuns) m_run->addItem(folder, folder);
+  m_stack->setCurrentIndex(m_run->count() > 0 || m_result ? 1 : 0);
+  int index = m_run->findData(chosen);
+  if (index < 0) {
+    // The newest run that completed, else the newest.
+    for (int i = 0; i < m_runs.size() && index < 0; ++i)
+      if (m_runs[i].status == QLatin1String("completed")) index = i;
+    if (index < 0 && m_run->count() > 0) index = 0;
+  }
+  m_run->setCurrentIndex(index);
+  if (selectedRun() != chosen) runChosen();
+  updateEnabled();
+}
+
+bool EvaluationPage::selectRun(const QString& folder) {
+  const QString abs = QFileInfo(folder).absoluteFilePath();
+  if (!QFileInfo(abs).isDir()) return false;
+  int index = m_run->findData(abs);
+  if (index < 0) {
+    m_extraRuns << abs;
+    m_run->addItem(abs, abs);
+    index = m_run->count() - 1;
+  }
+  m_run->setCurrentIndex(index);
+  m_stack->setCurrentIndex(1);
+  runChosen();
+  return true;
+}
+
+QString EvaluationPage::selectedRun() const { return m_run->currentData().toString(); }
+
+void EvaluationPage::setDataset(const QString& dataset) {
+  int index = m_dataset->findData(dataset);
+  if (index < 0) {
+    m_dataset->insertItem(m_dataset->count() - 1, QFileInfo(dataset).fileName(), QFileInfo(dataset).absoluteFilePath());
+    m_dataset->setItemData(m_dataset->count() - 2, dataset, Qt::ToolTipRole);
+    index = m_dataset->count() - 2;
+  }
+  m_dataset->setCurrentIndex(index);
+}
+
+void EvaluationPage::setParameters(const QString& which) {
+  const int index = m_parameters->findData(which);
+  if (index >= 0) m_parameters->setCurrentIndex(index);
+}
+
+QString EvaluationPage::datasetArgument() const { return m_dataset->currentData().toString(); }
+
+QString EvaluationPage::evaluationFolder() const {
+  const QString dataset = datasetArgument();
+  const QString tag = dataset == QLatin1String("validation") || dataset == QLatin1String("training")
+                          ? dataset
+                          : QStringLiteral("csv-") + QFileInfo(dataset).completeBaseName();
+  return QDir(selectedRun()).filePath(QStringLiteral("evaluation/") + tag + QLatin1Char('-') + m_parameters->currentData().toString());
+}
+
+void EvaluationPage::runChosen() {
+  m_result.reset();
+  m_matrix->clear();
+  m_perClass->setRowCount(0);
+  m_samples->clear();
+  m_summary->clear();
+  if (selectedRun().isEmpty()) {
+    setStatus(QString());
+    updateEnabled();
+    return;
+  }
+  // An evaluation already made of this choice is shown at once.
+  QFile previous(QDir(evaluationFolder()).filePath(QStringLiteral("evaluation.json")));
+  if (previous.open(QIODevice::ReadOnly)) {
+    if (const auto r = parseEvaluation(previous.readAll())) {
+      showResult(*r);
+      setStatus(tr("Evaluation of %1 (%2). Press Evaluate to run it again.")
+                    .arg(QLocale().toString(QFileInfo(previous).lastModified(), QLocale::ShortFormat), previous.fileName()));
+      return;
+    }
+  }
+  setStatus(tr("Press Evaluate to run the %1 parameters of this run on the %2 set.")
+                .arg(m_parameters->currentData().toString(), m_dataset->currentText()));
+  updateEnabled();
+}
+
+// --- evaluate --------------------------------------------------------------------------------------
+
+bool EvaluationPage::evaluate() {
+  if (isEvaluating()) return false;
+  const QString run = selectedRun();
+  if (run.isEmpty()) {
+    setStatus(tr("Choose a run to evaluate."), true);
+    return false;
+  }
+  const QStringList args{QStringLiteral("evaluate"), run, QStringLiteral("--dataset"), datasetArgument(),
+                         QStringLiteral("--parameters"), m_parameters->currentData().toString(), QStringLiteral("--json")};
+  setStatus(tr("Evaluating %1 on the %2 set…").arg(QDir(run).dirName(), m_dataset->currentText()));
+  m_query = runCliCommand(this, args, [this](const CliResult& r) {
+    m_query = nullptr;
+    QString why;
+    const auto result = parseEvaluation(r.standardOutput.trimmed(), &why);
+    if (r.exitCode == 0 && result) {
+      showResult(*result);
+      setStatus(tr("Evaluated in %1 s on %2.").arg(QLocale().toString(result->seconds, 'f', 1), result->devices.join(QStringLiteral(", "))));
+      emit evaluated(true);
+      return;
+    }
+    // The engine's {"error": ...} says it best; else its standard error.
+    if (!r.started || r.standardOutput.trimmed().isEmpty()) why = r.errorText();
+    why.remove(QRegularExpression(QStringLiteral("^netsmith-cli evaluate: ")));
+    setStatus(tr("Cannot evaluate: %1").arg(why), true);
+    updateEnabled();
+    emit evaluated(false);
+  }, kEvaluateTimeoutMs);
+  updateEnabled();
+  return true;
+}
+
+void EvaluationPage::showResult(const EvaluationResult& r) {
+  m_result = r;
+  m_stack->setCurrentIndex(1);
+  QString params = r.parametersWhich;
+  if (r.bestEpoch > 0) params += tr(" (epoch %1)").arg(r.bestEpoch);
+  m_summary->setText(tr("<span style='font-size:14pt'>Accuracy <b>%1</b></span> &nbsp; error %2 &nbsp;·&nbsp; %3 of %4 "
+                        "samples right &nbsp;·&nbsp; macro F-measure %5 &nbsp;·&nbsp; %6 set, %7 parameters, %8 classes")
+                         .arg(percent(r.accuracy), percent(r.error), QLocale().toString(r.correct), QLocale().toString(r.samples),
+                              fixed(r.macroFMeasure), r.datasetName.toHtmlEscaped(), params.toHtmlEscaped())
+                         .arg(r.classes));
+  QStringList names;
+  for (int c = 0; c < r.confusion.size(); ++c) names << r.className(c);
+  m_matrix->setMatrix(r.confusion, names);
+
+  m_perClass->setRowCount(0);
+  m_perClass->setRowCount(static_cast<int>(r.perClass.size()) + 1);
+  auto set = [this](int row, int col, const QString& text, bool bold = false) {
+    auto* item = new QTableWidgetItem(text);
+    item->setTextAlignment(col == 0 ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignRight | Qt::AlignVCenter);
+    if (bold) {
+      QFont f = item->font();
+      f.setBold(true);
+      item->setFont(f);
+    }
+    m_perClass->setItem(row, col, item);
+  };
+  for (int i = 0; i < r.perClass.size(); ++i) {
+    const ClassFigures& f = r.perClass[i];
+    set(i, 0, f.name.isEmpty() || f.name == QString::number(f.classIndex) ? QString::number(f.classIndex)
+                                                                          : QStringLiteral("%1 %2").arg(f.classIndex).arg(f.name));
+    set(i, 1, fixed(f.precision));
+    set(i, 2, fixed(f.recall));
+    set(i, 3, fixed(f.fMeasure));
+    set(i, 4, QLocale().toString(f.support));
+  }
+  const int macro = static_cast<int>(r.perClass.size());
+  set(macro, 0, tr("Macro average"), true);
+  set(macro, 1, fixed(r.macroPrecision), true);
+  set(macro, 2, fixed(r.macroRecall), true);
+  set(macro, 3, fixed(r.macroFMeasure), true);
+  set(macro, 4, QLocale().toString(r.samples), true);
+  m_samples->setResult(r);
+  updateEnabled();
+}
+
+// --- export ----------------------------------------------------------------------------------------
+
+bool EvaluationPage::exportCsv(const QString& file) {
+  if (!m_result) {
+    setStatus(tr("Evaluate a run first."), true);
+    return false;
+  }
+  QSaveFile out(file);
+  if (!out.open(QIODevice::WriteOnly | QIODevice::Text) || out.write(perClassCsv(*m_result).toUtf8()) < 0 || !out.commit()) {
+    setStatus(tr("Cannot write %1: %2").arg(file, out.errorString()), true);
+    return false;
+  }
+  setStatus(tr("Per-class table written to %1").arg(QDir::toNativeSeparators(file)));
+  return true;
+}
+
+bool EvaluationPage::exportOnnx(const QString& file) {
+  if (m_export || selectedRun().isEmpty()) return false;
+  setStatus(tr("Exporting %1 to ONNX…").arg(QDir(selectedRun()).dirName()));
+  m_export = runCliCommand(this, {QStringLiteral("export"), selectedRun(), QStringLiteral("--onnx"), file},
+                           [this, file](const CliResult& r) {
+                             m_export = nullptr;
+                             updateEnabled();
+                             if (r.exitCode == 0 && QFileInfo::exists(file)) {
+                               const QString message = tr("ONNX model written to %1").arg(QDir::toNativeSeparators(file));
+                               setStatus(message);
+                               emit exported(true, message);
+                               return;
+                             }
+                             QString why = r.errorText();
+                             why.remove(QRegularExpression(QStringLiteral("^netsmith-cli export: ")));
+                             setStatus(tr("Cannot export: %1").arg(why), true);
+                             emit exported(false, why);
+                           },
+                           kExportTimeoutMs);
+  updateEnabled();
+  return true;
 }
 
 }  // namespace netsmith::gui
