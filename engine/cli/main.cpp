@@ -13,6 +13,7 @@
 
 #include "engine/cli/args.h"
 #include "engine/cli/progress_bar.h"
+#include "engine/comm/mpi_job.h"
 #include "engine/core/error.h"
 #include "engine/monitor/devices.h"
 #include "engine/ops/op_registry.h"
@@ -148,6 +149,10 @@ int runTrain(const ParsedArgs& args) {
     }
   }
 
+  // Under mpirun only rank 0 reports (it writes the run folder and the events); the other
+  // ranks print nothing but their own errors.
+  const char* mpiRank = std::getenv("OMPI_COMM_WORLD_RANK");
+  const bool follower = mpiRank && std::string(mpiRank) != "0";
   EventBus bus;
   std::unique_ptr<JsonLinesSink> eventsOut;
   std::unique_ptr<ProgressBarSink> progress;
@@ -157,6 +162,10 @@ int runTrain(const ParsedArgs& args) {
   } else {
     if (!eventsTarget.empty()) eventsOut = JsonLinesSink::openFile(eventsTarget);
     if (!args.has("--quiet")) progress = std::make_unique<ProgressBarSink>(stdout, isatty(STDOUT_FILENO));
+  }
+  if (follower) {
+    eventsOut.reset();
+    progress.reset();
   }
   if (eventsOut) bus.add(eventsOut.get());
   if (progress) bus.add(progress.get());
@@ -169,7 +178,7 @@ int runTrain(const ParsedArgs& args) {
                     e.value("run", "").c_str());
     }
   } quiet;
-  if (!progress && eventsTarget != "-") bus.add(&quiet);
+  if (!progress && eventsTarget != "-" && !follower) bus.add(&quiet);
 
   RunControl control;
   g_control = &control;
@@ -188,8 +197,12 @@ int runTrain(const ParsedArgs& args) {
   const TrainResult result = runTraining(options);
   std::fflush(stdout);
   std::fflush(stderr);
-  // A hung worker thread cannot be joined; end the process without waiting for it.
-  if (result.abandonedWorkers > 0) std::_Exit(kExitFailed);
+  if (follower && result.status == "failed")
+    std::fprintf(stderr, "netsmith-cli (rank %s): error: %s\n", mpiRank, result.message.c_str());
+  // A hung worker thread cannot be joined, and a failed mpirun job may have lost a rank that
+  // MPI_Finalize would wait for: end the process without waiting.
+  if (result.abandonedWorkers > 0 || result.abandonProcess) MpiJob::abandon(kExitFailed);
+  if (MpiJob::launchedByMpirun()) MpiJob::instance().finalize();
   if (result.status == "completed") return kExitOk;
   if (result.status == "stopped") return kExitStopped;
   return kExitFailed;

@@ -7,6 +7,7 @@
 #include "engine/core/error.h"
 #include "engine/optim/lr_schedule.h"
 #include "engine/optim/optimizer.h"
+#include "engine/project/device_name.h"
 
 namespace netsmith {
 namespace {
@@ -60,11 +61,7 @@ std::vector<std::string> parseDeviceList(const std::string& commaSeparated) {
   while (start <= commaSeparated.size()) {
     const size_t comma = std::min(commaSeparated.find(',', start), commaSeparated.size());
     const std::string id = commaSeparated.substr(start, comma - start);
-    const auto colon = id.find(':');
-    const bool wellFormed = colon != std::string::npos && (id.substr(0, colon) == "cpu" || id.substr(0, colon) == "cuda") &&
-                            colon + 1 < id.size() && colon + 6 >= id.size() &&
-                            std::all_of(id.begin() + static_cast<long>(colon) + 1, id.end(), ::isdigit);
-    NS_CHECK(wellFormed, "--devices: expected a comma-separated list such as cpu:0,cpu:1 or cuda:0,cuda:1, got \"{}\" in \"{}\"",
+    NS_CHECK(isDeviceName(id), "--devices: expected a comma-separated list such as cpu:0,cpu:1 or cuda:0,cuda:1, got \"{}\" in \"{}\"",
              id, commaSeparated);
     NS_CHECK(std::find(out.begin(), out.end(), id) == out.end(), "--devices: {} is listed twice", id);
     out.push_back(id);
@@ -95,7 +92,7 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
   for (size_t i = 0; i < par.devices.size(); ++i) {
     DevicePlan d;
     d.id = par.devices[i];
-    NS_CHECK(d.id.rfind("cpu:", 0) == 0,
+    NS_CHECK(localDeviceId(d.id).rfind("cpu:", 0) == 0,
              "parallel.devices[{}]: \"{}\" needs the CUDA backend, which this build does not have: use CPU workers "
              "(\"cpu:0\", \"cpu:1\", ...)",
              i, d.id);
