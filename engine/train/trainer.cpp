@@ -163,6 +163,7 @@ class TrainingRun {
   std::unique_ptr<Graph> m_graph;
   TrainingPlan m_plan;
   std::unique_ptr<JobChannel> m_job;  // the processes of this run (one, or mpirun's)
+  ParallelConfig m_userParallel;      // as the project says, before joinJob() names every device
   std::vector<DevicePlan> m_workers;  // this process's active devices, one worker each
   std::vector<DevicePlan> m_jobWorkers;  // every active device of the job, by global rank
   int m_firstJobWorker = 0;           // the global rank of m_workers[0]
@@ -230,7 +231,9 @@ void TrainingRun::openRunFolder() {
     m_runDir = fs::absolute(m_options.runDir.empty() ? newRunFolder(m_project.path) : m_options.runDir);
     fs::create_directories(m_runDir / "checkpoints");
     writeTextAtomically(m_runDir / "run.json", m_settings.dump(2) + "\n");
-    writeTextAtomically(m_runDir / "project.nsproj", snapshotJson(m_project).dump(2) + "\n");
+    Project snapshot = m_project;
+    snapshot.parallel = m_userParallel;
+    writeTextAtomically(m_runDir / "project.nsproj", snapshotJson(snapshot).dump(2) + "\n");
   }
   m_eventsFile = JsonLinesSink::openFile((m_runDir / "events.jsonl").string());
   m_bus.add(m_eventsFile.get());
@@ -262,6 +265,7 @@ void TrainingRun::prepare(bool planOnly) {
     m_project.parallel.devices = m_settings["devices"].get<std::vector<std::string>>();
   m_fault = FaultInjection::parse(m_options.faultInjection);
   m_job = JobChannel::forThisProcess(m_project.parallel.timeoutS);
+  m_userParallel = m_project.parallel;  // the snapshot keeps the user's own lists
   joinJob();
 
   m_graph = std::make_unique<Graph>(buildGraph(m_project.network, OpRegistry::builtin()));
@@ -281,7 +285,9 @@ void TrainingRun::prepare(bool planOnly) {
                                                                  : m_project.config.maxEpoch;
   bool hasBatchNorm = false;
   for (const GraphNode& n : m_graph->nodes) hasBatchNorm = hasBatchNorm || n.schema->name == "BatchNormalization";
-  m_plan = planTraining(m_project, m_train.size, m_maxEpoch, availableCores(), hasBatchNorm);
+  // Under mpirun each process counts the cores it may use (mpirun binds it to some); the job has
+  // that many per process (Note [Devices of an mpirun job] assumes alike processes).
+  m_plan = planTraining(m_project, m_train.size, m_maxEpoch, availableCores() * m_job->processes(), hasBatchNorm);
   if (planOnly) return;
 
   if (m_job->leader()) {
@@ -492,9 +498,21 @@ void TrainingRun::restoreFromCheckpoint() {
   m_epochSamples = m.at("epoch_samples").get<int64_t>();
   m_epochSeconds = m.value("epoch_seconds", 0.0);
   if (!m.at("best_validation_error").is_null()) m_bestValidationError = m["best_validation_error"].get<double>();
-  NS_CHECK(m_iteration <= m_iterationsPerEpoch,
-           "{}: was written at iteration {} of an epoch, but this run has {} iterations per epoch", *newest, m_iteration,
-           m_iterationsPerEpoch);
+  // Resumed on another number of devices (or processes): the logical batch and everything
+  // counted in iterations follow the new plan; the position keeps the samples already trained.
+  const int64_t oldBatch = m.value("logical_batch", m_plan.logicalBatch);
+  if (oldBatch != m_plan.logicalBatch) {
+    const int64_t oldIteration = m_iteration;
+    m_iteration = std::min(m_iteration * oldBatch / m_plan.logicalBatch, m_iterationsPerEpoch);
+    m_globalIteration = m_epoch * m_iterationsPerEpoch + m_iteration;
+    if (m_job->leader())
+      m_bus.publish({{"event", "warning"},
+                     {"message", format("resuming on {} device(s): the logical batch is now {} samples (it was {}), with {} "
+                                        "iterations per epoch and a learning rate of {}; the run continues at iteration {} "
+                                        "of epoch {} (was iteration {} of the old batch)",
+                                        m_jobWorkers.size(), m_plan.logicalBatch, oldBatch, m_iterationsPerEpoch,
+                                        m_plan.effectiveLr, m_iteration, m_epoch + 1, oldIteration)}});
+  }
   m_curve.clear();
   for (const Json& r : m.at("curve")) {
     CurveRow row{r.at(0).get<int64_t>(), r.at(1).get<double>(), std::nullopt, std::nullopt, r.at(4).get<double>(),
