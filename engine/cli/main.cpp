@@ -13,6 +13,7 @@
 
 #include "engine/cli/args.h"
 #include "engine/cli/progress_bar.h"
+#include "engine/cli/sweep_command.h"
 #include "engine/comm/mpi_job.h"
 #include "engine/core/error.h"
 #include "engine/monitor/devices.h"
@@ -79,7 +80,7 @@ const CommandSpec kDevices{"devices",
                            0,
                            0};
 
-const std::vector<const CommandSpec*> kCommands{&kTrain, &kValidate, &kOps, &kDevices};
+const std::vector<const CommandSpec*> kCommands{&kTrain, &kSweep, &kValidate, &kOps, &kDevices};
 
 std::string mainHelp() {
   std::string s =
@@ -293,6 +294,12 @@ int runDevices(const ParsedArgs& args) {
   return kExitOk;
 }
 
+int runSweepWithSignals(const ParsedArgs& args) {
+  std::signal(SIGINT, onStopSignal);
+  std::signal(SIGTERM, onStopSignal);
+  return runSweep(args);
+}
+
 int dispatch(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
@@ -304,10 +311,10 @@ int dispatch(int argc, char** argv) {
     return kExitOk;
   }
   const std::map<std::string, int (*)(const ParsedArgs&)> handlers{
-      {"train", runTrain}, {"validate", runValidate}, {"ops", runOps}, {"devices", runDevices}};
+      {"train", runTrain}, {"sweep", runSweepWithSignals}, {"validate", runValidate}, {"ops", runOps}, {"devices", runDevices}};
   const auto it = handlers.find(args[0]);
   if (it == handlers.end()) {
-    std::fprintf(stderr, "netsmith-cli: unknown command '%s' (commands: train, validate, ops, devices; see --help)\n",
+    std::fprintf(stderr, "netsmith-cli: unknown command '%s' (commands: train, sweep, validate, ops, devices; see --help)\n",
                  args[0].c_str());
     return kExitUsage;
   }

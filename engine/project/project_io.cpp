@@ -713,6 +713,20 @@ std::string projectToText(const Project& p, const std::string& path) {
   return out;
 }
 
+Json projectToPortableJson(const Project& project) {
+  Json j = projectToJson(project);
+  auto fix = [&](const char* part, const DataSourceSpec& src) {
+    if (!src.present()) return;
+    Json& s = j["dataset"][part];
+    if (!src.images.empty()) s["images"] = src.images;
+    if (!src.labels.empty()) s["labels"] = src.labels;
+    if (!src.csv.empty()) s["csv"] = src.csv;
+  };
+  fix("training", project.dataset.training);
+  fix("validation", project.dataset.validation);
+  return j;
+}
+
 Json projectToJson(const Project& p) { return Json(buildJson(p, folderOf(p.path))); }
 
 void saveProject(const Project& p, const std::string& path) {

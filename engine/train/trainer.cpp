@@ -71,22 +71,6 @@ void writeTextAtomically(const fs::path& path, const std::string& text) {
   fs::rename(tmp, path);
 }
 
-// The project as the run folder keeps it: the user's JSON with dataset paths made absolute, so
-// the snapshot reads the same data from its new folder.
-Json snapshotJson(const Project& project) {
-  Json j = projectToJson(project);
-  auto fix = [&](const char* part, const DataSourceSpec& src) {
-    if (!src.present()) return;
-    Json& s = j["dataset"][part];
-    if (!src.images.empty()) s["images"] = src.images;
-    if (!src.labels.empty()) s["labels"] = src.labels;
-    if (!src.csv.empty()) s["csv"] = src.csv;
-  };
-  fix("training", project.dataset.training);
-  fix("validation", project.dataset.validation);
-  return j;
-}
-
 void truncateDataset(Dataset& d, int64_t samples) {
   if (samples <= 0 || samples >= d.size) return;
   d.size = samples;
@@ -233,7 +217,7 @@ void TrainingRun::openRunFolder() {
     writeTextAtomically(m_runDir / "run.json", m_settings.dump(2) + "\n");
     Project snapshot = m_project;
     snapshot.parallel = m_userParallel;
-    writeTextAtomically(m_runDir / "project.nsproj", snapshotJson(snapshot).dump(2) + "\n");
+    writeTextAtomically(m_runDir / "project.nsproj", projectToPortableJson(snapshot).dump(2) + "\n");
   }
   m_eventsFile = JsonLinesSink::openFile((m_runDir / "events.jsonl").string());
   m_bus.add(m_eventsFile.get());
