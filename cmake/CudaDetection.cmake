@@ -1,5 +1,7 @@
-# Detects the CUDA toolkit (and cuDNN, NCCL beside it) and says what it found. The CUDA backend
-# itself arrives with its own issue; until then the build only reports the toolkit.
+# Detects the CUDA toolkit with cuBLAS, cuDNN and NCCL beside it, and says what it found. With all
+# of them, NETSMITH_HAVE_CUDA is ON and engine/CMakeLists.txt builds netsmith_engine_cuda (sm_90
+# code plus compute_90 PTX, which the driver compiles for newer GPUs). Without them the build is
+# the CPU backend only; nothing else changes.
 set(NETSMITH_HAVE_CUDA OFF)
 if(NETSMITH_WITH_CUDA)
   if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
@@ -11,13 +13,31 @@ if(NETSMITH_WITH_CUDA)
     find_package(CUDAToolkit QUIET)
   endif()
   if(CUDAToolkit_FOUND)
-    set(NETSMITH_HAVE_CUDA ON)
     find_library(NETSMITH_CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR})
     find_library(NETSMITH_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
+    find_path(NETSMITH_CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+    find_path(NETSMITH_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
     message(STATUS "netsmith: CUDA toolkit ${CUDAToolkit_VERSION} at ${CUDAToolkit_BIN_DIR}")
     message(STATUS "netsmith:   cuBLAS: ${CUDA_cublas_LIBRARY}")
-    message(STATUS "netsmith:   cuDNN:  ${NETSMITH_CUDNN_LIBRARY}")
-    message(STATUS "netsmith:   NCCL:   ${NETSMITH_NCCL_LIBRARY}")
+    message(STATUS "netsmith:   cuDNN:  ${NETSMITH_CUDNN_LIBRARY} (${NETSMITH_CUDNN_INCLUDE_DIR})")
+    message(STATUS "netsmith:   NCCL:   ${NETSMITH_NCCL_LIBRARY} (${NETSMITH_NCCL_INCLUDE_DIR})")
+    if(TARGET CUDA::cublas AND NETSMITH_CUDNN_LIBRARY AND NETSMITH_NCCL_LIBRARY AND NETSMITH_CUDNN_INCLUDE_DIR
+       AND NETSMITH_NCCL_INCLUDE_DIR)
+      # H100/H200 code, plus PTX the driver compiles for newer GPUs; -DCMAKE_CUDA_ARCHITECTURES=... overrides.
+      if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+        set(CMAKE_CUDA_ARCHITECTURES "90-real;90-virtual")
+      endif()
+      enable_language(CUDA)
+      # CMake 3.25 does not know nvcc's C++20 flag; nvcc 12+ accepts it (the engine's headers are C++20).
+      if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+        set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+        set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+      endif()
+      set(NETSMITH_HAVE_CUDA ON)
+      message(STATUS "netsmith: building the CUDA backend (netsmith_engine_cuda) for ${CMAKE_CUDA_ARCHITECTURES}")
+    else()
+      message(STATUS "netsmith: cuBLAS, cuDNN or NCCL missing (see above): building the CPU backend only")
+    endif()
   else()
     message(STATUS "netsmith: CUDA toolkit not found; building the CPU backend only")
   endif()

@@ -10,6 +10,8 @@ packages=(
   libdnnl-dev ocl-icd-opencl-dev opencl-headers
   libopenmpi-dev openmpi-bin
   libpng-dev zlib1g-dev
+  libonnx-dev libprotobuf-dev python3-onnx
+  dpkg-dev desktop-file-utils appstream
   dataset-fashion-mnist
   python3 python3-numpy python3-torch libopenblas0-openmp
   xvfb xauth

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/cli/args.h"
+#include "engine/cli/eval_commands.h"
 #include "engine/cli/progress_bar.h"
 #include "engine/cli/sweep_command.h"
 #include "engine/comm/mpi_job.h"
@@ -80,7 +81,7 @@ const CommandSpec kDevices{"devices",
                            0,
                            0};
 
-const std::vector<const CommandSpec*> kCommands{&kTrain, &kSweep, &kValidate, &kOps, &kDevices};
+const std::vector<const CommandSpec*> kCommands{&kTrain, &kSweep, &kValidate, &kEvaluate, &kInfer, &kExport, &kOps, &kDevices};
 
 std::string mainHelp() {
   std::string s =
@@ -311,10 +312,13 @@ int dispatch(int argc, char** argv) {
     return kExitOk;
   }
   const std::map<std::string, int (*)(const ParsedArgs&)> handlers{
-      {"train", runTrain}, {"sweep", runSweepWithSignals}, {"validate", runValidate}, {"ops", runOps}, {"devices", runDevices}};
+      {"train", runTrain},       {"sweep", runSweepWithSignals}, {"validate", runValidate}, {"evaluate", runEvaluate},
+      {"infer", runInfer},       {"export", runExport},          {"ops", runOps},           {"devices", runDevices}};
   const auto it = handlers.find(args[0]);
   if (it == handlers.end()) {
-    std::fprintf(stderr, "netsmith-cli: unknown command '%s' (commands: train, sweep, validate, ops, devices; see --help)\n",
+    std::fprintf(stderr,
+                 "netsmith-cli: unknown command '%s' (commands: train, sweep, validate, evaluate, infer, export, ops, "
+                 "devices; see --help)\n",
                  args[0].c_str());
     return kExitUsage;
   }

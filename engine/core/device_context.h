@@ -1,9 +1,14 @@
-// DeviceContext: what a kernel needs to run on one device (a CPU worker or, later, a GPU).
-// One context per worker thread; only that thread uses it. Kernels of a backend static_cast it
-// to their backend's context type (CpuDeviceContext, ...), chosen by the backend key.
+// DeviceContext: what a kernel needs to run on one device (a CPU worker or a GPU).
+// One context per worker thread; only that thread uses it for kernels (the host-view copies below
+// may also be made by the thread that created the worker while the worker is idle). Kernels of a
+// backend static_cast it to their backend's context type (CpuDeviceContext, CudaDeviceContext),
+// chosen by the backend key.
 #pragma once
 
+#include <cstdint>
 #include <string>
+
+#include "engine/core/tensor.h"
 
 namespace netsmith {
 
@@ -21,6 +26,30 @@ class DeviceContext {
   // counts the CPU time of its threads. Call on the worker's thread.
   virtual double busySeconds() const = 0;
   virtual int parallelism() const = 0;
+
+  // Note [Device memory] (engine/train/network.h) — the memory kernels read and write.
+  // Null (the default, the CPU): plain host memory. Otherwise every tensor a kernel sees comes
+  // from this allocator, and the host reaches it only through the copies below.
+  virtual TensorAllocator* deviceAllocator() { return nullptr; }
+  // Host buffers that are copied to the device every iteration (the gathered batch): pinned
+  // memory on a GPU, so the copy is asynchronous; null: plain host memory.
+  virtual TensorAllocator* stagingAllocator() { return nullptr; }
+
+  // Copies and fills on memory of deviceAllocator() (pointers and counts in floats), queued in
+  // order with the kernels. The defaults are the host's plain loops, exactly what the CPU path
+  // always did, so it is unchanged bit for bit.
+  // host → device; `src` may be reused once the device has consumed it (pinned staging memory is
+  // read asynchronously: Note [Device memory]).
+  virtual void upload(float* dst, const float* src, int64_t n);
+  // device → host; returns once the values are in `dst` (waits for the queued work).
+  virtual void download(float* dst, const float* src, int64_t n);
+  // device → device.
+  virtual void copy(float* dst, const float* src, int64_t n);
+  virtual void fill(float* dst, int64_t n, float value);
+  // acc[i] += x[i]
+  virtual void accumulate(float* acc, const float* x, int64_t n);
+  // dst[i] = src[i] * s
+  virtual void scale(float* dst, const float* src, int64_t n, float s);
 };
 
 }  // namespace netsmith

@@ -13,9 +13,19 @@ void Tensor::resize(Shape shape) {
   if (n > m_capacity) {
     // 64-byte alignment: AVX-512 loads and oneDNN's preferred alignment.
     const size_t bytes = ((static_cast<size_t>(n) * sizeof(float) + 63) / 64) * 64;
-    float* p = static_cast<float*>(std::aligned_alloc(64, bytes));
-    if (!p) throw std::bad_alloc();
-    m_data.reset(p);
+    TensorAllocator* allocator = this->allocator();
+    float* p = nullptr;
+    if (allocator) {
+      // Give the old block back first, so a device pool may reuse it.
+      m_data.reset();
+      m_capacity = 0;
+      m_size = 0;
+      p = allocator->allocate(bytes);
+    } else {
+      p = static_cast<float*>(std::aligned_alloc(64, bytes));
+      if (!p) throw std::bad_alloc();
+    }
+    m_data = std::unique_ptr<float, Deleter>(p, Deleter{allocator, bytes});
     m_capacity = n;
   }
   m_shape = std::move(shape);
@@ -25,6 +35,8 @@ void Tensor::resize(Shape shape) {
 void Tensor::fill(float v) { std::fill(data(), data() + m_size, v); }
 
 void Tensor::copyFrom(const Tensor& other) {
+  NS_CHECK(other.onHost() && onHost(), "Tensor::copyFrom needs host memory on both sides; copy device memory "
+                                       "through its DeviceContext");
   resize(other.shape());
   if (m_size) std::memcpy(data(), other.data(), m_size * sizeof(float));
 }

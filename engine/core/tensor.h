@@ -1,4 +1,7 @@
-// Tensor: a contiguous, 64-byte aligned float32 array with a shape, owned by value (move-only).
+// Tensor: a contiguous float32 array with a shape, owned by value (move-only). By default it is
+// 64-byte aligned host memory; a tensor given a TensorAllocator takes its memory from it instead
+// (a GPU's memory pool, or pinned host memory for copies to a GPU): Note [Device memory] in
+// engine/train/network.h.
 #pragma once
 
 #include <cstddef>
@@ -10,10 +13,37 @@
 
 namespace netsmith {
 
+// Where a tensor's memory comes from when it is not plain host memory. Owned by a DeviceContext,
+// which outlives every tensor it allocated. allocate() throws (Error or std::bad_alloc) on failure.
+class TensorAllocator {
+ public:
+  virtual ~TensorAllocator() = default;
+  virtual float* allocate(size_t bytes) = 0;
+  virtual void deallocate(float* p, size_t bytes) noexcept = 0;
+  // True when the host may read and write the memory (pinned host memory); false for device memory.
+  virtual bool hostAccessible() const = 0;
+};
+
+namespace detail {
+// Gives a tensor's block back where it came from (declared outside Tensor so that it is complete,
+// and default-constructible, where unique_ptr needs it).
+struct TensorDeleter {
+  TensorAllocator* allocator = nullptr;
+  size_t bytes = 0;
+  void operator()(float* p) const {
+    if (allocator) allocator->deallocate(p, bytes);
+    else std::free(p);
+  }
+};
+}  // namespace detail
+
 class Tensor {
  public:
   Tensor() = default;
   explicit Tensor(Shape shape) { resize(std::move(shape)); }
+  // An empty tensor whose memory, once it has a shape, comes from `allocator` (null: host memory).
+  explicit Tensor(TensorAllocator* allocator) : m_data(nullptr, Deleter{allocator, 0}) {}
+  Tensor(Shape shape, TensorAllocator* allocator) : Tensor(allocator) { resize(std::move(shape)); }
   Tensor(Tensor&&) noexcept = default;
   Tensor& operator=(Tensor&&) noexcept = default;
   Tensor(const Tensor&) = delete;
@@ -22,10 +52,11 @@ class Tensor {
   // Sets the shape; memory is reallocated only when the new size exceeds the capacity, so a
   // shrinking last batch of an epoch does not allocate. Contents are unspecified afterwards.
   void resize(Shape shape);
+  // zero, fill, copyFrom, clone and operator[] need host-accessible memory (onHost()).
   void zero() { if (m_size) std::memset(m_data.get(), 0, m_size * sizeof(float)); }
   void fill(float v);
   void copyFrom(const Tensor& other);
-  Tensor clone() const;
+  Tensor clone() const;  // always host memory
 
   const Shape& shape() const { return m_shape; }
   int64_t dim(size_t axis) const { return m_shape[axis]; }
@@ -38,14 +69,16 @@ class Tensor {
   float& operator[](int64_t i) { return m_data.get()[i]; }
   float operator[](int64_t i) const { return m_data.get()[i]; }
 
+  TensorAllocator* allocator() const { return m_data.get_deleter().allocator; }
+  // The host may dereference data(): plain or pinned host memory.
+  bool onHost() const { return !allocator() || allocator()->hostAccessible(); }
+
  private:
-  struct FreeDeleter {
-    void operator()(float* p) const { std::free(p); }
-  };
+  using Deleter = detail::TensorDeleter;
   Shape m_shape;
   int64_t m_size = 0;
   int64_t m_capacity = 0;
-  std::unique_ptr<float, FreeDeleter> m_data;
+  std::unique_ptr<float, Deleter> m_data;
 };
 
 }  // namespace netsmith

@@ -58,6 +58,7 @@ struct TrainingConfig {
   std::string precision = "float";
   uint64_t seed = 1;
   bool deterministic = false;
+  bool saveBest = true;  // keep the best validation epoch's parameters as RUN/best.nsparams
 };
 
 struct OptimizerConfig {

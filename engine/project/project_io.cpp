@@ -42,7 +42,7 @@ const std::vector<std::string> kNodeKeys{"id", "type", "params", "pos"};
 const std::vector<std::string> kLinkKeys{"from", "to", "port"};
 const std::vector<std::string> kDatasetKeys{"training", "validation", "scale", "shuffle", "on_error"};
 const std::vector<std::string> kSourceKeys{"format", "images", "labels", "csv"};
-const std::vector<std::string> kConfigKeys{"max_epoch", "batch_size", "monitor_interval", "precision", "seed", "deterministic"};
+const std::vector<std::string> kConfigKeys{"max_epoch", "batch_size", "monitor_interval", "precision", "seed", "deterministic", "save_best"};
 const std::vector<std::string> kOptimizerFixedKeys{"solver",        "weight_decay", "lr_multiplier", "lr_update_interval",
                                                    "warmup_epochs", "lr_schedule",  "step_epochs",   "gamma"};
 const std::vector<std::string> kScheduleKeys{"step_epochs", "gamma"};
@@ -311,6 +311,7 @@ class ProjectReader {
     }
     if (const Json* x = m_c.find(v, "seed")) out.seed = m_c.nonNegativeInteger(*x, "config.seed");
     if (const Json* x = m_c.find(v, "deterministic")) out.deterministic = m_c.boolean(*x, "config.deterministic");
+    if (const Json* x = m_c.find(v, "save_best")) out.saveBest = m_c.boolean(*x, "config.save_best");
   }
 
   void optimizer(const Json& v, OptimizerConfig& out) const {
@@ -510,6 +511,8 @@ OrderedJson buildJson(const Project& p, const fs::path& baseDir) {
   config["precision"] = p.config.precision;
   config["seed"] = p.config.seed;
   config["deterministic"] = p.config.deterministic;
+  // Written only when off: files saved before the key existed (the samples) keep their text.
+  if (!p.config.saveBest) config["save_best"] = false;
   j["config"] = std::move(config);
 
   OrderedJson optimizer;

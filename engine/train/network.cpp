@@ -17,21 +17,35 @@ struct Network::NodeRuntime {
   std::vector<Tensor> grads;      // empty Tensor for blobs that are not trainable
   std::vector<Tensor*> paramPtrs;
   std::vector<Tensor*> gradPtrs;  // null for blobs that are not trainable
+  std::vector<Tensor> hostParams;  // device memory only: the host view (Note [Device memory])
+  std::vector<Tensor> hostGrads;
   Tensor output;
   Tensor outputGrad;
   bool gradWritten = false;  // outputGrad holds the first contribution of this backward pass
 };
 
-Network::Network(const Graph& graph, DeviceContext& device) : m_graph(graph), m_device(device) {
+Network::Network(const Graph& graph, DeviceContext& device)
+    : m_graph(graph),
+      m_device(device),
+      m_deviceMemory(device.deviceAllocator()),
+      m_targetDevice(m_deviceMemory),
+      m_lossGrad(m_deviceMemory),
+      m_scratch(m_deviceMemory) {
   const size_t n = graph.nodes.size();
   m_needsGrad.assign(n, false);
   for (size_t i = 0; i < n; ++i) {
     const GraphNode& node = graph.nodes[i];
     auto rt = std::make_unique<NodeRuntime>();
+    rt->output = Tensor(m_deviceMemory);
+    rt->outputGrad = Tensor(m_deviceMemory);
     bool hasTrainable = false;
     for (const ParamBlob& blob : node.blobs) {
-      rt->params.emplace_back(blob.shape);
-      rt->grads.emplace_back(blob.trainable ? Tensor(blob.shape) : Tensor());
+      rt->params.emplace_back(blob.shape, m_deviceMemory);
+      rt->grads.emplace_back(blob.trainable ? Tensor(blob.shape, m_deviceMemory) : Tensor());
+      if (onDevice()) {
+        rt->hostParams.emplace_back(blob.shape);
+        rt->hostGrads.emplace_back(blob.trainable ? Tensor(blob.shape) : Tensor());
+      }
       hasTrainable = hasTrainable || blob.trainable;
     }
     for (size_t b = 0; b < node.blobs.size(); ++b) {
@@ -61,7 +75,7 @@ void Network::initializeParameters(uint64_t seed) {
       const ParamBlob& blob = node.blobs[b];
       const std::string key = node.id + "/" + blob.name;
       Rng rng(mix64(seed) ^ std::hash<std::string>{}(key));
-      Tensor& t = m_nodes[i]->params[b];
+      Tensor& t = onDevice() ? m_nodes[i]->hostParams[b] : m_nodes[i]->params[b];
       switch (blob.init.kind) {
         case Initializer::Kind::Constant: t.fill(blob.init.a); break;
         case Initializer::Kind::Uniform:
@@ -73,6 +87,14 @@ void Network::initializeParameters(uint64_t seed) {
       }
     }
   }
+  if (onDevice()) uploadHostView();
+}
+
+void Network::uploadHostView() {
+  for (auto& rt : m_nodes)
+    for (size_t b = 0; b < rt->params.size(); ++b)
+      m_device.upload(rt->params[b].data(), rt->hostParams[b].data(), rt->params[b].size());
+  m_hostViewOut = false;
 }
 
 // Note [Loss targets]: the dataset gives each sample a label row of `labelWidth` values. A
@@ -112,7 +134,14 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
   const int64_t batch = x.dim(0);
   m_random = random;
   m_lastForwardTraining = training;
+  if (m_hostViewOut) uploadHostView();
   makeTarget(labels);
+  const Tensor* target = &m_target;
+  if (onDevice()) {
+    m_targetDevice.resize(m_target.shape());
+    m_device.upload(m_targetDevice.data(), m_target.data(), m_target.size());
+    target = &m_targetDevice;
+  }
   std::vector<const Tensor*>& inputs = m_callInputs;
   for (size_t i = 0; i < m_nodes.size(); ++i) {
     const GraphNode& node = m_graph.nodes[i];
@@ -121,20 +150,29 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
       NS_CHECK(numel(node.outputShape) * batch == x.size(), "the dataset's samples ({} values) do not fit Input '{}' of shape {}",
                x.size() / std::max<int64_t>(batch, 1), node.id, shapeToString(node.outputShape));
       rt.output.resize(withBatch(batch, node.outputShape));
-      std::memcpy(rt.output.data(), x.data(), x.size() * sizeof(float));
+      m_device.upload(rt.output.data(), x.data(), x.size());
       continue;
     }
     inputs.clear();
     for (int p : node.inputs) inputs.push_back(&m_nodes[p]->output);
     rt.output.resize(withBatch(batch, node.outputShape));
     KernelCall call{m_device, inputs, rt.paramPtrs, rt.output};
-    call.target = node.schema->isLoss() ? &m_target : nullptr;
+    call.target = node.schema->isLoss() ? target : nullptr;
     call.training = training;
     call.random = random;
     call.random.node = i;
     rt.kernel->forward(call);
   }
-  return m_nodes[m_graph.lossNode]->output;
+  const Tensor& loss = m_nodes[m_graph.lossNode]->output;
+  if (!onDevice()) return loss;
+  if (!training) {
+    const Tensor& prediction = m_nodes[m_graph.loss().inputs.at(0)]->output;
+    m_predictionHost.resize(prediction.shape());
+    m_device.download(m_predictionHost.data(), prediction.data(), prediction.size());
+  }
+  m_lossHost.resize(loss.shape());
+  m_device.download(m_lossHost.data(), loss.data(), loss.size());
+  return m_lossHost;
 }
 
 void Network::backward(float weight, const std::function<void(int node)>& onNodeDone) {
@@ -142,7 +180,8 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
   for (auto& rt : m_nodes) rt->gradWritten = false;
   NodeRuntime& lossRt = *m_nodes[m_graph.lossNode];
   m_lossGrad.resize(lossRt.output.shape());
-  m_lossGrad.fill(weight);
+  m_device.fill(m_lossGrad.data(), m_lossGrad.size(), weight);
+  const Tensor* target = onDevice() ? &m_targetDevice : &m_target;
 
   std::vector<const Tensor*>& inputs = m_callInputs;
   std::vector<Tensor*>& inputGrads = m_callInputGrads;
@@ -153,7 +192,7 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
     const Tensor* outGrad = i == m_graph.lossNode ? &m_lossGrad : &rt.outputGrad;
     if (i != m_graph.lossNode && !rt.gradWritten) {  // nothing downstream depends on it
       for (Tensor* g : rt.gradPtrs)
-        if (g) g->zero();
+        if (g) m_device.fill(g->data(), g->size(), 0.0f);
       if (onNodeDone) onNodeDone(i);
       continue;
     }
@@ -184,7 +223,7 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
       }
     }
     KernelCall call{m_device, inputs, rt.paramPtrs, rt.output};
-    call.target = node.schema->isLoss() ? &m_target : nullptr;
+    call.target = node.schema->isLoss() ? target : nullptr;
     call.training = true;
     call.random = m_random;
     call.random.node = i;
@@ -198,11 +237,7 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
       if (!m_needsGrad[p]) continue;
       if (static_cast<int>(port) == deferredPort) {
         Tensor& acc = m_nodes[p]->outputGrad;
-        float* a = acc.data();
-        const float* s = m_scratch.data();
-        const int64_t n = acc.size();
-#pragma omp parallel for simd if (n > 65536)
-        for (int64_t k = 0; k < n; ++k) a[k] += s[k];
+        m_device.accumulate(acc.data(), m_scratch.data(), acc.size());
       }
       m_nodes[p]->gradWritten = true;
     }
@@ -210,7 +245,7 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
 }
 
 int64_t Network::tensorBytes() const {
-  int64_t floats = m_target.capacity() + m_lossGrad.capacity() + m_scratch.capacity();
+  int64_t floats = m_target.capacity() + m_targetDevice.capacity() + m_lossGrad.capacity() + m_scratch.capacity();
   for (const auto& rt : m_nodes) {
     floats += rt->output.capacity() + rt->outputGrad.capacity();
     for (const Tensor& t : rt->params) floats += t.capacity();
@@ -219,9 +254,31 @@ int64_t Network::tensorBytes() const {
   return floats * static_cast<int64_t>(sizeof(float));
 }
 
-const Tensor& Network::prediction() const { return m_nodes[m_graph.loss().inputs.at(0)]->output; }
+const Tensor& Network::prediction() const {
+  return onDevice() ? m_predictionHost : m_nodes[m_graph.loss().inputs.at(0)]->output;
+}
 
 std::vector<ParameterRef> Network::parameters() {
+  if (!onDevice()) return kernelParameters();
+  std::vector<ParameterRef> out;
+  for (size_t i = 0; i < m_nodes.size(); ++i) {
+    const GraphNode& node = m_graph.nodes[i];
+    NodeRuntime& rt = *m_nodes[i];
+    for (size_t b = 0; b < node.blobs.size(); ++b) {
+      m_device.download(rt.hostParams[b].data(), rt.params[b].data(), rt.params[b].size());
+      Tensor* grad = nullptr;
+      if (rt.gradPtrs[b]) {
+        grad = &rt.hostGrads[b];
+        m_device.download(grad->data(), rt.grads[b].data(), rt.grads[b].size());
+      }
+      out.push_back({node.id + "/" + node.blobs[b].name, &rt.hostParams[b], grad});
+    }
+  }
+  m_hostViewOut = true;
+  return out;
+}
+
+std::vector<ParameterRef> Network::kernelParameters() {
   std::vector<ParameterRef> out;
   for (size_t i = 0; i < m_nodes.size(); ++i) {
     const GraphNode& node = m_graph.nodes[i];

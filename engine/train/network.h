@@ -13,6 +13,27 @@
 
 namespace netsmith {
 
+// Note [Device memory]
+// Kernels read and write tensors in the memory of their device: DeviceContext::deviceAllocator()
+// is null for the CPU (plain host memory, the path the engine always had) and a memory pool for a
+// GPU. Network allocates every tensor a kernel sees (parameters, gradients, activations, their
+// gradients, the loss target) from it, and touches them only through the context's copies
+// (upload, download, fill, accumulate), whose host versions are the former loops, so the CPU path
+// is unchanged bit for bit. The host world — the trainer's checkpoints and fingerprints, metrics,
+// the reproducible mode's chunk tree — keeps seeing host tensors:
+//   - forward() takes the batch gathered on the host (gatherBatch into the context's staging
+//     memory: pinned on a GPU) and copies it once, asynchronously, into the Input node; the copy
+//     is ordered before the kernels that read it. The staging buffer is written again only by the
+//     next gatherBatch, after forward() has returned the loss, which waits for the device.
+//   - forward() returns the per-sample loss in host memory: on a GPU that download is the one
+//     wait of a training iteration. After an inference forward, prediction() is on the host too.
+//   - parameters() is the host view. On a GPU it downloads every blob into host mirrors and hands
+//     those out; since the caller may write them (a checkpoint restore, a test's fault), the next
+//     forward() uploads them again. Code that trains (Replica) uses kernelParameters(), the
+//     tensors themselves. On the CPU both are the same tensors and nothing is copied.
+// One GPU iteration thus copies the batch in and the loss out, and nothing else; everything the
+// optimizer and the all-reduce touch stays on the device (DeviceSolver, NCCL).
+
 // A named parameter blob of the replica: "conv1/W". `grad` is null for blobs that are not
 // trainable (BatchNormalization's running statistics).
 struct ParameterRef {
@@ -41,11 +62,16 @@ class Network {
   // reverse graph order), so their all-reduce can start while backward goes on.
   void backward(float weight, const std::function<void(int node)>& onNodeDone = {});
 
-  // The network's output before the loss (N, prediction shape), after forward().
+  // The network's output before the loss (N, prediction shape), after forward(); in host memory
+  // after an inference forward (Note [Device memory]).
   const Tensor& prediction() const;
   // Every blob, in graph order then blob order (the canonical order is name-sorted; see
-  // parametersSha256()).
+  // parametersSha256()), in host memory: the host view of Note [Device memory].
   std::vector<ParameterRef> parameters();
+  // The same blobs as the kernels use them, in the device's memory (the host view's tensors on
+  // the CPU). Pointers stay valid for the network's life.
+  std::vector<ParameterRef> kernelParameters();
+  DeviceContext& device() { return m_device; }
   const Graph& graph() const { return m_graph; }
   // Bytes of the replica's tensors: parameters, gradients, activations and their gradients.
   int64_t tensorBytes() const;
@@ -53,14 +79,22 @@ class Network {
  private:
   struct NodeRuntime;
   void makeTarget(const Tensor& labels);
+  bool onDevice() const { return m_deviceMemory != nullptr; }
+  void uploadHostView();
 
   const Graph& m_graph;
   DeviceContext& m_device;
   std::vector<std::unique_ptr<NodeRuntime>> m_nodes;
   std::vector<bool> m_needsGrad;  // per node: is d(loss)/d(output) needed by some parameter?
-  Tensor m_target;
+  TensorAllocator* m_deviceMemory;  // DeviceContext::deviceAllocator(): null for host memory
+  Tensor m_target;        // host
+  Tensor m_targetDevice;  // device memory only: the target the loss kernel reads
   Tensor m_lossGrad;
   Tensor m_scratch;  // a second contribution to a fanned-out node's gradient
+  // Device memory only: host copies of the loss and prediction, and the host view's blobs.
+  Tensor m_lossHost;
+  Tensor m_predictionHost;
+  bool m_hostViewOut = false;  // parameters() handed out host mirrors since the last upload
   // Per-call argument lists, kept so that an iteration allocates nothing.
   std::vector<const Tensor*> m_callInputs;
   std::vector<Tensor*> m_callInputGrads;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "engine/backend/device_factory.h"
 #include "engine/core/error.h"
 #include "engine/optim/lr_schedule.h"
 #include "engine/optim/optimizer.h"
@@ -92,10 +93,15 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
   for (size_t i = 0; i < par.devices.size(); ++i) {
     DevicePlan d;
     d.id = par.devices[i];
-    NS_CHECK(localDeviceId(d.id).rfind("cpu:", 0) == 0,
+    const bool cuda = localDeviceId(d.id).rfind("cuda:", 0) == 0;
+    NS_CHECK(!cuda || findDeviceKind(localDeviceId(d.id)),
              "parallel.devices[{}]: \"{}\" needs the CUDA backend, which this build does not have: use CPU workers "
              "(\"cpu:0\", \"cpu:1\", ...)",
              i, d.id);
+    NS_CHECK(i == 0 || cuda == (localDeviceId(par.devices[0]).rfind("cuda:", 0) == 0),
+             "parallel.devices: {} and {} are of different kinds; train on devices of one kind (all cpu:N or all "
+             "cuda:N)",
+             par.devices[0], d.id);
     d.load = par.workerLoad.empty() ? 1.0 : par.workerLoad[i];
     plan.activeDevices += d.load > 0 ? 1 : 0;
     if (d.load == 0)
@@ -174,8 +180,10 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
   const int threads = par.threadsPerDevice > 0 ? par.threadsPerDevice
                       : plan.deterministic     ? 1
                                                : std::max(1, cores / static_cast<int>(n));
-  for (auto& d : plan.devices) d.threads = d.batch > 0 ? threads : 0;
-  if (n * threads > cores)
+  // A GPU worker's thread only queues work: one thread, and the device's utilization is the GPU's.
+  const bool gpus = localDeviceId(plan.devices.front().id).rfind("cuda:", 0) == 0;
+  for (auto& d : plan.devices) d.threads = d.batch > 0 ? (gpus ? 1 : threads) : 0;
+  if (!gpus && n * threads > cores)
     plan.warnings.push_back(format("{} CPU workers × {} thread(s) need {} cores but this machine has {}: the workers "
                                    "share cores and slow each other down",
                                    n, threads, n * threads, cores));

@@ -22,15 +22,25 @@ double sumOf(const Tensor& t) {
 
 Replica::Replica(const Graph& graph, const TrainingPlan& plan, const DevicePlan& slot, DeviceContext& device,
                  Communicator& comm, uint64_t seed)
-    : m_graph(graph), m_plan(plan), m_slot(slot), m_device(device), m_comm(comm), m_seed(seed) {
+    : m_graph(graph),
+      m_plan(plan),
+      m_slot(slot),
+      m_device(device),
+      m_comm(comm),
+      m_seed(seed),
+      m_statsBuffer(device.deviceAllocator()),
+      m_statsSnapshot(device.deviceAllocator()),
+      m_x(device.stagingAllocator()),
+      m_y(device.stagingAllocator()) {
   m_network = std::make_unique<Network>(graph, device);
   m_network->initializeParameters(seed);
   m_optimizer = Optimizer::create(plan.optimizer);
   m_optimizer->setBaseLearningRate(plan.effectiveLr);
+  if (const auto& makeSolver = deviceKindOf(device.id()).makeSolver) m_solver = makeSolver(*m_optimizer, device);
 
   // parameters() lists blobs in graph order, then blob order: walk the graph alongside it to
   // know each blob's node.
-  const std::vector<ParameterRef> params = m_network->parameters();
+  const std::vector<ParameterRef> params = m_network->kernelParameters();
   std::vector<std::vector<const ParameterRef*>> byNode(graph.nodes.size());
   size_t k = 0;
   for (size_t i = 0; i < graph.nodes.size(); ++i)
@@ -52,7 +62,11 @@ Replica::Replica(const Graph& graph, const TrainingPlan& plan, const DevicePlan&
   for (const Tensor* t : m_runningStats) statsSize += t->size();
   m_statsBuffer.resize({statsSize});
   if (comm.size() > 1 && !m_gradients.empty()) {
-    m_buckets = std::make_unique<GradientBuckets>(m_gradients);
+    // GradientBuckets gathers a bucket of several gradients with host copies, so on device memory
+    // every gradient is its own bucket, reduced in place by the device's communicator (NCCL).
+    BucketOptions options;
+    if (device.deviceAllocator()) options = BucketOptions{1, 1};
+    m_buckets = std::make_unique<GradientBuckets>(m_gradients, options);
     m_reducer = std::make_unique<BucketReducer>(comm, *m_buckets);
   }
   if (plan.deterministic) {
@@ -68,20 +82,36 @@ Replica::~Replica() = default;
 
 void Replica::captureRunningStats(float* out, float scale) const {
   for (const Tensor* t : m_runningStats) {
-    const float* v = t->data();
-    for (int64_t i = 0; i < t->size(); ++i) out[i] = v[i] * scale;
+    m_device.scale(out, t->data(), t->size(), scale);
+    out += t->size();
+  }
+}
+
+void Replica::captureRunningStatsToHost(float* out, float scale) const {
+  for (const Tensor* t : m_runningStats) {
+    m_device.download(out, t->data(), t->size());
+    for (int64_t i = 0; i < t->size(); ++i) out[i] *= scale;  // the same product as v[i] * scale
     out += t->size();
   }
 }
 
 void Replica::scatterRunningStats(const float* in) {
   for (Tensor* t : m_runningStats) {
-    std::memcpy(t->data(), in, static_cast<size_t>(t->size()) * sizeof(float));
+    m_device.copy(t->data(), in, t->size());
     in += t->size();
   }
 }
 
+Optimizer& Replica::optimizer() {
+  if (m_solver) {
+    m_solver->pullState(*m_optimizer);
+    m_optimizerViewOut = true;
+  }
+  return *m_optimizer;
+}
+
 void Replica::fastBackward(float weight) {
+  if (m_solver) weight *= m_solver->lossScale();  // Note [Fused solver step]: half precision
   if (!m_reducer) {
     m_network->backward(weight);
     return;
@@ -102,23 +132,23 @@ void Replica::reproducibleForwardBackward(const Dataset& train, std::span<const 
     if (hasStats && start > 0) scatterRunningStats(m_statsSnapshot.data());
     gatherBatch(train, ids, m_x, m_y);
     lossSum += sumOf(m_network->forward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), ids.data()}));
-    m_network->backward(weight);
+    m_network->backward(m_solver ? weight * m_solver->lossScale() : weight);
     float* leaf = m_tree->next();
     for (const Tensor* g : m_gradients) {
-      std::memcpy(leaf, g->data(), static_cast<size_t>(g->size()) * sizeof(float));
+      m_device.download(leaf, g->data(), g->size());
       leaf += g->size();
     }
-    captureRunningStats(leaf, statsScale);
+    captureRunningStatsToHost(leaf, statsScale);
     m_tree->push();
   }
   // The worker's subtree, back into the gradients and the statistics buffer.
   m_tree->finish(m_treeSum.data());
   const float* in = m_treeSum.data();
   for (Tensor* g : m_gradients) {
-    std::memcpy(g->data(), in, static_cast<size_t>(g->size()) * sizeof(float));
+    m_device.upload(g->data(), in, g->size());
     in += g->size();
   }
-  std::memcpy(m_statsBuffer.data(), in, static_cast<size_t>(m_statsBuffer.size()) * sizeof(float));
+  m_device.upload(m_statsBuffer.data(), in, m_statsBuffer.size());
 }
 
 StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> logicalBatch, int64_t epoch, double lr) {
@@ -158,7 +188,13 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
   if (hasStats && (shared || m_plan.deterministic)) scatterRunningStats(m_statsBuffer.data());
 
   const auto stepStart = Clock::now();
-  m_optimizer->step(m_slots, lr);
+  if (m_solver) {
+    if (m_optimizerViewOut) m_solver->pushState(*m_optimizer);
+    m_optimizerViewOut = false;
+    m_solver->step(m_slots, lr);
+  } else {
+    m_optimizer->step(m_slots, lr);
+  }
   f.computeSeconds += secondsSince(stepStart);
   return f;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/backend/device_factory.h"
 #include "engine/comm/communicator.h"
 #include "engine/comm/gradient_buckets.h"
 #include "engine/core/device_context.h"
@@ -52,6 +53,11 @@ namespace netsmith {
 // the same chunks, so it continues bit for bit. Costs: C-sample kernels are less efficient than
 // whole-slice ones, and the all-reduce waits for the whole backward (no overlap), so
 // reproducible mode is slower; the fast mode sums each device's slice in one backward.
+// On a GPU (Note [Device memory]) the same order holds: each chunk's gradient is downloaded into
+// the host ChunkTree leaf and the worker's subtree uploaded back before the NCCL all-reduce, whose
+// reduction order NCCL fixes for a given rank count and buffer size (so 1, 2 or 4 GPUs may differ;
+// the same GPUs repeat). Kernels use deterministic algorithms in this mode (cuDNN's deterministic
+// convolution algorithms; no atomics in reductions).
 
 // What a worker measured during one step (seconds).
 struct StepFigures {
@@ -84,7 +90,10 @@ class Replica {
   int64_t memoryBytes() const;
 
   Network& network() { return *m_network; }
-  Optimizer& optimizer() { return *m_optimizer; }
+  // The optimizer's state as the host sees it (checkpoints): on a device with a DeviceSolver the
+  // device state is copied into it first, and copied back before the next step, since the caller
+  // may replace it (restoreState). Call it while the worker is idle or on the worker's thread.
+  Optimizer& optimizer();
   DeviceContext& device() { return m_device; }
 
  private:
@@ -92,8 +101,11 @@ class Replica {
   void reproducibleForwardBackward(const Dataset& train, std::span<const int64_t> slice, int64_t epoch, float weight,
                                    double& lossSum);
   void reduceRunningStats();
+  // out / in: memory of the device (m_statsBuffer, m_statsSnapshot).
   void captureRunningStats(float* out, float scale) const;
   void scatterRunningStats(const float* in);
+  // out: host memory (a ChunkTree leaf).
+  void captureRunningStatsToHost(float* out, float scale) const;
 
   const Graph& m_graph;
   const TrainingPlan& m_plan;
@@ -103,14 +115,16 @@ class Replica {
   uint64_t m_seed;
   std::unique_ptr<Network> m_network;
   std::unique_ptr<Optimizer> m_optimizer;
+  std::unique_ptr<DeviceSolver> m_solver;  // devices whose memory the host cannot touch
+  bool m_optimizerViewOut = false;         // optimizer() handed out the host state since the last step
   std::vector<ParamSlot> m_slots;
   std::vector<Tensor*> m_runningStats;     // non-trainable blobs (BatchNormalization's mean, var)
   std::vector<Tensor*> m_gradients;        // in the order backward finishes them
   std::vector<std::vector<int>> m_gradientsOfNode;
   std::unique_ptr<GradientBuckets> m_buckets;
   std::unique_ptr<BucketReducer> m_reducer;
-  Tensor m_statsBuffer;                    // running statistics, flat, for their all-reduce
-  Tensor m_statsSnapshot;                  // reproducible mode: the values before the step
+  Tensor m_statsBuffer;                    // running statistics, flat, for their all-reduce (device memory)
+  Tensor m_statsSnapshot;                  // reproducible mode: the values before the step (device memory)
   std::unique_ptr<ChunkTree> m_tree;       // reproducible mode: gradients + running statistics
   Tensor m_treeSum;
   Tensor m_x, m_y;

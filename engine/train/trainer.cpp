@@ -11,10 +11,12 @@
 #include <thread>
 
 #include "engine/backend/cpu/cpu_device.h"
+#include "engine/backend/device_factory.h"
 #include "engine/comm/communicator.h"
 #include "engine/comm/hierarchical_communicator.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
+#include "engine/eval/parameters_file.h"
 #include "engine/monitor/devices.h"
 #include "engine/monitor/process_stats.h"
 #include "engine/optim/lr_schedule.h"
@@ -158,8 +160,8 @@ class TrainingRun {
   FaultInjection m_fault;
 
   // Declared in this order so that the pool's threads end first (see ~TrainingRun).
-  std::unique_ptr<InProcessGroup> m_group;
-  std::vector<std::unique_ptr<CpuDeviceContext>> m_contexts;
+  std::unique_ptr<CommunicatorGroup> m_group;
+  std::vector<std::unique_ptr<DeviceContext>> m_contexts;
   std::vector<std::unique_ptr<HierarchicalCommunicator>> m_jobComms;  // under mpirun
   std::vector<std::unique_ptr<Replica>> m_replicas;
   std::unique_ptr<WorkerPool> m_pool;
@@ -382,10 +384,19 @@ void TrainingRun::startWorkers() {
   std::vector<std::string> ids;
   for (const auto& w : m_workers) ids.push_back(w.id);
   const double timeout = m_project.parallel.timeoutS;
+  // Contexts and the communicator group come from the devices' kind (engine/backend/device_factory.h).
+  const DeviceKind& kind = deviceKindOf(localDeviceId(ids.at(0)));
+  for (const auto& id : ids)
+    NS_CHECK(&deviceKindOf(localDeviceId(id)) == &kind, "parallel.devices: {} and {} are of different kinds; train on "
+             "devices of one kind (all cpu:N or all cuda:N)", ids[0], id);
   // Across processes the leader worker waits for the other processes up to the timeout while
   // this process's other workers wait for it: they must wait longer, so that the lost process
   // is the one named.
-  m_group = std::make_unique<InProcessGroup>(n, ids, m_job->processes() > 1 ? 2 * timeout + 5 : timeout);
+  const bool acrossProcesses = m_job->processes() > 1;
+  std::vector<std::string> groupIds = ids;
+  if (kind.kind != "cpu")  // other kinds open their devices by their local ids
+    for (auto& id : groupIds) id = localDeviceId(id);
+  m_group = kind.makeGroup(groupIds, acrossProcesses ? 2 * timeout + 5 : timeout);
   std::vector<std::string> jobIds;
   for (const auto& w : m_jobWorkers) jobIds.push_back(w.id);
   if (MpiJob* mpi = m_job->mpi())
@@ -402,7 +413,7 @@ void TrainingRun::startWorkers() {
   m_memoryBytes.assign(total, 0.0);
   m_sinceEvent.assign(total, {});
   m_epochTotals.assign(total, {});
-  InProcessGroup* group = m_group.get();
+  CommunicatorGroup* group = m_group.get();
   // A worker that fails aborts its communicator, so the others stop at their next collective
   // instead of waiting out the timeout. A worker still busy a while after the timeout is hung.
   m_pool = std::make_unique<WorkerPool>(ids, timeout + 10.0, [group](int w, const std::string& reason) {
@@ -410,8 +421,10 @@ void TrainingRun::startWorkers() {
   });
   m_pool->runOnAll([&](int w) {
     const auto i = static_cast<size_t>(w);
-    m_contexts[i] = std::make_unique<CpuDeviceContext>(localDeviceId(m_workers[i].id), m_workers[i].threads);
-    m_contexts[i]->bindToCurrentThread();
+    DevicePlan local = m_workers[i];
+    local.id = localDeviceId(local.id);
+    m_contexts[i] = kind.makeContext(local, m_plan, m_project);
+    if (kind.attachWorker) kind.attachWorker(*group, w, *m_contexts[i]);
     Communicator& comm = m_jobComms.empty() ? group->communicator(w) : static_cast<Communicator&>(*m_jobComms[i]);
     m_replicas[i] = std::make_unique<Replica>(*m_graph, m_plan, m_workers[i], *m_contexts[i], comm, m_project.config.seed);
     m_localBusy[i] = m_contexts[i]->busySeconds();
@@ -798,8 +811,15 @@ TrainResult TrainingRun::run() {
         row.validationLoss = v.lossSum / static_cast<double>(std::max<int64_t>(v.samples, 1));
         if (v.counted > 0) {
           row.validationError = static_cast<double>(v.errors) / static_cast<double>(v.counted);
-          if (!m_bestValidationError || *row.validationError < *m_bestValidationError)
+          if (!m_bestValidationError || *row.validationError < *m_bestValidationError) {
             m_bestValidationError = row.validationError;
+            // Hook (evaluation, issue 6): config.save_best keeps the best epoch's parameters beside
+            // the last ones, for `evaluate/infer/export --parameters best` (engine/eval).
+            if (m_project.config.saveBest)
+              writeParametersFile((m_runDir / "best.nsparams").string(), m_replicas[0]->network(),
+                                  {{"project", m_project.name}, {"epoch", row.epoch},
+                                   {"validation_error", *row.validationError}});
+          }
         }
       }
       row.seconds = secondsSince(epochStart);

@@ -4,7 +4,14 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QElapsedTimer>
 #include <QTimer>
+#include <functional>
+
+#include "gui/dataset/dataset_page.h"
+#include "gui/edit/edit_page.h"
+#include "gui/edit/graph_scene.h"
+#include "gui/edit/graph_view.h"
 
 #include "gui/app/main_window.h"
 #include "gui/training/training_charts.h"
@@ -24,11 +31,28 @@ struct ScreenshotPlan {
   bool any() const { return !shots.isEmpty(); }
 };
 
+// Lets the event loop run for `ms` (layout, queued replots, a preview being read).
+void settle(int ms, const std::function<bool()>& done = {}) {
+  QElapsedTimer clock;
+  clock.start();
+  while (clock.elapsed() < ms && !(done && done())) QApplication::processEvents(QEventLoop::AllEvents, 50);
+  QApplication::processEvents();
+}
+
 void grab(MainWindow& window, const QString& page, const QString& file) {
+  if (page == QLatin1String("edit") && window.editPage()->scene()->selectedNodeIds().isEmpty())
+    window.editPage()->scene()->selectNodes({QStringLiteral("conv1")});  // shows the property panel
   window.showPage(page);
-  // Two event-loop turns so the page lays out and charts replot before the grab.
-  QApplication::processEvents();
-  QApplication::processEvents();
+  if (page == QLatin1String("dataset")) {
+    bool ready = false;
+    QObject::connect(window.datasetPage(), &DatasetPage::previewReady, [&ready] { ready = true; });
+    settle(20000, [&ready] { return ready; });
+  }
+  settle(800);
+  if (page == QLatin1String("edit")) {
+    window.editPage()->view()->fitAll();
+    settle(300);
+  }
   window.grab().save(file);
 }
 

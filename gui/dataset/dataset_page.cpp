@@ -221,9 +221,6 @@ void DatasetPage::showValues() {
     const QSignalBlocker block(it.value());
     if (auto* line = qobject_cast<QLineEdit*>(it.value())) {
       line->setText(v.is_null() ? QString() : v.is_string() ? qs(v.get<std::string>()) : qs(v.dump()));
-      // Only the path fields of the source's format apply.
-      const QString format = qs(at(it.key().section(QLatin1Char('.'), 0, 1) + QStringLiteral(".format")).get<std::string>());
-      Q_UNUSED(format);
     } else if (auto* box = qobject_cast<QComboBox*>(it.value())) {
       const int i = box->findData(v.is_string() ? qs(v.get<std::string>()) : QString());
       box->setCurrentIndex(std::max(0, i));

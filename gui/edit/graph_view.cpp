@@ -11,6 +11,7 @@ GraphView::GraphView(QGraphicsScene* scene, QWidget* parent) : QGraphicsView(sce
   setRenderHint(QPainter::Antialiasing);
   setDragMode(QGraphicsView::RubberBandDrag);
   setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  setResizeAnchor(QGraphicsView::AnchorViewCenter);
   setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
   setAcceptDrops(true);
   // A generous scene rect so blocks can be placed anywhere around the network.

@@ -1,0 +1,55 @@
+#include "engine/backend/cuda/activation_kernel.h"
+
+#include "engine/backend/cuda/cuda_op.h"
+
+namespace netsmith::cuda {
+namespace {
+
+// The tensor is seen as (1, 1, 1, n): cuDNN's activations are element-wise, so the shape does not
+// matter. Backward uses the forward's input and output, which the network keeps until then.
+class CudnnActivationKernel final : public Kernel {
+ public:
+  CudnnActivationKernel(cudnnActivationMode_t mode, double coef) {
+    NS_CUDNN_CHECK(cudnnCreateActivationDescriptor(&m_act));
+    NS_CUDNN_CHECK(cudnnSetActivationDescriptor(m_act, mode, CUDNN_NOT_PROPAGATE_NAN, coef));
+    if (mode == CUDNN_ACTIVATION_SWISH) NS_CUDNN_CHECK(cudnnSetActivationDescriptorSwishBeta(m_act, coef));
+  }
+  ~CudnnActivationKernel() override { cudnnDestroyActivationDescriptor(m_act); }
+
+  void forward(KernelCall& call) override {
+    auto& c = ctx(call);
+    prepare(call.inputs[0]->size());
+    const float one = 1.0f, zero = 0.0f;
+    NS_CUDNN_CHECK(cudnnActivationForward(c.cudnn(), m_act, &one, m_desc.get(), call.inputs[0]->data(), &zero,
+                                          m_desc.get(), call.output.data()));
+  }
+
+  void backward(KernelCall& call) override {
+    if (!call.inputGrads[0]) return;
+    auto& c = ctx(call);
+    prepare(call.inputs[0]->size());
+    const float one = 1.0f, zero = 0.0f;
+    NS_CUDNN_CHECK(cudnnActivationBackward(c.cudnn(), m_act, &one, m_desc.get(), call.output.data(), m_desc.get(),
+                                           call.outputGrad->data(), m_desc.get(), call.inputs[0]->data(), &zero,
+                                           m_desc.get(), call.inputGrads[0]->data()));
+  }
+
+ private:
+  void prepare(int64_t n) {
+    if (n == m_size) return;
+    NS_CHECK(n < (int64_t{1} << 31), "an activation over {} values exceeds cuDNN's 2^31 limit: lower the batch size", n);
+    m_desc.set(1, 1, 1, n);
+    m_size = n;
+  }
+  cudnnActivationDescriptor_t m_act = nullptr;
+  TensorDesc m_desc;
+  int64_t m_size = -1;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> makeCudnnActivationKernel(cudnnActivationMode_t mode, double coef) {
+  return std::make_unique<CudnnActivationKernel>(mode, coef);
+}
+
+}  // namespace netsmith::cuda

@@ -1,0 +1,165 @@
+// Note [cuDNN convolution algorithms]
+// Algorithms come from cuDNN's heuristics (cudnnGet*Algorithm_v7, what PyTorch does without
+// cudnn.benchmark), re-chosen when the batch size changes: the first one that succeeds, fits the
+// workspace limit (1 GiB) and, in reproducible mode (config.deterministic), is deterministic.
+// Math type (Note [Precision]): float uses CUDNN_FMA_MATH, plain float32 (no TF32), so results
+// match the CPU to 1e-5; half and bfloat16 allow tensor cores on converted inputs
+// (CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) with float32 tensors and accumulation.
+#include "engine/backend/cuda/conv_kernel.h"
+
+#include "engine/backend/cuda/cuda_op.h"
+
+namespace netsmith::cuda {
+namespace {
+
+constexpr size_t kWorkspaceLimit = size_t{1} << 30;
+
+class CudnnConvKernel final : public Kernel {
+ public:
+  CudnnConvKernel(const KernelSetup& setup, bool transposed) : m_transposed(transposed) {
+    const Shape& in = setup.inputShapes.at(0);
+    const Shape& out = setup.outputShape;
+    const OpParams& p = setup.params;
+    const auto k = p.ints("kernel"), stride = p.ints("stride"), pad = p.ints("pad"), dil = p.ints("dilation");
+    const int64_t group = p.integer("group");
+    m_withBias = p.flag("with_bias");
+    // The convolution cuDNN sees maps (convC, convH, convW) to (convK, convOH, convOW).
+    const Shape& convIn = transposed ? out : in;
+    const Shape& convOut = transposed ? in : out;
+    m_convIn = convIn;
+    m_convOut = convOut;
+    m_biasChannels = out[0];
+    NS_CUDNN_CHECK(cudnnCreateFilterDescriptor(&m_filter));
+    NS_CUDNN_CHECK(cudnnSetFilter4dDescriptor(m_filter, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, static_cast<int>(convOut[0]),
+                                              static_cast<int>(convIn[0] / group), static_cast<int>(k[0]),
+                                              static_cast<int>(k[1])));
+    NS_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&m_conv));
+    NS_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(m_conv, static_cast<int>(pad[0]), static_cast<int>(pad[1]),
+                                                   static_cast<int>(stride[0]), static_cast<int>(stride[1]),
+                                                   static_cast<int>(dil[0]), static_cast<int>(dil[1]),
+                                                   CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    NS_CUDNN_CHECK(cudnnSetConvolutionGroupCount(m_conv, static_cast<int>(group)));
+    const auto& options = cudaContext(setup.device).options();
+    m_deterministic = options.deterministic;
+    NS_CUDNN_CHECK(cudnnSetConvolutionMathType(
+        m_conv, options.precision == Precision::Float ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION));
+    m_bias.set(1, m_biasChannels, 1, 1);
+  }
+  ~CudnnConvKernel() override {
+    cudnnDestroyConvolutionDescriptor(m_conv);
+    cudnnDestroyFilterDescriptor(m_filter);
+  }
+
+  void forward(KernelCall& call) override {
+    auto& c = ctx(call);
+    plan(c, call.inputs[0]->dim(0));
+    const float one = 1.0f, zero = 0.0f;
+    const float* x = call.inputs[0]->data();
+    const float* w = call.params[0]->data();
+    float* y = call.output.data();
+    if (!m_transposed) {
+      NS_CUDNN_CHECK(cudnnConvolutionForward(c.cudnn(), &one, m_x.get(), x, m_filter, w, m_conv, m_fwdAlgo,
+                                             c.workspace(m_fwdBytes), m_fwdBytes, &zero, m_y.get(), y));
+    } else {
+      // y is the convolution's input: the gradient of that convolution with "dy" = x.
+      NS_CUDNN_CHECK(cudnnConvolutionBackwardData(c.cudnn(), &one, m_filter, w, m_y.get(), x, m_conv, m_dataAlgo,
+                                                  c.workspace(m_dataBytes), m_dataBytes, &zero, m_x.get(), y));
+    }
+    if (m_withBias)
+      NS_CUDNN_CHECK(cudnnAddTensor(c.cudnn(), &one, m_bias.get(), call.params[1]->data(), &one, outDesc(), y));
+  }
+
+  void backward(KernelCall& call) override {
+    auto& c = ctx(call);
+    plan(c, call.inputs[0]->dim(0));
+    const float one = 1.0f, zero = 0.0f;
+    const float* x = call.inputs[0]->data();
+    const float* w = call.params[0]->data();
+    const float* dy = call.outputGrad->data();
+    Tensor* dx = call.inputGrads.empty() ? nullptr : call.inputGrads[0];
+    Tensor* dw = call.paramGrads.size() > 0 ? call.paramGrads[0] : nullptr;
+    Tensor* db = m_withBias && call.paramGrads.size() > 1 ? call.paramGrads[1] : nullptr;
+    // In cuDNN's terms: convX is the convolution's input, convDy the gradient of its output.
+    const float* convX = m_transposed ? dy : x;
+    const float* convDy = m_transposed ? x : dy;
+    if (db) NS_CUDNN_CHECK(cudnnConvolutionBackwardBias(c.cudnn(), &one, outDesc(), dy, &zero, m_bias.get(), db->data()));
+    if (dw)
+      NS_CUDNN_CHECK(cudnnConvolutionBackwardFilter(c.cudnn(), &one, m_x.get(), convX, m_y.get(), convDy, m_conv,
+                                                    m_filterAlgo, c.workspace(m_filterBytes), m_filterBytes, &zero,
+                                                    m_filter, dw->data()));
+    if (dx) {
+      if (!m_transposed)
+        NS_CUDNN_CHECK(cudnnConvolutionBackwardData(c.cudnn(), &one, m_filter, w, m_y.get(), dy, m_conv, m_dataAlgo,
+                                                    c.workspace(m_dataBytes), m_dataBytes, &zero, m_x.get(),
+                                                    dx->data()));
+      else
+        NS_CUDNN_CHECK(cudnnConvolutionForward(c.cudnn(), &one, m_x.get(), dy, m_filter, w, m_conv, m_fwdAlgo,
+                                               c.workspace(m_fwdBytes), m_fwdBytes, &zero, m_y.get(), dx->data()));
+    }
+  }
+
+ private:
+  // The op's output descriptor: the convolution's output, or its input for Deconvolution.
+  cudnnTensorDescriptor_t outDesc() const { return m_transposed ? m_x.get() : m_y.get(); }
+
+  template <typename Perf>
+  static bool acceptable(const Perf& p, bool deterministic) {
+    return p.status == CUDNN_STATUS_SUCCESS && p.memory <= kWorkspaceLimit &&
+           (!deterministic || p.determinism == CUDNN_DETERMINISTIC);
+  }
+
+  void plan(CudaDeviceContext& c, int64_t batch) {
+    if (batch == m_batch) return;
+    m_x.set(batch, m_convIn[0], m_convIn[1], m_convIn[2]);
+    m_y.set(batch, m_convOut[0], m_convOut[1], m_convOut[2]);
+    constexpr int kMax = 16;
+    int found = 0;
+    cudnnConvolutionFwdAlgoPerf_t fwd[kMax];
+    NS_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(c.cudnn(), m_x.get(), m_filter, m_conv, m_y.get(), kMax, &found, fwd));
+    m_fwdAlgo = pick(fwd, found, "forward").algo;
+    NS_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(c.cudnn(), m_x.get(), m_filter, m_conv, m_y.get(), m_fwdAlgo, &m_fwdBytes));
+    cudnnConvolutionBwdDataAlgoPerf_t data[kMax];
+    NS_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(c.cudnn(), m_filter, m_y.get(), m_conv, m_x.get(), kMax, &found, data));
+    m_dataAlgo = pick(data, found, "backward data").algo;
+    NS_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(c.cudnn(), m_filter, m_y.get(), m_conv, m_x.get(), m_dataAlgo,
+                                                                &m_dataBytes));
+    cudnnConvolutionBwdFilterAlgoPerf_t filter[kMax];
+    NS_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(c.cudnn(), m_x.get(), m_y.get(), m_conv, m_filter, kMax, &found,
+                                                                 filter));
+    m_filterAlgo = pick(filter, found, "backward filter").algo;
+    NS_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(c.cudnn(), m_x.get(), m_y.get(), m_conv, m_filter,
+                                                                  m_filterAlgo, &m_filterBytes));
+    m_batch = batch;
+  }
+
+  template <typename Perf>
+  const Perf& pick(const Perf* perf, int found, const char* pass) const {
+    for (int i = 0; i < found; ++i)
+      if (acceptable(perf[i], m_deterministic)) return perf[i];
+    NS_THROW("cuDNN offers no {}{} convolution algorithm for input {} and output {}: lower the batch size or turn off "
+             "config.deterministic",
+             m_deterministic ? "deterministic " : "", pass, shapeToString(m_convIn), shapeToString(m_convOut));
+  }
+
+  bool m_transposed;
+  bool m_withBias = false;
+  bool m_deterministic = false;
+  Shape m_convIn, m_convOut;  // per sample (C, H, W)
+  int64_t m_biasChannels = 0;
+  int64_t m_batch = -1;
+  cudnnFilterDescriptor_t m_filter = nullptr;
+  cudnnConvolutionDescriptor_t m_conv = nullptr;
+  TensorDesc m_x, m_y, m_bias;  // the convolution's input and output, (1, K, 1, 1)
+  cudnnConvolutionFwdAlgo_t m_fwdAlgo{};
+  cudnnConvolutionBwdDataAlgo_t m_dataAlgo{};
+  cudnnConvolutionBwdFilterAlgo_t m_filterAlgo{};
+  size_t m_fwdBytes = 0, m_dataBytes = 0, m_filterBytes = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> makeCudnnConvKernel(const KernelSetup& setup, bool transposed) {
+  return std::make_unique<CudnnConvKernel>(setup, transposed);
+}
+
+}  // namespace netsmith::cuda

@@ -1,0 +1,133 @@
+#include "engine/backend/cuda/cuda_device.h"
+
+#include <cstdio>
+
+#include "engine/backend/cuda/cuda_check.h"
+#include "engine/backend/cuda/cuda_launch.h"
+#include "engine/monitor/nvml.h"
+
+namespace netsmith::cuda {
+
+Precision parsePrecision(const std::string& name) {
+  if (name == "float") return Precision::Float;
+  if (name == "half") return Precision::Half;
+  if (name == "bfloat16") return Precision::BFloat16;
+  NS_THROW("config.precision: \"{}\" is not a precision; choose float, half or bfloat16", name);
+}
+
+const char* precisionName(Precision p) {
+  switch (p) {
+    case Precision::Float: return "float";
+    case Precision::Half: return "half";
+    case Precision::BFloat16: return "bfloat16";
+  }
+  return "?";
+}
+
+int cudaDeviceCount(std::string* why) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    if (why) *why = format("the CUDA runtime reports {} ({})", cudaGetErrorName(status), cudaGetErrorString(status));
+    return 0;
+  }
+  if (count == 0 && why) *why = "the CUDA runtime sees no GPU";
+  return count;
+}
+
+namespace {
+int ordinalOf(const std::string& id) {
+  const auto colon = id.find(':');
+  NS_CHECK(id.substr(0, colon) == "cuda" && colon != std::string::npos && colon + 1 < id.size(),
+           "\"{}\" is not a CUDA device id: expected cuda:N", id);
+  return std::stoi(id.substr(colon + 1));
+}
+}  // namespace
+
+CudaDeviceContext::CudaDeviceContext(std::string id, CudaOptions options)
+    : m_id(std::move(id)), m_ordinal(ordinalOf(m_id)), m_options(options), m_pool(m_ordinal), m_workspace(&m_pool) {
+  std::string why;
+  const int count = cudaDeviceCount(&why);
+  NS_CHECK(count > 0, "{} cannot be used: {}; check the NVIDIA driver (nvidia-smi) or train on cpu:0", m_id, why);
+  NS_CHECK(m_ordinal < count, "{} does not exist: the CUDA runtime sees {} GPU(s), cuda:0 to cuda:{}", m_id, count,
+           count - 1);
+  makeCurrent();
+  NS_CUDA_CHECK(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
+  NS_CUDA_CHECK(cudaStreamCreateWithFlags(&m_commStream, cudaStreamNonBlocking));
+  NS_CUDNN_CHECK(cudnnCreate(&m_cudnn));
+  NS_CUDNN_CHECK(cudnnSetStream(m_cudnn, m_stream));
+  NS_CUBLAS_CHECK(cublasCreate(&m_cublas));
+  NS_CUBLAS_CHECK(cublasSetStream(m_cublas, m_stream));
+  // Float: IEEE float32 products (no TF32), so results match the CPU kernels (Note [Precision]).
+  NS_CUBLAS_CHECK(cublasSetMathMode(m_cublas, options.precision == Precision::Float ? CUBLAS_PEDANTIC_MATH
+                                                                                     : CUBLAS_DEFAULT_MATH));
+  // NVML numbers GPUs by PCI bus; CUDA may not (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER).
+  if (Nvml* nvml = Nvml::instance()) {
+    char bus[32] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, m_ordinal) == cudaSuccess) m_nvmlIndex = nvml->indexOfPciBusId(bus);
+  }
+  m_lastSample = std::chrono::steady_clock::now();
+}
+
+CudaDeviceContext::~CudaDeviceContext() {
+  cudaSetDevice(m_ordinal);
+  if (m_stream) cudaStreamSynchronize(m_stream);
+  if (m_commStream) cudaStreamSynchronize(m_commStream);
+  m_workspace = Tensor();
+  if (m_cublas) cublasDestroy(m_cublas);
+  if (m_cudnn) cudnnDestroy(m_cudnn);
+  if (m_commStream) cudaStreamDestroy(m_commStream);
+  if (m_stream) cudaStreamDestroy(m_stream);
+}
+
+const std::string& CudaDeviceContext::backend() const {
+  static const std::string kCuda = "cuda";
+  return kCuda;
+}
+
+void CudaDeviceContext::makeCurrent() const { NS_CUDA_CHECK(cudaSetDevice(m_ordinal)); }
+
+void CudaDeviceContext::synchronize() {
+  makeCurrent();
+  NS_CUDA_CHECK(cudaStreamSynchronize(m_stream));
+}
+
+double CudaDeviceContext::busySeconds() const {
+  const auto now = std::chrono::steady_clock::now();
+  const double wall = std::chrono::duration<double>(now - m_lastSample).count();
+  m_lastSample = now;
+  if (m_nvmlIndex >= 0)
+    if (const auto s = Nvml::instance()->sample(m_nvmlIndex)) m_busy += s->utilization * wall;
+  return m_busy;
+}
+
+void CudaDeviceContext::upload(float* dst, const float* src, int64_t n) {
+  if (n <= 0) return;
+  makeCurrent();
+  NS_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * sizeof(float), cudaMemcpyHostToDevice, m_stream));
+}
+
+void CudaDeviceContext::download(float* dst, const float* src, int64_t n) {
+  if (n <= 0) return;
+  makeCurrent();
+  NS_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * sizeof(float), cudaMemcpyDeviceToHost, m_stream));
+  NS_CUDA_CHECK(cudaStreamSynchronize(m_stream));
+}
+
+void CudaDeviceContext::copy(float* dst, const float* src, int64_t n) {
+  if (n <= 0 || dst == src) return;
+  NS_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice, m_stream));
+}
+
+void CudaDeviceContext::fill(float* dst, int64_t n, float value) { launchFill(dst, n, value, m_stream); }
+void CudaDeviceContext::accumulate(float* acc, const float* x, int64_t n) { launchAccumulate(acc, x, n, m_stream); }
+void CudaDeviceContext::scale(float* dst, const float* src, int64_t n, float s) { launchScale(dst, src, n, s, m_stream); }
+
+void* CudaDeviceContext::workspace(size_t bytes) {
+  const auto floats = static_cast<int64_t>((bytes + sizeof(float) - 1) / sizeof(float));
+  if (floats > m_workspace.capacity()) m_workspace.resize({floats});
+  return m_workspace.data();
+}
+
+}  // namespace netsmith::cuda

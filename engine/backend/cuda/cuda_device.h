@@ -1,0 +1,99 @@
+// CudaDeviceContext: one GPU worker's device state — the CUDA device, a compute stream and a
+// communication stream, cuDNN and cuBLAS handles bound to the compute stream, the device memory
+// pool and pinned staging memory (Note [Device memory], Note [Device pool]), a cuDNN workspace,
+// the precision kernels compute in, and the GPU's utilization from NVML for the events.
+//
+// Threads: created on the worker's thread, which it binds to the device (cudaSetDevice); kernels
+// are queued from that thread only. The host-view copies (upload/download) may also be called by
+// the thread that owns the worker while it is idle: they bind that thread to the device first.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "engine/backend/cuda/cuda_memory.h"
+#include "engine/core/device_context.h"
+
+namespace netsmith::cuda {
+
+// config.precision. Note [Precision]: tensors are float32 in every mode (the master weights, the
+// activations, the gradients); Half and BFloat16 let cuDNN and cuBLAS compute convolutions and
+// matrix products on tensor cores from 16-bit conversions of their inputs, with float32
+// accumulation, and Half adds dynamic loss scaling (DeviceSolver). Float computes in float32
+// throughout (no TF32), so CUDA results match the CPU kernels to 1e-5.
+enum class Precision { Float, Half, BFloat16 };
+Precision parsePrecision(const std::string& name);  // "float" | "half" | "bfloat16"; throws otherwise
+const char* precisionName(Precision p);
+
+struct CudaOptions {
+  Precision precision = Precision::Float;
+  bool deterministic = false;  // config.deterministic: deterministic algorithms only
+};
+
+class CudaDeviceContext final : public DeviceContext {
+ public:
+  // id: "cuda:N", N the CUDA device ordinal. Throws Error saying what is missing when there is no
+  // driver or no such device.
+  CudaDeviceContext(std::string id, CudaOptions options = {});
+  ~CudaDeviceContext() override;
+  CudaDeviceContext(const CudaDeviceContext&) = delete;
+  CudaDeviceContext& operator=(const CudaDeviceContext&) = delete;
+
+  const std::string& backend() const override;
+  const std::string& id() const override { return m_id; }
+  void synchronize() override;
+  // Seconds the GPU was busy (NVML utilization × wall time, integrated at every call); 0 without NVML.
+  double busySeconds() const override;
+  int parallelism() const override { return 1; }
+
+  TensorAllocator* deviceAllocator() override { return &m_pool; }
+  TensorAllocator* stagingAllocator() override { return &m_pinned; }
+  void upload(float* dst, const float* src, int64_t n) override;
+  void download(float* dst, const float* src, int64_t n) override;
+  void copy(float* dst, const float* src, int64_t n) override;
+  void fill(float* dst, int64_t n, float value) override;
+  void accumulate(float* acc, const float* x, int64_t n) override;
+  void scale(float* dst, const float* src, int64_t n, float s) override;
+
+  int ordinal() const { return m_ordinal; }
+  const CudaOptions& options() const { return m_options; }
+  cudaStream_t stream() const { return m_stream; }
+  cudaStream_t commStream() const { return m_commStream; }
+  cudnnHandle_t cudnn() const { return m_cudnn; }
+  cublasHandle_t cublas() const { return m_cublas; }
+  DevicePool& pool() { return m_pool; }
+  // A scratch buffer of at least `bytes` on the device, valid until the next call (cuDNN
+  // workspaces); grows, never shrinks. Compute stream only.
+  void* workspace(size_t bytes);
+  // Binds the calling thread to this device.
+  void makeCurrent() const;
+
+ private:
+  std::string m_id;
+  int m_ordinal = 0;
+  CudaOptions m_options;
+  cudaStream_t m_stream = nullptr;
+  cudaStream_t m_commStream = nullptr;
+  cudnnHandle_t m_cudnn = nullptr;
+  cublasHandle_t m_cublas = nullptr;
+  DevicePool m_pool;
+  PinnedAllocator m_pinned;
+  Tensor m_workspace;
+  int m_nvmlIndex = -1;
+  mutable double m_busy = 0;
+  mutable std::chrono::steady_clock::time_point m_lastSample;
+};
+
+// The context a CUDA kernel was given (its backend is "cuda" by the registry's key).
+inline CudaDeviceContext& cudaContext(DeviceContext& device) { return static_cast<CudaDeviceContext&>(device); }
+
+// Number of CUDA devices the runtime sees; 0 without a driver (never throws). *why, when given,
+// says why there are none.
+int cudaDeviceCount(std::string* why = nullptr);
+
+}  // namespace netsmith::cuda

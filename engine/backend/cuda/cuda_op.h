@@ -1,0 +1,45 @@
+// What every engine/ops/<op>/cuda.cu needs: the kernel interface, the CUDA context, the checks,
+// cuDNN descriptor holders, and addCudaKernel(), which puts an op's "cuda" factory into the schema
+// its schema.cpp registered (Note [Op folders]).
+#pragma once
+
+#include <cudnn.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "engine/backend/cuda/cuda_check.h"
+#include "engine/backend/cuda/cuda_device.h"
+#include "engine/ops/op_registry.h"
+
+namespace netsmith::cuda {
+
+inline void addCudaKernel(OpRegistry& registry, const char* op, KernelFactory factory) {
+  OpSchema* schema = registry.findMutable(op);
+  NS_CHECK(schema, "the CUDA backend has kernels for '{}', which is not registered", op);
+  schema->kernels["cuda"] = std::move(factory);
+}
+
+// Owners of cuDNN descriptors (created on construction, destroyed with the owner).
+class TensorDesc {
+ public:
+  TensorDesc() { NS_CUDNN_CHECK(cudnnCreateTensorDescriptor(&m_desc)); }
+  ~TensorDesc() { cudnnDestroyTensorDescriptor(m_desc); }
+  TensorDesc(const TensorDesc&) = delete;
+  TensorDesc& operator=(const TensorDesc&) = delete;
+  // Plain NCHW float32.
+  void set(int64_t n, int64_t c, int64_t h, int64_t w) {
+    NS_CUDNN_CHECK(cudnnSetTensor4dDescriptor(m_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, static_cast<int>(n),
+                                              static_cast<int>(c), static_cast<int>(h), static_cast<int>(w)));
+  }
+  cudnnTensorDescriptor_t get() const { return m_desc; }
+
+ private:
+  cudnnTensorDescriptor_t m_desc = nullptr;
+};
+
+// A Kernel that only ever runs on a CUDA context.
+inline CudaDeviceContext& ctx(KernelCall& call) { return cudaContext(call.device); }
+
+}  // namespace netsmith::cuda

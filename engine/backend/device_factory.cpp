@@ -1,0 +1,71 @@
+#include "engine/backend/device_factory.h"
+
+#include "engine/backend/cpu/cpu_device.h"
+#include "engine/core/error.h"
+
+namespace netsmith {
+
+CommunicatorGroup::~CommunicatorGroup() = default;
+DeviceSolver::~DeviceSolver() = default;
+
+namespace {
+
+class InProcessCommunicatorGroup final : public CommunicatorGroup {
+ public:
+  InProcessCommunicatorGroup(const std::vector<std::string>& ids, double timeout)
+      : m_group(static_cast<int>(ids.size()), ids, timeout) {}
+  int size() const override { return m_group.size(); }
+  Communicator& communicator(int rank) override { return m_group.communicator(rank); }
+
+ private:
+  InProcessGroup m_group;
+};
+
+DeviceKind cpuDeviceKind() {
+  DeviceKind k;
+  k.kind = "cpu";
+  k.makeContext = [](const DevicePlan& d, const TrainingPlan&, const Project&) -> std::unique_ptr<DeviceContext> {
+    auto c = std::make_unique<CpuDeviceContext>(d.id, d.threads);
+    c->bindToCurrentThread();
+    return c;
+  };
+  k.makeGroup = [](const std::vector<std::string>& ids, double timeout) -> std::unique_ptr<CommunicatorGroup> {
+    return std::make_unique<InProcessCommunicatorGroup>(ids, timeout);
+  };
+  return k;
+}
+
+std::string kindOf(const std::string& deviceId) { return deviceId.substr(0, deviceId.find(':')); }
+
+}  // namespace
+
+const std::vector<DeviceKind>& deviceKinds() {
+  static const std::vector<DeviceKind> kinds = [] {
+    std::vector<DeviceKind> k{cpuDeviceKind()};
+#ifdef NETSMITH_HAVE_CUDA
+    k.push_back(cuda::cudaDeviceKind());
+#endif
+    return k;
+  }();
+  return kinds;
+}
+
+const DeviceKind* findDeviceKind(const std::string& deviceId) {
+  const std::string kind = kindOf(deviceId);
+  for (const DeviceKind& k : deviceKinds())
+    if (k.kind == kind) return &k;
+  return nullptr;
+}
+
+const DeviceKind& deviceKindOf(const std::string& deviceId) {
+  const DeviceKind* k = findDeviceKind(deviceId);
+  if (!k) {
+    std::string known;
+    for (const DeviceKind& d : deviceKinds()) known += (known.empty() ? "" : ", ") + d.kind;
+    NS_THROW("device {} needs the {} backend, which this build does not have (it has: {})", deviceId, kindOf(deviceId),
+             known);
+  }
+  return *k;
+}
+
+}  // namespace netsmith

@@ -1,0 +1,77 @@
+// Device kinds: how the trainer makes a worker's DeviceContext, the communicator group of the
+// workers and, for devices whose memory the host cannot touch, the optimizer step that runs on
+// the device — chosen by the kind of the device id ("cpu:1" → "cpu", "cuda:0" → "cuda"), so the
+// trainer has no backend if/else. "cpu" is always present; "cuda" is added by the CUDA backend
+// (engine/backend/cuda/cuda_backend.cpp) when the build has it (NETSMITH_HAVE_CUDA).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/comm/communicator.h"
+#include "engine/core/device_context.h"
+#include "engine/optim/optimizer.h"
+#include "engine/train/parallel_plan.h"
+
+namespace netsmith {
+
+// The communicators of one run's workers, rank r for worker r. Keep it alive until every rank has
+// returned from its last call (as InProcessGroup).
+class CommunicatorGroup {
+ public:
+  virtual ~CommunicatorGroup();
+  virtual int size() const = 0;
+  virtual Communicator& communicator(int rank) = 0;
+};
+
+// A solver's update on device memory: the same element-wise maths as Optimizer (whose
+// configuration it takes), fused into one kernel over all parameters. Only the worker's thread
+// calls step(); pullState/pushState may also be called by the thread that owns the worker while
+// the worker is idle.
+class DeviceSolver {
+ public:
+  virtual ~DeviceSolver();
+  // slots: values and gradients in device memory; names as Optimizer::step takes them.
+  virtual void step(std::span<const ParamSlot> slots, double lr) = 0;
+  // Host view of the state: copies the device state (and the step count) into `host` ...
+  virtual void pullState(Optimizer& host) = 0;
+  // ... and back, after a caller may have replaced it (a checkpoint restore).
+  virtual void pushState(const Optimizer& host) = 0;
+  // The factor the loss gradient is multiplied by before backward (dynamic loss scaling in half
+  // precision; step() divides it out); exactly 1 otherwise.
+  virtual float lossScale() const { return 1.0f; }
+  // Steps skipped because a reduced-precision gradient overflowed (dynamic loss scaling); 0 in float.
+  virtual int64_t skippedSteps() const { return 0; }
+};
+
+struct DeviceKind {
+  std::string kind;  // "cpu", "cuda": the part of a device id before ':'
+  // Called on the worker's own thread, which it binds to the device (OpenMP team, CUDA device).
+  std::function<std::unique_ptr<DeviceContext>(const DevicePlan& device, const TrainingPlan& plan, const Project& project)>
+      makeContext;
+  // All workers of a run are of one kind. deviceIds[r] names rank r in errors.
+  std::function<std::unique_ptr<CommunicatorGroup>(const std::vector<std::string>& deviceIds, double timeoutSeconds)>
+      makeGroup;
+  // Optional: called on the worker's thread after makeContext, before any collective, to attach
+  // the worker's device to its rank (the NCCL communicator queues on the device's streams).
+  std::function<void(CommunicatorGroup& group, int rank, DeviceContext& device)> attachWorker;
+  // Empty: the device computes on host memory and uses Optimizer itself.
+  std::function<std::unique_ptr<DeviceSolver>(const Optimizer& config, DeviceContext& device)> makeSolver;
+};
+
+// The kinds this build has; "cpu" first.
+const std::vector<DeviceKind>& deviceKinds();
+// The kind of `deviceId` ("cuda:1" → the "cuda" kind); null when this build lacks it.
+const DeviceKind* findDeviceKind(const std::string& deviceId);
+// As findDeviceKind, but throws Error naming the device and the kinds this build has.
+const DeviceKind& deviceKindOf(const std::string& deviceId);
+
+// Adds the CUDA backend's kind and kernels; defined by netsmith_engine_cuda.
+namespace cuda {
+DeviceKind cudaDeviceKind();
+}
+
+}  // namespace netsmith

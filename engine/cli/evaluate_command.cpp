@@ -1,0 +1,179 @@
+// netsmith-cli evaluate RUN: accuracy, per-class precision/recall/F-measure, confusion matrix
+// and worst-classified samples of a trained run on a labelled dataset, on the run's devices.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "engine/cli/eval_commands.h"
+#include "engine/core/error.h"
+#include "engine/data/csv_reader.h"
+#include "engine/eval/evaluation.h"
+#include "engine/eval/run_model.h"
+#include "engine/train/parallel_plan.h"
+
+namespace fs = std::filesystem;
+
+namespace netsmith::cli {
+
+const CommandSpec kEvaluate{
+    "evaluate",
+    "RUN_FOLDER [--dataset validation|training|FILE.csv] [--parameters last|best] [--json]",
+    "Evaluates a trained run: accuracy, per-class precision/recall/F-measure, confusion matrix, worst samples.",
+    "Runs on the run's devices (or --devices), in fixed blocks combined in sample order, so any number of\n"
+    "devices gives the same numbers. Writes RUN_FOLDER/evaluation/<dataset>-<parameters>/: evaluation.json\n"
+    "(what --json prints), report.txt (the table) and predictions.csv (every sample's true and predicted\n"
+    "class and likelihoods). Exit status: 0 done, 1 failed, 2 bad command line.",
+    {{"--dataset", "NAME", "validation (default), training, or a dataset CSV file (x:image,y:label)"},
+     {"--parameters", "WHICH", "last (default: parameters.nsparams) or best (best.nsparams, config.save_best)"},
+     {"--devices", "LIST", "evaluate on these devices (e.g. cpu:0,cpu:1) instead of the run's"},
+     {"--worst", "N", "list the N worst-classified samples (default 20)"},
+     {"--samples", "N", "evaluate the first N samples only (quick checks)"},
+     {"--json", "", "print the result as one JSON object"}},
+    1,
+    1};
+
+std::vector<std::string> devicesOption(const ParsedArgs& args) {
+  if (!args.has("--devices")) return {};
+  try {
+    return parseDeviceList(args.value("--devices"));
+  } catch (const Error& e) {
+    throw UsageError{e.what()};
+  }
+}
+
+std::string parametersOption(const ParsedArgs& args) {
+  const std::string which = args.has("--parameters") ? args.value("--parameters") : "last";
+  if (which != "last" && which != "best") throw UsageError{format("--parameters: expected last or best, got '{}'", which)};
+  return which;
+}
+
+namespace {
+
+std::string fixed(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+void writeFile(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    NS_CHECK(out.good(), "{}: cannot write", tmp.string());
+    out << text;
+    NS_CHECK(out.good(), "{}: write failed", tmp.string());
+  }
+  fs::rename(tmp, path);
+}
+
+const char* headName(OutputHead h) {
+  switch (h) {
+    case OutputHead::Softmax: return "softmax";
+    case OutputHead::Sigmoid: return "sigmoid";
+    case OutputHead::Identity: return "identity";
+  }
+  return "identity";
+}
+
+}  // namespace
+
+int runEvaluate(const ParsedArgs& args) {
+  const bool json = args.has("--json");
+  const std::string which = parametersOption(args);
+  const std::vector<std::string> devices = devicesOption(args);
+  const long long worst = args.has("--worst") ? *args.positiveInteger("--worst") : 20;
+  const long long limit = args.has("--samples") ? *args.positiveInteger("--samples") : 0;
+  const std::string datasetName = args.has("--dataset") ? args.value("--dataset") : "validation";
+  try {
+    const auto start = std::chrono::steady_clock::now();
+    const RunModel model(args.positional[0], which);
+    const Project& project = model.project();
+    DataSourceSpec spec;
+    std::string tag;
+    if (datasetName == "validation" || datasetName == "training") {
+      spec = datasetName == "validation" ? project.dataset.validation : project.dataset.training;
+      NS_CHECK(spec.present(), "{}: the project has no dataset.{}; give --dataset training or a CSV file",
+               model.runDir() + "/project.nsproj", datasetName);
+      tag = datasetName;
+    } else {
+      NS_CHECK(fs::path(datasetName).extension() == ".csv",
+               "--dataset: expected validation, training or a .csv file, got '{}'", datasetName);
+      spec.format = "csv";
+      spec.csv = fs::absolute(datasetName).string();
+      tag = "csv-" + fs::path(datasetName).stem().string();
+    }
+    tag += "-" + which;
+    Dataset data = loadDataSource(spec, project.dataset.scale, project.dataset.onError);
+    if (limit > 0 && limit < data.size) {
+      data.size = limit;
+      data.features.resize(static_cast<size_t>(limit * data.sampleNumel()));
+      data.labels.resize(static_cast<size_t>(limit * data.labelWidth));
+    }
+    NS_CHECK(data.labelWidth == 1, "{}: has {} label values per sample; evaluate needs one class label per sample", data.source,
+             data.labelWidth);
+    const ClassReading reading = classReadingOf(model.graph());
+    NS_CHECK(reading.classification, "{}: evaluate needs a classifier: {}", model.runDir(), reading.why);
+
+    const Predictions predictions = model.predict(data, devices);
+    const OutputHead head = outputHeadOf(model.graph());
+    std::vector<float> likelihoods(predictions.values.size());
+    for (int64_t i = 0; i < predictions.samples; ++i)
+      applyOutputHead(head, {predictions.row(i), static_cast<size_t>(predictions.width)},
+                      {likelihoods.data() + i * predictions.width, static_cast<size_t>(predictions.width)});
+    const Evaluation e = evaluateClassifier(reading, likelihoods, predictions.width, data.labels, worst);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    const fs::path folder = fs::path(model.runDir()) / "evaluation" / tag;
+    fs::create_directories(folder);
+    Json out = evaluationToJson(e, {});
+    out["run"] = model.runDir();
+    out["project"] = project.name;
+    out["dataset"] = {{"name", datasetName == "validation" || datasetName == "training" ? datasetName : "csv"},
+                      {"format", spec.format},
+                      {"images", spec.images},
+                      {"labels", spec.labels},
+                      {"csv", spec.csv},
+                      {"scale", project.dataset.scale},
+                      {"sample_shape", data.sampleShape}};
+    out["parameters"] = {{"which", which}, {"path", model.parameters().path}, {"meta", model.parameters().data.meta}};
+    out["devices"] = predictions.devices;
+    out["output_head"] = headName(head);
+    out["binary"] = reading.binary;
+    out["seconds"] = seconds;
+    out["files"] = {{"json", (folder / "evaluation.json").string()},
+                    {"report", (folder / "report.txt").string()},
+                    {"predictions", (folder / "predictions.csv").string()}};
+
+    std::string csv = "index,true_class,predicted_class";
+    for (int64_t c = 0; c < predictions.width; ++c) csv += ",likelihood_" + std::to_string(c);
+    csv += "\n";
+    for (int64_t i = 0; i < predictions.samples; ++i) {
+      const std::span<const float> row(likelihoods.data() + i * predictions.width, static_cast<size_t>(predictions.width));
+      csv += format("{},{},{}", i, static_cast<int64_t>(data.labels[static_cast<size_t>(i)]), predictedClass(reading, row));
+      for (float v : row) csv += "," + fixed(v);
+      csv += "\n";
+    }
+    const std::string text = format("Evaluation of {} ({} parameters) on {} ({} samples) with {}\n\n", model.runDir(), which,
+                                    data.source, e.samples, [&] {
+                                      std::string s;
+                                      for (const auto& d : predictions.devices) s += (s.empty() ? "" : ", ") + d;
+                                      return s;
+                                    }()) +
+                             evaluationToText(e, {});
+    writeFile(folder / "evaluation.json", out.dump(2) + "\n");
+    writeFile(folder / "report.txt", text);
+    writeFile(folder / "predictions.csv", csv);
+    if (json) {
+      std::printf("%s\n", out.dump().c_str());
+    } else {
+      std::printf("%s\nWritten to %s\n", text.c_str(), folder.string().c_str());
+    }
+    return 0;
+  } catch (const Error& e) {
+    if (json) std::printf("%s\n", Json{{"error", e.what()}}.dump().c_str());
+    throw;
+  }
+}
+
+}  // namespace netsmith::cli

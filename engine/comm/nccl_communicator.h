@@ -1,0 +1,57 @@
+// NcclGroup: the communicators of N GPU worker threads of one process, one NCCL rank per GPU
+// (DESIGN.md §8), implementing engine/comm/communicator.h. Built by the CUDA backend's device kind
+// (engine/backend/cuda/cuda_backend.cpp) when a run trains on cuda:N devices.
+//
+// Note [NCCL collectives]
+// - Buffers are device memory of the rank's GPU (Note [Device memory]); counts as in Communicator.
+// - Ordering: a collective is queued on the worker's communication stream after an event recorded
+//   on its compute stream at the time of the call, so it reads what every kernel queued before
+//   the call wrote (the gradient backward just produced: STYLE.md, llm.c, c10d). The call returns
+//   when the collective has finished, as the interface promises; the caller (BucketReducer's
+//   thread) blocks, the worker's thread goes on queueing backward. The compute stream also waits
+//   for it before the optimizer reads the sums.
+// - Communicators are non-blocking (ncclConfig_t.blocking = 0), created together with
+//   ncclGroupStart / ncclCommInitRankConfig per GPU / ncclGroupEnd — what ncclCommInitAll does,
+//   which has no config argument. A rank waits for its collective at most timeoutSeconds, polling
+//   the stream and ncclCommGetAsyncError; then, or as soon as any rank calls abort(), it aborts its
+//   communicator (ncclCommAbort, which also stops the kernels of the others' collective) and throws
+//   CommError naming the late GPU: the rank that has made the fewest collectives (each rank counts
+//   its calls in shared state), or the aborting rank with its reason. No hang.
+// - Reduction order: NCCL's ring/tree order is fixed for a given rank count, buffer size and
+//   NCCL_ALGO/NCCL_PROTO settings, so runs repeat bit for bit on the same GPUs; it is not Note
+//   [Reduction tree]'s order, so 1, 2 and 4 GPUs may give different weights.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/backend/device_factory.h"
+
+namespace netsmith::cuda {
+
+class CudaDeviceContext;
+
+class NcclGroup final : public CommunicatorGroup {
+ public:
+  // deviceIds: "cuda:N" per rank, distinct GPUs. Creates the NCCL communicators (all ranks, from
+  // this thread). Throws Error when there is no driver or NCCL fails to start.
+  NcclGroup(const std::vector<std::string>& deviceIds, double timeoutSeconds);
+  ~NcclGroup() override;
+  NcclGroup(const NcclGroup&) = delete;
+  NcclGroup& operator=(const NcclGroup&) = delete;
+
+  int size() const override;
+  Communicator& communicator(int rank) override;
+  // The worker's device: the communicator of `rank` queues on its streams. Call before the rank's
+  // first collective, on the worker's thread.
+  void attach(int rank, CudaDeviceContext& device);
+
+  struct Shared;
+
+ private:
+  std::shared_ptr<Shared> m_shared;
+  std::vector<std::unique_ptr<Communicator>> m_ranks;
+};
+
+}  // namespace netsmith::cuda

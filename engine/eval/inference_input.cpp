@@ -1,0 +1,131 @@
+#include "engine/eval/inference_input.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/core/error.h"
+#include "engine/data/csv_reader.h"
+#include "engine/data/png_reader.h"
+
+namespace fs = std::filesystem;
+
+namespace netsmith {
+namespace {
+
+// Splits one CSV line into cells; quoted cells may hold commas and doubled quotes. Lines with a
+// line break inside a quoted cell are not supported here (infer's CSVs are image lists).
+std::vector<std::string> splitCsvLine(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cells.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      cells.emplace_back();
+    } else if (c != '\r') {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
+std::string quoteCell(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+Dataset loadPngFiles(const std::vector<std::string>& paths, double scale) {
+  NS_CHECK(!paths.empty(), "--input: no PNG files given");
+  Dataset d;
+  d.source = paths.front();
+  d.size = static_cast<int64_t>(paths.size());
+  for (const auto& path : paths) {
+    DecodedImage image;
+    std::string why;
+    NS_CHECK(decodePng(path, scale, image, why), "{}: {}", path, why);
+    const Shape shape{image.channels, image.height, image.width};
+    if (d.sampleShape.empty()) d.sampleShape = shape;
+    NS_CHECK(shape == d.sampleShape, "{}: the image is {} but {} is {}; every input must have the same shape", path,
+             shapeToString(shape), paths.front(), shapeToString(d.sampleShape));
+    d.features.insert(d.features.end(), image.pixels.begin(), image.pixels.end());
+  }
+  d.labels.assign(paths.size(), 0.0f);
+  return d;
+}
+
+Dataset loadInferenceCsv(const std::string& csvPath, double scale, std::vector<std::string>& names) {
+  std::ifstream in(csvPath, std::ios::binary);
+  NS_CHECK(in.good() && !fs::is_directory(csvPath), "{}: cannot read the CSV file", csvPath);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line != "\r") lines.push_back(line);
+  NS_CHECK(!lines.empty(), "{}: the file is empty: expected a header such as 'x:image' and one row per input", csvPath);
+  const std::vector<std::string> header = splitCsvLine(lines.front());
+  int xColumn = -1;
+  bool hasY = false;
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (!header[i].empty() && header[i][0] == 'x' && xColumn < 0) xColumn = static_cast<int>(i);
+    if (!header[i].empty() && header[i][0] == 'y') hasY = true;
+  }
+  NS_CHECK(xColumn >= 0, "{}: row 1: the header '{}' has no input column (a variable starting with 'x', such as 'x:image')",
+           csvPath, lines.front());
+  names.clear();
+  for (size_t r = 1; r < lines.size(); ++r) {
+    const auto cells = splitCsvLine(lines[r]);
+    names.push_back(static_cast<size_t>(xColumn) < cells.size() ? cells[static_cast<size_t>(xColumn)] : "");
+  }
+  if (hasY) return readCsvDataset(csvPath, scale, false);
+
+  // No labels: a copy with a y column of zeros and absolute image paths, read by the dataset
+  // reader (so the CSV rules and messages are the dataset's), then removed.
+  const fs::path folder = fs::absolute(csvPath).parent_path();
+  std::string tmpl = (fs::temp_directory_path() / "netsmith-infer-XXXXXX").string();
+  NS_CHECK(mkdtemp(tmpl.data()) != nullptr, "cannot create a temporary folder in {}", fs::temp_directory_path().string());
+  const fs::path copy = fs::path(tmpl) / "input.csv";
+  {
+    std::ofstream out(copy, std::ios::binary);
+    std::string headerLine;
+    for (size_t i = 0; i < header.size(); ++i) headerLine += (i ? "," : "") + quoteCell(header[i]);
+    out << headerLine << ",y\n";
+    for (size_t r = 1; r < lines.size(); ++r) {
+      auto cells = splitCsvLine(lines[r]);
+      for (size_t i = 0; i < cells.size(); ++i) {
+        if (static_cast<int>(i) == xColumn && !cells[i].empty() && fs::path(cells[i]).is_relative() &&
+            fs::exists(folder / cells[i]))
+          cells[i] = (folder / cells[i]).string();
+        out << (i ? "," : "") << quoteCell(cells[i]);
+      }
+      out << ",0\n";
+    }
+  }
+  try {
+    Dataset d = readCsvDataset(copy.string(), scale, false);
+    fs::remove_all(tmpl);
+    d.source = csvPath;
+    return d;
+  } catch (const Error& e) {
+    fs::remove_all(tmpl);
+    // The reader names the copy; name the user's file instead.
+    std::string message = e.what();
+    for (size_t at; (at = message.find(copy.string())) != std::string::npos;) message.replace(at, copy.string().size(), csvPath);
+    throw Error(message);
+  }
+}
+
+}  // namespace netsmith

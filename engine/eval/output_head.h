@@ -1,0 +1,42 @@
+// Note [Output head]: what a trained network's output means once the loss is taken away. The
+// loss layers consume raw scores, so inference applies the function the loss implies:
+// SoftmaxCrossEntropy → softmax over the prediction (class likelihoods), SigmoidCrossEntropy →
+// sigmoid per element, every other loss (BinaryCrossEntropy reads probabilities already,
+// SquaredError, HuberLoss) → the prediction as it is. evaluate, infer and the ONNX export all
+// use this one rule, so their numbers agree.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "engine/project/graph.h"
+
+namespace netsmith {
+
+enum class OutputHead { Softmax, Sigmoid, Identity };
+
+OutputHead outputHeadOf(const Graph& graph);
+
+// Writes the head of one sample's prediction `in` into `out` (same length).
+void applyOutputHead(OutputHead head, std::span<const float> in, std::span<float> out);
+
+// How a network's outputs are read as classes.
+struct ClassReading {
+  bool classification = false;  // false: regression (values, no classes)
+  int64_t classes = 0;          // number of classes when classification
+  bool binary = false;          // one output read as class 1 when its likelihood exceeds 0.5
+  std::string why;              // when not classification: why, for messages
+};
+
+// Multi-class: a prediction of C > 1 values read by arg-max. Binary: one value under
+// SigmoidCrossEntropy or BinaryCrossEntropy. Anything else is regression.
+ClassReading classReadingOf(const Graph& graph);
+
+// The class a likelihood row stands for (arg-max; the first of equal values; binary: > 0.5).
+int64_t predictedClass(const ClassReading& reading, std::span<const float> likelihoods);
+
+// Likelihood of class c in a row (binary: class 0 is 1 - p).
+double classLikelihood(const ClassReading& reading, std::span<const float> likelihoods, int64_t c);
+
+}  // namespace netsmith

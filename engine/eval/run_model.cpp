@@ -1,0 +1,89 @@
+#include "engine/eval/run_model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "engine/backend/cpu/cpu_device.h"
+#include "engine/core/error.h"
+#include "engine/project/project_io.h"
+#include "engine/train/network.h"
+#include "engine/train/worker_pool.h"
+
+namespace fs = std::filesystem;
+
+namespace netsmith {
+
+RunModel::RunModel(const std::string& runDir, const std::string& which) : m_runDir(fs::absolute(runDir).string()) {
+  NS_CHECK(fs::is_directory(m_runDir), "{}: no such run folder", m_runDir);
+  const fs::path snapshot = fs::path(m_runDir) / "project.nsproj";
+  NS_CHECK(fs::exists(snapshot), "{}: missing; is {} a Netsmith run folder?", snapshot.string(), m_runDir);
+  m_project = loadProject(snapshot.string());
+  m_graph = std::make_unique<Graph>(buildGraph(m_project.network, OpRegistry::builtin()));
+  m_devices = m_project.parallel.devices;
+  const fs::path settings = fs::path(m_runDir) / "run.json";
+  if (fs::exists(settings)) {
+    std::ifstream in(settings);
+    Json j = Json::parse(in, nullptr, false);
+    NS_CHECK(!j.is_discarded(), "{}: not valid JSON", settings.string());
+    if (j.contains("devices") && j["devices"].is_array()) m_devices = j["devices"].get<std::vector<std::string>>();
+  }
+  m_parameters = readRunParameters(m_runDir, which);
+}
+
+void RunModel::checkFits(const Dataset& data) const {
+  const Shape& in = m_graph->input().outputShape;
+  NS_CHECK(numel(data.sampleShape) == numel(in), "{}: samples have shape {} but the run's Input '{}' expects {}", data.source,
+           shapeToString(data.sampleShape), m_graph->input().id, shapeToString(in));
+}
+
+Predictions RunModel::predict(const Dataset& data, std::vector<std::string> devices, int64_t block) const {
+  checkFits(data);
+  if (devices.empty()) devices = m_devices;
+  for (const auto& d : devices)
+    NS_CHECK(d.rfind("cpu:", 0) == 0, "device '{}': evaluation in this build runs on CPU devices (cpu:N) only", d);
+  const int n = static_cast<int>(devices.size());
+  const int threads = m_project.parallel.threadsPerDevice > 0 ? m_project.parallel.threadsPerDevice
+                                                              : std::max(1, availableCores() / std::max(n, 1));
+  Predictions out;
+  out.samples = data.size;
+  out.width = numel(m_graph->prediction().outputShape);
+  out.values.assign(static_cast<size_t>(out.samples * out.width), 0.0f);
+  out.devices = devices;
+
+  std::vector<std::unique_ptr<CpuDeviceContext>> contexts(static_cast<size_t>(n));
+  std::vector<std::unique_ptr<Network>> networks(static_cast<size_t>(n));
+  {
+    WorkerPool pool(devices, 60.0, {});
+    const int64_t blocks = (data.size + block - 1) / block;
+    pool.runOnAll([&](int w) {
+      const auto i = static_cast<size_t>(w);
+      contexts[i] = std::make_unique<CpuDeviceContext>(devices[i], threads);
+      contexts[i]->bindToCurrentThread();
+      networks[i] = std::make_unique<Network>(*m_graph, *contexts[i]);
+      applyParameters(m_parameters, *networks[i]);
+      const int64_t first = blocks * w / n, last = blocks * (w + 1) / n;
+      Tensor x, y;
+      std::vector<int64_t> ids;
+      for (int64_t b = first; b < last; ++b) {
+        const int64_t start = b * block, count = std::min(block, data.size - start);
+        ids.resize(static_cast<size_t>(count));
+        for (int64_t k = 0; k < count; ++k) ids[static_cast<size_t>(k)] = start + k;
+        gatherBatch(data, ids, x, y);
+        // The loss needs a target of the right form; inference data may have no labels, so the
+        // labels only feed the (unused) loss value: class 0 for every sample.
+        y.resize(Shape{count, 1});
+        y.zero();
+        networks[i]->forward(x, y, false, RandomKey{m_project.config.seed, 0, 0, ids.data()});
+        const Tensor& pred = networks[i]->prediction();
+        std::memcpy(out.values.data() + start * out.width, pred.data(), static_cast<size_t>(count * out.width) * sizeof(float));
+      }
+    });
+    // Networks hold kernels bound to their worker's device; free them before the pool ends.
+    pool.runOnAll([&](int w) { networks[static_cast<size_t>(w)].reset(); });
+  }
+  return out;
+}
+
+}  // namespace netsmith

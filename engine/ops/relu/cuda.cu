@@ -1,0 +1,11 @@
+// ReLU on the GPU: cuDNN's activation (engine/backend/cuda/activation_kernel.h).
+#include "engine/backend/cuda/activation_kernel.h"
+#include "engine/backend/cuda/cuda_op.h"
+
+namespace netsmith::cuda {
+
+void register_relu(OpRegistry& registry) {
+  addCudaKernel(registry, "ReLU", [](const KernelSetup&) { return makeCudnnActivationKernel(CUDNN_ACTIVATION_RELU, 0.0); });
+}
+
+}  // namespace netsmith::cuda

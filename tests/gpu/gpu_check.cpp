@@ -1,0 +1,510 @@
+#include "gpu_check.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <tuple>
+
+#include "engine/backend/cpu/cpu_device.h"
+#include "engine/backend/device_factory.h"
+#include "engine/core/error.h"
+#include "engine/core/rng.h"
+#include "engine/ops/op_registry.h"
+#include "engine/optim/optimizer.h"
+#include "engine/project/graph.h"
+#include "engine/project/project_io.h"
+#include "engine/train/network.h"
+
+#ifdef NETSMITH_HAVE_CUDA
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "engine/backend/cuda/cuda_device.h"
+#endif
+
+namespace netsmith::gpucheck {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A worker's context as the trainer makes it: through the device kind, on this thread.
+std::unique_ptr<DeviceContext> makeContext(const std::string& device, const std::string& precision,
+                                           bool deterministic = false) {
+  Project project;
+  project.config.precision = precision;
+  TrainingPlan plan;
+  plan.deterministic = deterministic;
+  DevicePlan d;
+  d.id = device;
+  d.threads = 1;
+  return deviceKindOf(device).makeContext(d, plan, project);
+}
+
+void upload(DeviceContext& device, Tensor& dst, const Tensor& host) {
+  dst.resize(host.shape());
+  device.upload(dst.data(), host.data(), host.size());
+}
+
+Tensor download(DeviceContext& device, const Tensor& src) {
+  Tensor host(src.shape());
+  device.download(host.data(), src.data(), src.size());
+  return host;
+}
+
+// max |a − b| / max |a|: the error of b relative to the size of a (absolute when a is all 0).
+double relativeError(const Tensor& a, const Tensor& b) {
+  NS_CHECK(a.size() == b.size(), "tensor sizes differ: {} and {}", a.size(), b.size());
+  double diff = 0, scale = 0;
+  for (int64_t i = 0; i < a.size(); ++i) {
+    const double d = std::fabs(static_cast<double>(a[i]) - b[i]);
+    diff = std::isnan(d) ? INFINITY : std::max(diff, d);
+    scale = std::max(scale, std::fabs(static_cast<double>(a[i])));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+// ------------------------------------------------------------------------------------------
+// Op examples, derived from the registry as tests/unit/tst_op_gradients.cpp does, plus variants.
+
+constexpr int64_t kBatch = 4;
+const std::vector<Shape> kCandidateShapes = {{3, 6, 6}, {6}, {2, 8, 8}};
+
+struct Example {
+  std::string op, variant;
+  std::vector<Shape> inputs;
+  Json params;
+};
+
+const std::vector<Example> kExamples = {
+    {"Concatenate", "axis1_unequal", {{2, 3, 4}, {2, 1, 4}, {2, 2, 4}}, {{"axis", 1}}},
+    {"Softmax", "axis2", {{2, 3, 4}}, {{"axis", 2}}},
+    {"Reshape", "inferred", {{2, 3, 4}}, {{"shape", {4, -1}}}},
+    {"LeakyReLU", "alpha0.3", {{6}}, {{"alpha", 0.3}}},
+    {"ELU", "alpha0.5", {{6}}, {{"alpha", 0.5}}},
+    {"HuberLoss", "delta0.2", {{6}}, {{"delta", 0.2}}},
+    {"Dropout", "p0.2", {{3, 5, 5}}, {{"p", 0.2}}},
+    {"Convolution", "stride2_pad1_dil2_group2", {{4, 9, 9}}, {{"outmaps", 6}, {"kernel", {3, 3}}, {"pad", {1, 1}},
+                                                             {"stride", {2, 2}}, {"dilation", {2, 2}}, {"group", 2}}},
+    {"Convolution", "nobias", {{3, 8, 8}}, {{"outmaps", 4}, {"with_bias", false}}},
+    {"Deconvolution", "stride2_pad1_group2", {{4, 5, 5}}, {{"outmaps", 6}, {"kernel", {3, 3}}, {"pad", {1, 1}},
+                                                           {"stride", {2, 2}}, {"group", 2}}},
+    {"MaxPooling", "ceil_pad", {{2, 7, 7}}, {{"kernel", {3, 3}}, {"stride", {2, 2}}, {"pad", {1, 1}},
+                                            {"ignore_border", false}}},
+    {"AveragePooling", "ceil_pad_excl", {{2, 7, 7}}, {{"kernel", {3, 3}}, {"stride", {2, 2}}, {"pad", {1, 1}},
+                                                      {"ignore_border", false}, {"including_pad", false}}},
+    {"AveragePooling", "overlap", {{2, 7, 7}}, {{"kernel", {3, 3}}, {"stride", {1, 1}}}},
+    {"BatchNormalization", "features", {{5}}, Json::object()},
+    {"BatchNormalization", "running_stats", {{3, 4, 4}}, {{"batch_stat", false}}},
+    {"BatchNormalization", "small_eps", {{3, 4, 4}}, {{"eps", 1e-7}}},
+    {"Affine", "base_axis2", {{3, 4, 5}}, {{"n_outmaps", {7}}, {"base_axis", 2}}},
+    {"SoftmaxCrossEntropy", "classes100", {{100}}, Json::object()},
+};
+
+Json synthesizeParam(const ParamSpec& spec) {
+  const auto clampToRange = [&](double v) {
+    if (spec.min) v = std::max(v, *spec.min);
+    if (spec.max) v = std::min(v, *spec.max);
+    return v;
+  };
+  switch (spec.type) {
+    case ParamType::Int: return static_cast<int64_t>(clampToRange(2));
+    case ParamType::Float: return clampToRange(0.5);
+    case ParamType::Bool: return false;
+    case ParamType::String: return spec.choices.empty() ? std::string() : spec.choices.front();
+    case ParamType::Ints: {
+      Json values = Json::array();
+      for (int i = 0; i < std::max(spec.length, 1); ++i) values.push_back(static_cast<int64_t>(clampToRange(2)));
+      return values;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<Example> examplesOf(const OpSchema& schema) {
+  std::vector<Example> out;
+  Json given = Json::object();
+  for (const auto& spec : schema.params)
+    if (spec.defaultValue.is_null()) given[spec.name] = synthesizeParam(spec);
+  const Json params = validateParams(schema, given, "params");
+  const OpParams p(params);
+  const int count = static_cast<int>(schema.inputs.size()) + (schema.variadic ? 2 : 0);
+  for (const Shape& shape : kCandidateShapes) {
+    std::vector<Shape> inputs(static_cast<size_t>(count), shape);
+    try {
+      schema.inferShape(inputs, p);
+      if (schema.parameterBlobs) schema.parameterBlobs(inputs, p);
+      out.push_back({schema.name, "default", inputs, given});
+      break;
+    } catch (const Error&) {
+    }
+  }
+  for (const Example& e : kExamples)
+    if (e.op == schema.name) out.push_back(e);
+  return out;
+}
+
+// Values for an op's input: distinct, both signs; probabilities for BinaryCrossEntropy.
+void fillInput(Tensor& t, Rng& rng, const std::string& op) {
+  for (int64_t i = 0; i < t.size(); ++i)
+    t[i] = op == "BinaryCrossEntropy" ? rng.uniform(0.05f, 0.95f) : rng.uniform(-2.0f, 2.0f);
+}
+
+OpResult checkExample(const OpSchema& schema, const Example& example, const std::string& device,
+                      const std::string& precision, DeviceContext& cpu, DeviceContext& gpu) {
+  OpResult r{schema.name, example.variant, precision};
+  r.tolerance = precision == "float" ? 1e-5 : precision == "half" ? 5e-2 : 1e-1;
+  try {
+    const Json params = validateParams(schema, example.params, "params");
+    const OpParams p(params);
+    const Shape outShape = schema.inferShape(example.inputs, p);
+    const std::vector<ParamBlob> blobs = schema.parameterBlobs ? schema.parameterBlobs(example.inputs, p)
+                                                               : std::vector<ParamBlob>{};
+    auto cpuKernel = schema.kernels.at("cpu")(KernelSetup{cpu, example.inputs, outShape, p});
+    auto gpuKernel = schema.kernels.at("cuda")(KernelSetup{gpu, example.inputs, outShape, p});
+    Rng rng(12345);
+    TensorAllocator* memory = gpu.deviceAllocator();
+
+    std::vector<Tensor> xs, xsGpu, ws, wsGpu, dxs, dxsGpu, dws, dwsGpu;
+    for (const Shape& s : example.inputs) {
+      xs.emplace_back(withBatch(kBatch, s));
+      fillInput(xs.back(), rng, schema.name);
+      xsGpu.emplace_back(memory);
+      upload(gpu, xsGpu.back(), xs.back());
+      dxs.emplace_back(withBatch(kBatch, s));
+      dxsGpu.emplace_back(withBatch(kBatch, s), memory);
+    }
+    for (const ParamBlob& b : blobs) {
+      ws.emplace_back(b.shape);
+      // Running variances must be positive; everything else any value.
+      for (int64_t i = 0; i < ws.back().size(); ++i)
+        ws.back()[i] = b.name == "var" ? rng.uniform(0.5f, 1.5f) : rng.uniform(-1.0f, 1.0f);
+      wsGpu.emplace_back(memory);
+      upload(gpu, wsGpu.back(), ws.back());
+      dws.emplace_back(b.trainable ? Tensor(b.shape) : Tensor());
+      dwsGpu.emplace_back(b.trainable ? Tensor(b.shape, memory) : Tensor(memory));
+    }
+    Tensor target, targetGpu(memory);
+    if (schema.isLoss()) {
+      const int64_t predSize = numel(example.inputs[0]);
+      if (schema.lossTarget == LossTarget::ClassIndex) {
+        target.resize({kBatch, 1});
+        for (int64_t n = 0; n < kBatch; ++n) target[n] = static_cast<float>(rng.below(static_cast<uint64_t>(predSize)));
+      } else {
+        target.resize(withBatch(kBatch, example.inputs[0]));
+        for (int64_t i = 0; i < target.size(); ++i) target[i] = rng.uniform(0.0f, 1.0f);
+      }
+      upload(gpu, targetGpu, target);
+    }
+    const std::vector<int64_t> ids{17, 3, 40000, 9};
+    std::vector<const Tensor*> inCpu, inGpu;
+    std::vector<Tensor*> pCpu, pGpu, dxCpu, dxGpu, dwCpu, dwGpu;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      inCpu.push_back(&xs[i]);
+      inGpu.push_back(&xsGpu[i]);
+      dxCpu.push_back(&dxs[i]);
+      dxGpu.push_back(&dxsGpu[i]);
+    }
+    for (size_t i = 0; i < ws.size(); ++i) {
+      pCpu.push_back(&ws[i]);
+      pGpu.push_back(&wsGpu[i]);
+      dwCpu.push_back(blobs[i].trainable ? &dws[i] : nullptr);
+      dwGpu.push_back(blobs[i].trainable ? &dwsGpu[i] : nullptr);
+    }
+    Tensor y(withBatch(kBatch, outShape)), yGpu(withBatch(kBatch, outShape), memory);
+    const auto note = [&](double e, const std::string& what, double& into) {
+      if (e > into) into = e;
+      if (e > r.tolerance && r.worst.empty()) r.worst = what;
+    };
+    for (const bool training : {false, true}) {
+      KernelCall c{cpu, inCpu, pCpu, y};
+      KernelCall g{gpu, inGpu, pGpu, yGpu};
+      c.target = schema.isLoss() ? &target : nullptr;
+      g.target = schema.isLoss() ? &targetGpu : nullptr;
+      c.training = g.training = training;
+      c.random = g.random = RandomKey{7, 3, 2, ids.data()};
+      cpuKernel->forward(c);
+      gpuKernel->forward(g);
+      const std::string mode = training ? "training" : "inference";
+      note(relativeError(y, download(gpu, yGpu)), mode + " forward output", r.forwardError);
+      for (size_t i = 0; i < ws.size(); ++i)
+        note(relativeError(ws[i], download(gpu, wsGpu[i])), mode + " forward " + blobs[i].name, r.forwardError);
+    }
+    // Backward after the training forward: output gradient random (for a loss: the per-sample
+    // weights, positive).
+    Tensor dy(y.shape()), dyGpu(memory);
+    for (int64_t i = 0; i < dy.size(); ++i) dy[i] = schema.isLoss() ? rng.uniform(0.1f, 1.0f) : rng.uniform(-1.0f, 1.0f);
+    upload(gpu, dyGpu, dy);
+    KernelCall c{cpu, inCpu, pCpu, y};
+    KernelCall g{gpu, inGpu, pGpu, yGpu};
+    c.target = schema.isLoss() ? &target : nullptr;
+    g.target = schema.isLoss() ? &targetGpu : nullptr;
+    c.training = g.training = true;
+    c.random = g.random = RandomKey{7, 3, 2, ids.data()};
+    c.outputGrad = &dy;
+    g.outputGrad = &dyGpu;
+    c.inputGrads = dxCpu;
+    g.inputGrads = dxGpu;
+    c.paramGrads = dwCpu;
+    g.paramGrads = dwGpu;
+    cpuKernel->backward(c);
+    gpuKernel->backward(g);
+    for (size_t i = 0; i < dxs.size(); ++i)
+      note(relativeError(dxs[i], download(gpu, dxsGpu[i])), format("backward dx{}", i), r.backwardError);
+    for (size_t i = 0; i < dws.size(); ++i)
+      if (blobs[i].trainable)
+        note(relativeError(dws[i], download(gpu, dwsGpu[i])), "backward d" + blobs[i].name, r.backwardError);
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+// Synthetic data for a network: x uniform in [0, 1), labels class indices of the prediction.
+void syntheticBatch(const Graph& graph, int64_t batch, uint64_t seed, Tensor& x, Tensor& y) {
+  Rng rng(seed);
+  x.resize(withBatch(batch, graph.input().outputShape));
+  y.resize({batch, 1});
+  for (int64_t i = 0; i < x.size(); ++i) x[i] = rng.uniform();
+  const auto classes = static_cast<uint64_t>(numel(graph.prediction().outputShape));
+  for (int64_t n = 0; n < batch; ++n) y[n] = static_cast<float>(rng.below(classes));
+}
+
+std::vector<ParamSlot> slotsOf(std::vector<ParameterRef> params) {
+  std::vector<ParamSlot> slots;
+  for (const ParameterRef& p : params)
+    if (p.grad) slots.push_back({p.name, p.value, p.grad});
+  return slots;
+}
+
+double meanOf(const Tensor& t) {
+  double s = 0;
+  for (int64_t i = 0; i < t.size(); ++i) s += t[i];
+  return t.size() ? s / static_cast<double>(t.size()) : 0.0;
+}
+
+}  // namespace
+
+std::string gpuUnavailableReason(const std::string& device) {
+  if (!findDeviceKind(device)) return "this build has no CUDA backend (the CUDA toolkit was not found at configure time)";
+  try {
+    makeContext(device, "float");
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+std::vector<OpResult> checkOps(const std::string& device, const std::string& precision) {
+  CpuDeviceContext cpu("cpu:0", 0);
+  cpu.bindToCurrentThread();
+  auto gpu = makeContext(device, precision);
+  std::vector<OpResult> out;
+  for (const OpSchema* schema : OpRegistry::builtin().all()) {
+    if (schema->isInput || !schema->kernels.count("cpu")) continue;
+    if (!schema->kernels.count("cuda")) {
+      OpResult r{schema->name, "-", precision};
+      r.error = "no \"cuda\" kernel registered";
+      out.push_back(r);
+      continue;
+    }
+    for (const Example& e : examplesOf(*schema)) out.push_back(checkExample(*schema, e, device, precision, cpu, *gpu));
+  }
+  return out;
+}
+
+TrainResult compareTraining(const std::string& projectPath, const std::string& device, int steps, int64_t batch) {
+  TrainResult r;
+  r.project = projectPath;
+  r.steps = steps;
+  try {
+    const Project project = loadProject(projectPath);
+    const Graph graph = buildGraph(project.network, OpRegistry::builtin());
+    CpuDeviceContext cpu("cpu:0", 0);
+    cpu.bindToCurrentThread();
+    auto gpu = makeContext(device, "float");
+    Network cpuNet(graph, cpu), gpuNet(graph, *gpu);
+    cpuNet.initializeParameters(project.config.seed);
+    gpuNet.initializeParameters(project.config.seed);
+    auto cpuOpt = Optimizer::create(project.optimizer);
+    auto gpuOpt = Optimizer::create(project.optimizer);
+    auto solver = deviceKindOf(device).makeSolver(*gpuOpt, *gpu);
+    const auto cpuSlots = slotsOf(cpuNet.kernelParameters());
+    const auto gpuSlots = slotsOf(gpuNet.kernelParameters());
+    const double lr = gpuOpt->baseLearningRate();
+    Tensor x, y;
+    for (int s = 0; s < steps; ++s) {
+      syntheticBatch(graph, batch, 1000 + static_cast<uint64_t>(s), x, y);
+      const RandomKey key{1, 0, static_cast<uint64_t>(s), nullptr};
+      r.cpuLoss.push_back(meanOf(cpuNet.forward(x, y, true, key)));
+      r.gpuLoss.push_back(meanOf(gpuNet.forward(x, y, true, key)));
+      cpuNet.backward(1.0f / static_cast<float>(batch));
+      gpuNet.backward(1.0f / static_cast<float>(batch));
+      cpuOpt->step(cpuSlots, lr);
+      solver->step(gpuSlots, lr);
+      r.maxLossError = std::max(r.maxLossError, std::fabs(r.gpuLoss.back() - r.cpuLoss.back()) /
+                                                    std::max(std::fabs(r.cpuLoss.back()), 1e-12));
+    }
+    auto a = cpuNet.parameters(), b = gpuNet.parameters();
+    for (size_t i = 0; i < a.size(); ++i) r.maxParameterError = std::max(r.maxParameterError, relativeError(*a[i].value, *b[i].value));
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+std::string checkNccl(const std::vector<std::string>& devices) {
+  try {
+    const DeviceKind& kind = deviceKindOf(devices.at(0));
+    auto group = kind.makeGroup(devices, 20.0);
+    const int n = static_cast<int>(devices.size());
+    std::vector<std::unique_ptr<DeviceContext>> contexts;
+    std::vector<Tensor> buffers;
+    // One thread per rank, as the trainer does (NCCL collectives of several ranks from one thread
+    // would wait for each other).
+    std::vector<std::string> errors(static_cast<size_t>(n));
+    std::vector<std::thread> threads;
+    std::vector<double> sums(static_cast<size_t>(n), 0), broadcasts(static_cast<size_t>(n), 0);
+    std::vector<int> abortSeen(static_cast<size_t>(n), 0);
+    for (int r = 0; r < n; ++r)
+      threads.emplace_back([&, r] {
+        try {
+          auto ctx = makeContext(devices[static_cast<size_t>(r)], "float");
+          kind.attachWorker(*group, r, *ctx);
+          Communicator& comm = group->communicator(r);
+          Tensor host({1000});
+          for (int64_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(r + 1);
+          Tensor dev(ctx->deviceAllocator());
+          upload(*ctx, dev, host);
+          comm.allReduceSum(dev.data(), dev.size());
+          sums[static_cast<size_t>(r)] = download(*ctx, dev)[999];
+          for (int64_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(10 * (r + 1));
+          upload(*ctx, dev, host);
+          comm.broadcast(dev.data(), dev.size(), n - 1);
+          broadcasts[static_cast<size_t>(r)] = download(*ctx, dev)[0];
+          comm.barrier();
+          if (r == 0) comm.abort("test abort");
+          try {
+            comm.allReduceSum(dev.data(), dev.size());
+          } catch (const CommError& e) {
+            abortSeen[static_cast<size_t>(r)] = std::string(e.what()).find("test abort") != std::string::npos;
+          }
+          dev = Tensor();
+          ctx.reset();
+        } catch (const std::exception& e) {
+          errors[static_cast<size_t>(r)] = e.what();
+        }
+      });
+    for (auto& t : threads) t.join();
+    const double expectedSum = n * (n + 1) / 2.0;
+    for (int r = 0; r < n; ++r) {
+      const auto i = static_cast<size_t>(r);
+      if (!errors[i].empty()) return format("rank {} ({}): {}", r, devices[i], errors[i]);
+      if (sums[i] != expectedSum) return format("rank {}: all-reduce gave {}, expected {}", r, sums[i], expectedSum);
+      if (broadcasts[i] != 10.0 * n) return format("rank {}: broadcast gave {}, expected {}", r, broadcasts[i], 10 * n);
+      if (!abortSeen[i]) return format("rank {}: a collective after abort() did not throw CommError naming the reason", r);
+    }
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+Json BenchResult::toJson() const {
+  return {{"project", project},       {"device", device},     {"precision", precision},
+          {"batch", batch},           {"iterations", iterations}, {"samples_per_s", samplesPerSecond},
+          {"flops_per_sample", flopsPerSample}, {"tflops", samplesPerSecond * flopsPerSample / 1e12},
+          {"mean_loss", meanLoss},    {"error", error}};
+}
+
+BenchResult benchTraining(const std::string& projectPath, const std::string& device, const std::string& precision,
+                          int64_t batch, int iterations, int warmup) {
+  BenchResult r{projectPath, device, precision, batch, iterations};
+  try {
+    const Project project = loadProject(projectPath);
+    const Graph graph = buildGraph(project.network, OpRegistry::builtin());
+    r.flopsPerSample = 6.0 * static_cast<double>(graph.multiplyAdds);
+    auto ctx = makeContext(device, precision);
+    if (auto* c = dynamic_cast<CpuDeviceContext*>(ctx.get())) c->bindToCurrentThread();
+    Network net(graph, *ctx);
+    net.initializeParameters(project.config.seed);
+    auto opt = Optimizer::create(project.optimizer);
+    std::unique_ptr<DeviceSolver> solver;
+    if (const auto& make = deviceKindOf(device).makeSolver) solver = make(*opt, *ctx);
+    const auto slots = slotsOf(net.kernelParameters());
+    const double lr = opt->baseLearningRate();
+    // A pool of synthetic batches in the context's staging memory, one copied in per iteration.
+    std::vector<Tensor> xs, ys;
+    for (int i = 0; i < 4; ++i) {
+      xs.emplace_back(ctx->stagingAllocator());
+      ys.emplace_back(ctx->stagingAllocator());
+      syntheticBatch(graph, batch, static_cast<uint64_t>(i), xs.back(), ys.back());
+    }
+    double lossSum = 0;
+    Clock::time_point start;
+    for (int it = 0; it < warmup + iterations; ++it) {
+      if (it == warmup) {
+        ctx->synchronize();
+        start = Clock::now();
+        lossSum = 0;
+      }
+      const auto k = static_cast<size_t>(it % 4);
+      lossSum += meanOf(net.forward(xs[k], ys[k], true, RandomKey{1, 0, static_cast<uint64_t>(it), nullptr}));
+      net.backward((solver ? solver->lossScale() : 1.0f) / static_cast<float>(batch));
+      if (solver) solver->step(slots, lr);
+      else opt->step(slots, lr);
+    }
+    ctx->synchronize();
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    r.samplesPerSecond = static_cast<double>(batch) * iterations / seconds;
+    r.meanLoss = lossSum / std::max(iterations, 1);
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+Json measurePeak(const std::string& device) {
+#ifdef NETSMITH_HAVE_CUDA
+  try {
+    auto base = makeContext(device, "float");
+    auto& ctx = static_cast<cuda::CudaDeviceContext&>(*base);
+    const int n = 8192;
+    Tensor a({int64_t{n} * n}, ctx.deviceAllocator()), b({int64_t{n} * n}, ctx.deviceAllocator()),
+        c({int64_t{n} * n}, ctx.deviceAllocator());
+    ctx.fill(a.data(), a.size(), 0.5f);
+    ctx.fill(b.data(), b.size(), 0.25f);
+    Json out = Json::object();
+    const float one = 1.0f, zero = 0.0f;
+    for (const auto& [name, compute, math] :
+         {std::tuple{"fp32", CUBLAS_COMPUTE_32F, CUBLAS_PEDANTIC_MATH},
+          std::tuple{"tf32", CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_DEFAULT_MATH},
+          std::tuple{"bf16", CUBLAS_COMPUTE_32F_FAST_16BF, CUBLAS_DEFAULT_MATH},
+          std::tuple{"fp16", CUBLAS_COMPUTE_32F_FAST_16F, CUBLAS_DEFAULT_MATH}}) {
+      cublasSetMathMode(ctx.cublas(), math);
+      const auto run = [&] {
+        cublasGemmEx(ctx.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a.data(), CUDA_R_32F, n, b.data(), CUDA_R_32F,
+                     n, &zero, c.data(), CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT);
+      };
+      run();
+      ctx.synchronize();
+      const int reps = 10;
+      const auto start = Clock::now();
+      for (int i = 0; i < reps; ++i) run();
+      ctx.synchronize();
+      const double s = std::chrono::duration<double>(Clock::now() - start).count();
+      out[name] = 2.0 * n * double(n) * n * reps / s / 1e12;
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return {{"error", e.what()}};
+  }
+#else
+  (void)device;
+  return Json::object();
+#endif
+}
+
+}  // namespace netsmith::gpucheck

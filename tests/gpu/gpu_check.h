@@ -1,0 +1,79 @@
+// The GPU checks of issue 5, Qt-free, so they run on a GPU machine without Qt (netsmith-gpu-check)
+// and inside the Qt tests labelled `gpu` (which skip when gpuUnavailableReason() says why).
+//   - every op's CUDA forward and backward against its CPU kernels;
+//   - a training loop (Network + solver) on cuda:N against the same loop on the CPU;
+//   - NCCL with the ranks of one process;
+//   - training throughput of a sample project on one device (the benchmark's netsmith side).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace netsmith::gpucheck {
+
+using Json = nlohmann::json;
+
+// Empty when `device` (e.g. "cuda:0") can be used; otherwise why not, in a sentence (no CUDA
+// backend in this build, no driver, no such GPU).
+std::string gpuUnavailableReason(const std::string& device = "cuda:0");
+
+struct OpResult {
+  std::string op;
+  std::string variant;
+  std::string precision;
+  // Largest relative error (max |gpu − cpu| / max |cpu| per tensor) over the forward output and
+  // the updated parameters (BatchNormalization's running statistics), and over every gradient.
+  double forwardError = 0;
+  double backwardError = 0;
+  double tolerance = 0;
+  std::string worst;  // the tensor with the largest error, e.g. "backward dW"
+  std::string error;  // an exception's message; then the row failed
+  bool passed() const { return error.empty() && forwardError <= tolerance && backwardError <= tolerance; }
+};
+
+// Every op of the registry that has "cpu" and "cuda" kernels, on derived and hand-written
+// examples (registry-driven as tests/unit/tst_op_gradients.cpp). precision: "float" (tolerance
+// 1e-5), "half" or "bfloat16" (5e-2 / 1e-1: 10-bit and 7-bit mantissas of the converted inputs).
+std::vector<OpResult> checkOps(const std::string& device, const std::string& precision);
+
+struct TrainResult {
+  std::string project;
+  int steps = 0;
+  std::vector<double> cpuLoss, gpuLoss;  // mean loss per step
+  double maxLossError = 0;               // relative
+  double maxParameterError = 0;          // relative, over all blobs after the last step
+  std::string error;
+};
+
+// `steps` training steps of a sample project's network (projects/<name>.nsproj) with its
+// optimizer on synthetic data, on the CPU and on `device` from the same initial weights.
+TrainResult compareTraining(const std::string& projectPath, const std::string& device, int steps, int64_t batch);
+
+// NCCL with `devices` ranks of this process: all-reduce and broadcast of known values, a barrier,
+// then abort() from one rank must make the others throw. Empty on success, else what failed.
+std::string checkNccl(const std::vector<std::string>& devices);
+
+struct BenchResult {
+  std::string project, device, precision;
+  int64_t batch = 0;
+  int iterations = 0;
+  double samplesPerSecond = 0;
+  double flopsPerSample = 0;  // training: 6 × multiply-adds per sample (forward + 2 backward GEMMs)
+  double meanLoss = 0;
+  std::string error;
+  Json toJson() const;
+};
+
+// Training throughput on one device: synthetic data gathered on the host each iteration, copied
+// in, forward, backward, optimizer step; `warmup` untimed iterations first.
+BenchResult benchTraining(const std::string& projectPath, const std::string& device, const std::string& precision,
+                          int64_t batch, int iterations, int warmup);
+
+// Measured peak of the device: a large float32 and a bf16 GEMM through cuBLAS (TFLOP/s). Empty
+// JSON object when there is no GPU.
+Json measurePeak(const std::string& device);
+
+}  // namespace netsmith::gpucheck

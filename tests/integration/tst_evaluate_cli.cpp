@@ -1,0 +1,212 @@
+// netsmith-cli evaluate and infer on a real (short) Fashion-MNIST run: evaluate agrees with the
+// trainer's validation error, multi-device evaluation equals single-device exactly, best-epoch
+// parameters, the evaluation folder, infer on 10 PNG files equals evaluate on the same images.
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/data/dataset.h"
+#include "engine/project/project_io.h"
+#include "engine/train/checkpoint.h"
+#include "support/cli_runner.h"
+#include "unit/dataset_test_files.h"
+
+using namespace netsmith::test;
+using netsmith::testing::writePng;
+using netsmith::testing::writeText;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream s(text);
+  for (std::string l; std::getline(s, l);) out.push_back(l);
+  return out;
+}
+
+// The cells after the first `skip` of a CSV line.
+std::string cellsAfter(const std::string& line, int skip) {
+  size_t at = 0;
+  for (int i = 0; i < skip; ++i) at = line.find(',', at) + 1;
+  return line.substr(at);
+}
+
+Json parseJson(const CliRun& r) { return Json::parse(r.stdoutText.toStdString()); }
+
+}  // namespace
+
+class EvaluateCliTest : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  QString m_run;
+  std::vector<Json> m_epochs;
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    m_run = m_dir.filePath("run");
+    const CliRun r = runCli({"train", sourcePath("projects/fashion_mnist_lenet.nsproj"), "--max-epoch", "3",
+                             "--train-samples", "2000", "--validation-samples", "1000", "--run-dir", m_run, "--quiet"});
+    QVERIFY2(r.exitCode == 0, r.stderrText.constData());
+    std::ifstream events((m_run + "/events.jsonl").toStdString());
+    for (std::string l; std::getline(events, l);) {
+      const Json e = Json::parse(l);
+      if (e.value("event", "") == "epoch") m_epochs.push_back(e);
+    }
+    QCOMPARE(m_epochs.size(), size_t{3});
+  }
+
+  void helpOfTheCommands() {
+    for (const char* c : {"evaluate", "infer", "export"}) {
+      const CliRun r = runCli({c, "--help"});
+      QCOMPARE(r.exitCode, 0);
+      QVERIFY(r.stdoutText.contains(QByteArray("Usage: netsmith-cli ") + c));
+    }
+    QVERIFY(runCli({"--help"}).stdoutText.contains("evaluate"));
+  }
+
+  // The trainer's last validation (same 1,000 samples, same parameters) counts the same errors.
+  void evaluateAgreesWithTheTrainersValidation() {
+    const CliRun r = runCli({"evaluate", m_run, "--samples", "1000", "--json"});
+    QVERIFY2(r.exitCode == 0, r.stderrText.constData());
+    const Json j = parseJson(r);
+    QCOMPARE(j.at("samples").get<int>(), 1000);
+    QCOMPARE(j.at("classes").get<int>(), 10);
+    QCOMPARE(j.at("error").get<double>(), m_epochs.back().at("validation_error").get<double>());
+    int64_t total = 0, diagonal = 0;
+    for (size_t t = 0; t < 10; ++t)
+      for (size_t p = 0; p < 10; ++p) {
+        total += j["confusion_matrix"][t][p].get<int64_t>();
+        if (t == p) diagonal += j["confusion_matrix"][t][p].get<int64_t>();
+      }
+    QCOMPARE(total, int64_t{1000});
+    QCOMPARE(diagonal, j.at("correct").get<int64_t>());
+    QCOMPARE(j.at("worst").size(), size_t{20});
+    QVERIFY(j["worst"][0]["true_likelihood"].get<double>() <= j["worst"][19]["true_likelihood"].get<double>());
+    QCOMPARE(j.at("parameters").at("which").get<std::string>(), std::string("last"));
+    QCOMPARE(j.at("output_head").get<std::string>(), std::string("softmax"));
+    for (const char* f : {"json", "report", "predictions"}) QVERIFY(fs::exists(j["files"][f].get<std::string>()));
+    QCOMPARE(lines(readText(j["files"]["predictions"].get<std::string>())).size(), size_t{1001});
+    QVERIFY(readText(j["files"]["report"].get<std::string>()).find("Confusion matrix") != std::string::npos);
+  }
+
+  // 2,500 samples in blocks of 256 (the last one short) on 1 and 3 devices: the same numbers and
+  // the same likelihoods, bit for bit.
+  void multiDeviceEqualsSingleDevice() {
+    const CliRun one = runCli({"evaluate", m_run, "--samples", "2500", "--devices", "cpu:0", "--json"});
+    QVERIFY2(one.exitCode == 0, one.stderrText.constData());
+    Json a = parseJson(one);
+    const std::string predictionsOne = readText(a["files"]["predictions"].get<std::string>());
+    const CliRun three = runCli({"evaluate", m_run, "--samples", "2500", "--devices", "cpu:0,cpu:1,cpu:2", "--json"});
+    QVERIFY2(three.exitCode == 0, three.stderrText.constData());
+    Json b = parseJson(three);
+    const std::string predictionsThree = readText(b["files"]["predictions"].get<std::string>());
+    QCOMPARE(b.at("devices").size(), size_t{3});
+    for (Json* j : {&a, &b})
+      for (const char* k : {"devices", "seconds"}) j->erase(k);
+    QVERIFY(a == b);
+    QCOMPARE(predictionsOne.size(), predictionsThree.size());
+    QVERIFY(predictionsOne == predictionsThree);
+  }
+
+  // config.save_best: best.nsparams holds the epoch with the lowest validation error.
+  void bestEpochParameters() {
+    const std::string best = (m_run + "/best.nsparams").toStdString();
+    QVERIFY(fs::exists(best));
+    double lowest = 1.0;
+    int64_t bestEpoch = 0;
+    for (const auto& e : m_epochs)
+      if (e["validation_error"].get<double>() < lowest) {
+        lowest = e["validation_error"].get<double>();
+        bestEpoch = e["epoch"].get<int64_t>();
+      }
+    const Json meta = netsmith::readCheckpointMeta(best);
+    QCOMPARE(meta.at("epoch").get<int64_t>(), bestEpoch);
+    const CliRun r = runCli({"evaluate", m_run, "--samples", "1000", "--parameters", "best", "--json"});
+    QVERIFY2(r.exitCode == 0, r.stderrText.constData());
+    const Json j = parseJson(r);
+    QCOMPARE(j.at("parameters").at("which").get<std::string>(), std::string("best"));
+    QCOMPARE(j.at("error").get<double>(), lowest);
+    QVERIFY(fs::exists((m_run + "/evaluation/validation-best/evaluation.json").toStdString()));
+  }
+
+  // The first 10 validation images as PNG files: infer on the files, evaluate on a CSV of them
+  // and evaluate on the IDX set give the same classes and likelihoods.
+  void inferOnTenPngFilesMatchesEvaluate() {
+    const netsmith::Project project = netsmith::loadProject(sourcePath("projects/fashion_mnist_lenet.nsproj").toStdString());
+    const netsmith::Dataset raw = netsmith::loadDataSource(project.dataset.validation, 1.0, "error");
+    QStringList pngs;
+    QByteArray csv = "x:image,y:label\n";
+    QByteArray unlabelled = "x:image\n";
+    for (int i = 0; i < 10; ++i) {
+      const QString name = QString("img%1.png").arg(i);
+      const float* pixels = raw.sample(i);
+      QVERIFY(writePng(m_dir.filePath(name), 28, 28, PNG_COLOR_TYPE_GRAY, 8,
+                       [&](int x, int y, int) { return static_cast<int>(pixels[y * 28 + x]); }));
+      pngs << m_dir.filePath(name);
+      csv += name.toUtf8() + "," + QByteArray::number(static_cast<int>(raw.labels[i])) + "\n";
+      unlabelled += name.toUtf8() + "\n";
+    }
+    writeText(m_dir.filePath("ten.csv"), csv);
+    writeText(m_dir.filePath("ten_unlabelled.csv"), unlabelled);
+
+    QStringList inferArgs{"infer", m_run, "--input"};
+    inferArgs << pngs << "--output" << m_dir.filePath("infer.csv");
+    const CliRun infer = runCli(inferArgs);
+    QVERIFY2(infer.exitCode == 0, infer.stderrText.constData());
+    const auto inferred = lines(readText(m_dir.filePath("infer.csv").toStdString()));
+    QCOMPARE(inferred.size(), size_t{11});
+    QVERIFY(inferred[0].rfind("input,class,likelihood_0,", 0) == 0);
+
+    const CliRun onCsv = runCli({"evaluate", m_run, "--dataset", m_dir.filePath("ten.csv"), "--json"});
+    QVERIFY2(onCsv.exitCode == 0, onCsv.stderrText.constData());
+    const auto evaluated = lines(readText(parseJson(onCsv)["files"]["predictions"].get<std::string>()));
+    QCOMPARE(evaluated.size(), size_t{11});
+    const CliRun onIdx = runCli({"evaluate", m_run, "--samples", "10", "--json"});
+    QVERIFY2(onIdx.exitCode == 0, onIdx.stderrText.constData());
+    const auto idx = lines(readText(parseJson(onIdx)["files"]["predictions"].get<std::string>()));
+
+    const CliRun unlabelledRun = runCli({"infer", m_run, "--input", m_dir.filePath("ten_unlabelled.csv")});
+    QVERIFY2(unlabelledRun.exitCode == 0, unlabelledRun.stderrText.constData());
+    const auto fromCsv = lines(unlabelledRun.stdoutText.toStdString());
+    QCOMPARE(fromCsv.size(), size_t{11});
+
+    for (size_t i = 1; i <= 10; ++i) {
+      // infer: input,class,likelihoods...   evaluate: index,true,predicted,likelihoods...
+      QCOMPARE(cellsAfter(inferred[i], 1), cellsAfter(evaluated[i], 2));
+      QCOMPARE(cellsAfter(inferred[i], 1), cellsAfter(idx[i], 2));
+      QCOMPARE(cellsAfter(fromCsv[i], 1), cellsAfter(inferred[i], 1));
+      QVERIFY(inferred[i].rfind(pngs[static_cast<int>(i - 1)].toStdString(), 0) == 0);
+    }
+  }
+
+  void errorsNameWhatIsWrong() {
+    const CliRun missing = runCli({"evaluate", m_dir.filePath("no-such-run")});
+    QCOMPARE(missing.exitCode, 1);
+    QVERIFY(missing.stderrText.contains("no-such-run: no such run folder"));
+    QCOMPARE(runCli({"evaluate", m_run, "--parameters", "worst"}).exitCode, 2);
+    const CliRun badCsv = runCli({"evaluate", m_run, "--dataset", m_dir.filePath("nothing.csv")});
+    QCOMPARE(badCsv.exitCode, 1);
+    QVERIFY2(badCsv.stderrText.contains("nothing.csv"), badCsv.stderrText.constData());
+    const CliRun noInput = runCli({"infer", m_run});
+    QCOMPARE(noInput.exitCode, 2);
+    QVERIFY(noInput.stderrText.contains("--input"));
+    const CliRun badPng = runCli({"infer", m_run, "--input", m_dir.filePath("ten.csv"), m_dir.filePath("img0.png")});
+    QCOMPARE(badPng.exitCode, 2);
+  }
+};
+
+QTEST_GUILESS_MAIN(EvaluateCliTest)
+#include "tst_evaluate_cli.moc"

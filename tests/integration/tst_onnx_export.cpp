@@ -1,0 +1,197 @@
+// netsmith-cli export --onnx: every sample project, a project with every other layer type and
+// one per loss are trained briefly and exported; each model passes onnx.checker (Debian's
+// python3-onnx, /usr/bin/python3) and, when onnxruntime is importable (by /usr/bin/python3 or
+// $NETSMITH_ORT_PYTHON), gives Netsmith's outputs on 1,000 validation images within 1e-4.
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <filesystem>
+#include <fstream>
+
+#include "engine/data/dataset.h"
+#include "engine/project/project_io.h"
+#include "support/cli_runner.h"
+#include "support/train_runner.h"
+#include "unit/dataset_test_files.h"
+
+using namespace netsmith::test;
+using netsmith::testing::writePng;
+using netsmith::testing::writeText;
+
+namespace {
+
+constexpr int kCompared = 1000;
+constexpr const char* kTolerance = "1e-4";
+
+struct PyRun {
+  int exitCode = -1;
+  QString output;
+};
+
+PyRun python(const QString& interpreter, const QStringList& args) {
+  QProcess p;
+  p.setProcessChannelMode(QProcess::MergedChannels);
+  p.start(interpreter, QStringList{sourcePath("tests/support/onnx_compare.py")} + args);
+  p.waitForFinished(600000);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll()).trimmed()};
+}
+
+QString ortPython() {
+  const QByteArray env = qgetenv("NETSMITH_ORT_PYTHON");
+  return env.isEmpty() ? QStringLiteral("/usr/bin/python3") : QString::fromUtf8(env);
+}
+
+Json node(const std::string& id, const std::string& type, Json params = Json::object()) {
+  return {{"id", id}, {"type", type}, {"params", std::move(params)}};
+}
+
+// Every layer type the sample projects do not use, with the pooling cases whose ONNX form is not
+// the obvious one (ceil mode; average over a window past the padded input).
+Json layerZoo() {
+  Json p = sampleProject("fashion_mnist_lenet");
+  p["name"] = "layer zoo";
+  p["network"]["nodes"] = Json::array({
+      node("x", "Input", {{"shape", {1, 28, 28}}}),
+      node("c1", "Convolution", {{"outmaps", 4}, {"kernel", {3, 3}}, {"pad", {1, 1}}}),
+      node("bn1", "BatchNormalization"),
+      node("e1", "ELU", {{"alpha", 0.7}}),
+      node("ap", "AveragePooling", {{"kernel", {3, 3}}, {"stride", {2, 2}}, {"pad", {1, 1}}, {"ignore_border", false}}),
+      node("ap2", "AveragePooling",
+           {{"kernel", {3, 3}}, {"stride", {1, 1}}, {"pad", {1, 1}}, {"including_pad", false}}),
+      node("dc", "Deconvolution", {{"outmaps", 4}, {"kernel", {3, 3}}, {"stride", {2, 2}}, {"pad", {1, 1}}}),
+      node("lr", "LeakyReLU", {{"alpha", 0.2}}),
+      node("mp", "MaxPooling", {{"kernel", {3, 3}}, {"stride", {2, 2}}, {"ignore_border", false}}),
+      node("sw", "Swish"),
+      node("th", "Tanh"),
+      node("cat", "Concatenate", {{"axis", 0}}),
+      node("sm", "Softmax", {{"axis", 0}}),
+      node("add", "Add2"),
+      node("gap", "GlobalAveragePooling"),
+      node("rs", "Reshape", {{"shape", {2, 4}}}),
+      node("fc1", "Affine", {{"n_outmaps", {6}}, {"base_axis", 2}}),
+      node("sg", "Sigmoid"),
+      node("do", "Dropout", {{"p", 0.2}}),
+      node("fl", "Flatten"),
+      node("fc2", "Affine", {{"n_outmaps", {10}}}),
+      node("y", "SoftmaxCrossEntropy"),
+  });
+  Json links = Json::array();
+  for (auto [from, to] : std::vector<std::pair<const char*, const char*>>{
+           {"x", "c1"}, {"c1", "bn1"}, {"bn1", "e1"}, {"e1", "ap"}, {"ap", "ap2"}, {"ap2", "dc"}, {"dc", "lr"},
+           {"lr", "mp"}, {"mp", "sw"}, {"mp", "th"}, {"sw", "cat"}, {"th", "cat"}, {"cat", "sm"}, {"sm", "add"},
+           {"cat", "add"}, {"add", "gap"}, {"gap", "rs"}, {"rs", "fc1"}, {"fc1", "sg"}, {"sg", "do"}, {"do", "fl"},
+           {"fl", "fc2"}, {"fc2", "y"}})
+    links.push_back({{"from", from}, {"to", to}});
+  p["network"]["links"] = links;
+  return p;
+}
+
+// A linear model (a Sigmoid before BinaryCrossEntropy, which reads probabilities) with `loss`.
+Json withLoss(const std::string& loss) {
+  Json p = sampleProject("fashion_mnist_mlp");
+  p["name"] = "loss " + loss;
+  Json nodes = Json::array({node("x", "Input", {{"shape", {1, 28, 28}}}), node("fc", "Affine", {{"n_outmaps", {10}}})});
+  Json links = Json::array({{{"from", "x"}, {"to", "fc"}}});
+  std::string last = "fc";
+  if (loss == "BinaryCrossEntropy") {
+    nodes.push_back(node("p", "Sigmoid"));
+    links.push_back({{"from", "fc"}, {"to", "p"}});
+    last = "p";
+  }
+  nodes.push_back(node("loss", loss));
+  links.push_back({{"from", last}, {"to", "loss"}});
+  p["network"]["nodes"] = nodes;
+  p["network"]["links"] = links;
+  return p;
+}
+
+}  // namespace
+
+class OnnxExportTest : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  std::string m_images;
+  double m_scale = 0;
+  QString m_inputs;  // CSV of the first kCompared validation images as PNG files
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    const PyRun onnx = python("/usr/bin/python3", {"check", "/nonexistent"});
+    QVERIFY2(!onnx.output.contains("No module named 'onnx'"),
+             "Debian's python3-onnx is missing: installer/install-deps.sh installs it");
+    const netsmith::Project project = netsmith::loadProject(sourcePath("projects/fashion_mnist_lenet.nsproj").toStdString());
+    m_images = project.dataset.validation.images;
+    m_scale = project.dataset.scale;
+    const netsmith::Dataset raw = netsmith::loadDataSource(project.dataset.validation, 1.0, "error");
+    QByteArray csv = "x:image\n";
+    QDir(m_dir.path()).mkdir("png");
+    for (int i = 0; i < kCompared; ++i) {
+      const QString name = QString("png/%1.png").arg(i);
+      const float* pixels = raw.sample(i);
+      QVERIFY(writePng(m_dir.filePath(name), 28, 28, PNG_COLOR_TYPE_GRAY, 8,
+                       [&](int x, int y, int) { return static_cast<int>(pixels[y * 28 + x]); }));
+      csv += name.toUtf8() + "\n";
+    }
+    m_inputs = m_dir.filePath("inputs.csv");
+    writeText(m_inputs, csv);
+  }
+
+  void exportsPassTheCheckerAndMatchOnnxRuntime_data() {
+    QTest::addColumn<QString>("name");
+    for (const char* n : {"fashion_mnist_lenet", "fashion_mnist_mlp", "fashion_mnist_resnet", "layer_zoo",
+                          "loss_SigmoidCrossEntropy", "loss_BinaryCrossEntropy", "loss_SquaredError", "loss_HuberLoss"})
+      QTest::newRow(n) << n;
+  }
+  void exportsPassTheCheckerAndMatchOnnxRuntime() {
+    QFETCH(QString, name);
+    const std::string n = name.toStdString();
+    Json project;
+    if (n == "layer_zoo") project = layerZoo();
+    else if (n.rfind("loss_", 0) == 0) project = withLoss(n.substr(5));
+    else project = sampleProject(n);
+    const std::string path = saveProject(m_dir, n, project);
+    const QString run = m_dir.filePath("run-" + name);
+    const CliRun train = runCli({"train", QString::fromStdString(path), "--max-epoch", "1", "--train-samples", "512",
+                                 "--validation-samples", "256", "--run-dir", run, "--quiet"});
+    QVERIFY2(train.exitCode == 0, train.stderrText.constData());
+
+    const QString model = m_dir.filePath(name + ".onnx");
+    const CliRun exported = runCli({"export", run, "--onnx", model});
+    QVERIFY2(exported.exitCode == 0, exported.stderrText.constData());
+    QVERIFY(exported.stdoutText.contains("opset 13"));
+    const PyRun checked = python("/usr/bin/python3", {"check", model});
+    QVERIFY2(checked.exitCode == 0, qPrintable(checked.output));
+    qInfo("%s", qPrintable(checked.output));
+
+    const QString ours = m_dir.filePath(name + "-netsmith.csv");
+    const CliRun infer = runCli({"infer", run, "--input", m_inputs, "--output", ours});
+    QVERIFY2(infer.exitCode == 0, infer.stderrText.constData());
+    const PyRun compared = python(ortPython(), {"compare", model, QString::fromStdString(m_images),
+                                                QString::number(kCompared), QString::number(m_scale, 'g', 17), ours,
+                                                kTolerance});
+    if (compared.exitCode == 77) {
+      qWarning("%s", qPrintable(compared.output));
+      return;
+    }
+    QVERIFY2(compared.exitCode == 0, qPrintable(compared.output));
+    qInfo("%s: %s", qPrintable(name), qPrintable(compared.output));
+  }
+
+  // The default target is the run folder's model.onnx; --parameters best exports best.nsparams.
+  void defaultPathAndBestParameters() {
+    const QString run = m_dir.filePath("run-fashion_mnist_mlp");
+    QVERIFY(QFileInfo::exists(run));
+    const CliRun r = runCli({"export", run, "--parameters", "best"});
+    QVERIFY2(r.exitCode == 0, r.stderrText.constData());
+    QVERIFY(QFileInfo::exists(run + "/model.onnx"));
+    QCOMPARE(python("/usr/bin/python3", {"check", run + "/model.onnx"}).exitCode, 0);
+    const CliRun missing = runCli({"export", m_dir.filePath("nothing")});
+    QCOMPARE(missing.exitCode, 1);
+    QVERIFY(missing.stderrText.contains("no such run folder"));
+  }
+};
+
+QTEST_GUILESS_MAIN(OnnxExportTest)
+#include "tst_onnx_export.moc"

@@ -1,0 +1,134 @@
+// Evaluation numbers against a confusion matrix worked out by hand, the binary reading, label
+// errors, and the output head (Note [Output head]).
+#include <QtTest>
+#include <cmath>
+#include <fstream>
+
+#include "engine/core/error.h"
+#include "engine/eval/evaluation.h"
+#include "engine/eval/output_head.h"
+#include "engine/project/project_io.h"
+
+using namespace netsmith;
+
+class EvaluationTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  // 8 samples, 3 classes. Predicted (arg-max, the first of equal values) vs true:
+  //   s0 0→0  s1 1→1  s2 1→0  s3 2→2  s4 2→0  s5 0→2  s6 1→1  s7 1→0 (0.4 = 0.4: class 0)
+  // Confusion [true][predicted] = [[1,0,1],[2,2,0],[1,0,1]]; 4 correct.
+  // class 0: tp 1, predicted 4, support 2: P 1/4, R 1/2, F 1/3
+  // class 1: tp 2, predicted 2, support 4: P 1,   R 1/2, F 2/3
+  // class 2: tp 1, predicted 2, support 2: P 1/2, R 1/2, F 1/2
+  // macro: P 7/12, R 1/2, F 1/2. Worst by P(true): s5 0.1, s2 0.3, s4 0.4, s7 0.4 (index order).
+  void handComputedConfusionMatrix() {
+    const std::vector<float> rows{0.7f, 0.2f, 0.1f, 0.1f, 0.8f, 0.1f, 0.6f, 0.3f, 0.1f, 0.2f, 0.2f, 0.6f,
+                                  0.5f, 0.1f, 0.4f, 0.1f, 0.1f, 0.8f, 0.3f, 0.6f, 0.1f, 0.4f, 0.4f, 0.2f};
+    const std::vector<float> labels{0, 1, 1, 2, 2, 0, 1, 1};
+    const ClassReading reading{true, 3, false, ""};
+    const Evaluation e = evaluateClassifier(reading, rows, 3, labels, 3);
+    QCOMPARE(e.samples, int64_t{8});
+    QCOMPARE(e.correct, int64_t{4});
+    QCOMPARE(e.accuracy, 0.5);
+    const std::vector<std::vector<int64_t>> confusion{{1, 0, 1}, {2, 2, 0}, {1, 0, 1}};
+    QVERIFY(e.confusion == confusion);
+    const double p[] = {0.25, 1.0, 0.5}, r[] = {0.5, 0.5, 0.5}, f[] = {1.0 / 3, 2.0 / 3, 0.5};
+    const int64_t support[] = {2, 4, 2}, predicted[] = {4, 2, 2};
+    for (int c = 0; c < 3; ++c) {
+      QCOMPARE(e.perClass[c].support, support[c]);
+      QCOMPARE(e.perClass[c].predicted, predicted[c]);
+      QVERIFY(std::abs(e.perClass[c].precision - p[c]) < 1e-12);
+      QVERIFY(std::abs(e.perClass[c].recall - r[c]) < 1e-12);
+      QVERIFY(std::abs(e.perClass[c].fMeasure - f[c]) < 1e-12);
+    }
+    QVERIFY(std::abs(e.macroPrecision - 7.0 / 12) < 1e-12);
+    QVERIFY(std::abs(e.macroRecall - 0.5) < 1e-12);
+    QVERIFY(std::abs(e.macroFMeasure - 0.5) < 1e-12);
+    QCOMPARE(e.worst.size(), size_t{3});
+    QCOMPARE(e.worst[0].index, int64_t{5});
+    QCOMPARE(e.worst[1].index, int64_t{2});
+    QCOMPARE(e.worst[2].index, int64_t{4});
+    QCOMPARE(e.worst[0].predictedClass, int64_t{2});
+    QVERIFY(std::abs(e.worst[0].trueLikelihood - 0.1) < 1e-6);
+    QVERIFY(std::abs(e.worst[0].predictedLikelihood - 0.8) < 1e-6);
+
+    const Json j = evaluationToJson(e, {});
+    QCOMPARE(j.at("confusion_matrix").dump(), std::string("[[1,0,1],[2,2,0],[1,0,1]]"));
+    QCOMPARE(j.at("per_class").size(), size_t{3});
+    QCOMPARE(j.at("worst")[0].at("index").get<int>(), 5);
+    const std::string text = evaluationToText(e, {});
+    QVERIFY2(text.find("Accuracy: 50.00% (4 of 8 samples)") != std::string::npos, text.c_str());
+  }
+
+  // One sigmoid output: class 1 when P > 0.5; class 0's likelihood is 1 - P.
+  void binaryReading() {
+    const ClassReading reading{true, 2, true, ""};
+    const std::vector<float> rows{0.9f, 0.2f, 0.6f, 0.1f};
+    const std::vector<float> labels{1, 1, 0, 0};
+    const Evaluation e = evaluateClassifier(reading, rows, 1, labels, 10);
+    const std::vector<std::vector<int64_t>> confusion{{1, 1}, {1, 1}};
+    QVERIFY(e.confusion == confusion);
+    QCOMPARE(e.worst.size(), size_t{2});
+    QCOMPARE(e.worst[0].index, int64_t{1});  // P(true) 0.2
+    QVERIFY(std::abs(e.worst[1].trueLikelihood - 0.4) < 1e-6);  // sample 2: 1 - 0.6
+  }
+
+  void labelOutsideTheClassesNamesTheSample() {
+    const ClassReading reading{true, 2, false, ""};
+    try {
+      evaluateClassifier(reading, {0.1f, 0.9f, 0.5f, 0.5f}, 2, {1, 2}, 5);
+      QFAIL("expected an error");
+    } catch (const Error& e) {
+      QVERIFY2(std::string(e.what()).find("sample 1: label 2") != std::string::npos, e.what());
+    }
+  }
+
+  void regressionIsNoClassifier() {
+    const ClassReading reading{false, 0, false, "SquaredError is a regression loss"};
+    QVERIFY_EXCEPTION_THROWN(evaluateClassifier(reading, {0.1f}, 1, {0}, 5), Error);
+  }
+
+  void outputHeads() {
+    const std::vector<float> scores{1.0f, 2.0f, 3.0f};
+    std::vector<float> out(3);
+    applyOutputHead(OutputHead::Softmax, scores, out);
+    const double z = std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
+    for (int i = 0; i < 3; ++i) QVERIFY(std::abs(out[i] - std::exp(i + 1.0) / z) < 1e-7);
+    applyOutputHead(OutputHead::Sigmoid, scores, out);
+    QVERIFY(std::abs(out[0] - 1.0 / (1.0 + std::exp(-1.0))) < 1e-7);
+    applyOutputHead(OutputHead::Identity, scores, out);
+    QCOMPARE(out[2], 3.0f);
+  }
+
+  void sampleProjectsAreTenClassClassifiers() {
+    for (const char* name : {"fashion_mnist_lenet", "fashion_mnist_mlp", "fashion_mnist_resnet"}) {
+      const Project p = loadProject(std::string(NETSMITH_SOURCE_DIR) + "/projects/" + name + ".nsproj");
+      const Graph g = buildGraph(p.network, OpRegistry::builtin());
+      QVERIFY(outputHeadOf(g) == OutputHead::Softmax);
+      const ClassReading r = classReadingOf(g);
+      QVERIFY2(r.classification && !r.binary && r.classes == 10, name);
+      QVERIFY(p.config.saveBest);  // the default
+    }
+  }
+
+  // config.save_best: default true, read and written when false, a non-boolean named by path.
+  void saveBestKey() {
+    std::ifstream in(std::string(NETSMITH_SOURCE_DIR) + "/projects/fashion_mnist_mlp.nsproj");
+    Json j = Json::parse(in);
+    j["config"]["save_best"] = false;
+    const Project off = parseProject(j, "/tmp/p.nsproj");
+    QVERIFY(!off.config.saveBest);
+    QCOMPARE(projectToJson(off).at("config").at("save_best").get<bool>(), false);
+    j["config"]["save_best"] = "yes";
+    try {
+      parseProject(j, "/tmp/p.nsproj");
+      QFAIL("expected an error");
+    } catch (const Error& e) {
+      QVERIFY2(std::string(e.what()).find("config.save_best") != std::string::npos, e.what());
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(EvaluationTest)
+#include "tst_evaluation.moc"
