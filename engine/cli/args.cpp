@@ -42,15 +42,17 @@ ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& ar
         for (const auto& o : spec.options) known += " " + o.name;
         throw UsageError{format("unknown option '{}' for '{}' (options:{} --help)", name, spec.name, known)};
       }
+      std::string value;
       if (it->valueName.empty()) {
         if (hasInline) throw UsageError{format("{} takes no value, got '{}'", name, inlineValue)};
-        out.values[name] = "";
       } else if (hasInline) {
-        out.values[name] = inlineValue;
+        value = inlineValue;
       } else {
         if (i + 1 >= args.size()) throw UsageError{format("{} needs a value ({})", name, it->valueName)};
-        out.values[name] = args[++i];
+        value = args[++i];
       }
+      if (out.has(name) && !it->repeatable) throw UsageError{format("{} is given twice", name)};
+      out.values[name] = out.has(name) ? out.values[name] + "\n" + value : value;
       continue;
     }
     out.positional.push_back(a);

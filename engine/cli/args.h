@@ -13,6 +13,7 @@ struct OptionSpec {
   std::string name;     // "--max-epoch"
   std::string valueName;  // "N"; empty for a flag
   std::string help;
+  bool repeatable = false;  // may be given several times: the values are joined with '\n'
 };
 
 struct CommandSpec {

@@ -14,6 +14,8 @@
 #include "engine/cli/args.h"
 #include "engine/cli/eval_commands.h"
 #include "engine/cli/progress_bar.h"
+#include "engine/cli/sweep_command.h"
+#include "engine/comm/mpi_job.h"
 #include "engine/core/error.h"
 #include "engine/monitor/devices.h"
 #include "engine/ops/op_registry.h"
@@ -79,7 +81,7 @@ const CommandSpec kDevices{"devices",
                            0,
                            0};
 
-const std::vector<const CommandSpec*> kCommands{&kTrain, &kValidate, &kEvaluate, &kInfer, &kExport, &kOps, &kDevices};
+const std::vector<const CommandSpec*> kCommands{&kTrain, &kSweep, &kValidate, &kEvaluate, &kInfer, &kExport, &kOps, &kDevices};
 
 std::string mainHelp() {
   std::string s =
@@ -149,6 +151,10 @@ int runTrain(const ParsedArgs& args) {
     }
   }
 
+  // Under mpirun only rank 0 reports (it writes the run folder and the events); the other
+  // ranks print nothing but their own errors.
+  const char* mpiRank = std::getenv("OMPI_COMM_WORLD_RANK");
+  const bool follower = mpiRank && std::string(mpiRank) != "0";
   EventBus bus;
   std::unique_ptr<JsonLinesSink> eventsOut;
   std::unique_ptr<ProgressBarSink> progress;
@@ -158,6 +164,10 @@ int runTrain(const ParsedArgs& args) {
   } else {
     if (!eventsTarget.empty()) eventsOut = JsonLinesSink::openFile(eventsTarget);
     if (!args.has("--quiet")) progress = std::make_unique<ProgressBarSink>(stdout, isatty(STDOUT_FILENO));
+  }
+  if (follower) {
+    eventsOut.reset();
+    progress.reset();
   }
   if (eventsOut) bus.add(eventsOut.get());
   if (progress) bus.add(progress.get());
@@ -170,7 +180,7 @@ int runTrain(const ParsedArgs& args) {
                     e.value("run", "").c_str());
     }
   } quiet;
-  if (!progress && eventsTarget != "-") bus.add(&quiet);
+  if (!progress && eventsTarget != "-" && !follower) bus.add(&quiet);
 
   RunControl control;
   g_control = &control;
@@ -189,8 +199,12 @@ int runTrain(const ParsedArgs& args) {
   const TrainResult result = runTraining(options);
   std::fflush(stdout);
   std::fflush(stderr);
-  // A hung worker thread cannot be joined; end the process without waiting for it.
-  if (result.abandonedWorkers > 0) std::_Exit(kExitFailed);
+  if (follower && result.status == "failed")
+    std::fprintf(stderr, "netsmith-cli (rank %s): error: %s\n", mpiRank, result.message.c_str());
+  // A hung worker thread cannot be joined, and a failed mpirun job may have lost a rank that
+  // MPI_Finalize would wait for: end the process without waiting.
+  if (result.abandonedWorkers > 0 || result.abandonProcess) MpiJob::abandon(kExitFailed);
+  if (MpiJob::launchedByMpirun()) MpiJob::instance().finalize();
   if (result.status == "completed") return kExitOk;
   if (result.status == "stopped") return kExitStopped;
   return kExitFailed;
@@ -281,6 +295,12 @@ int runDevices(const ParsedArgs& args) {
   return kExitOk;
 }
 
+int runSweepWithSignals(const ParsedArgs& args) {
+  std::signal(SIGINT, onStopSignal);
+  std::signal(SIGTERM, onStopSignal);
+  return runSweep(args);
+}
+
 int dispatch(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
@@ -292,11 +312,13 @@ int dispatch(int argc, char** argv) {
     return kExitOk;
   }
   const std::map<std::string, int (*)(const ParsedArgs&)> handlers{
-      {"train", runTrain}, {"validate", runValidate}, {"evaluate", runEvaluate}, {"infer", runInfer},
-      {"export", runExport},    {"ops", runOps},           {"devices", runDevices}};
+      {"train", runTrain},       {"sweep", runSweepWithSignals}, {"validate", runValidate}, {"evaluate", runEvaluate},
+      {"infer", runInfer},       {"export", runExport},          {"ops", runOps},           {"devices", runDevices}};
   const auto it = handlers.find(args[0]);
   if (it == handlers.end()) {
-    std::fprintf(stderr, "netsmith-cli: unknown command '%s' (commands: train, validate, evaluate, infer, export, ops, devices; see --help)\n",
+    std::fprintf(stderr,
+                 "netsmith-cli: unknown command '%s' (commands: train, sweep, validate, evaluate, infer, export, ops, "
+                 "devices; see --help)\n",
                  args[0].c_str());
     return kExitUsage;
   }

@@ -71,14 +71,6 @@ std::string describe(const Slot& s) {
   return "?";
 }
 
-// The rank where the reduction tree splits [lo, hi): lo + the largest power of two below the
-// count (Note [Reduction tree]).
-int treeSplit(int lo, int hi) {
-  int half = 1;
-  while (half * 2 < hi - lo) half *= 2;
-  return lo + half;
-}
-
 // out[0, len) = the tree sum over ranks [lo, hi) of buffers[r][b + i]. `spare` holds one block
 // per tree level below this one.
 void treeSum(float* const* buffers, int lo, int hi, int64_t b, int64_t len, float* out, float* spare) noexcept {
@@ -92,7 +84,7 @@ void treeSum(float* const* buffers, int lo, int hi, int64_t b, int64_t len, floa
     for (int64_t i = 0; i < len; ++i) out[i] = s0[i] + s1[i];
     return;
   }
-  const int mid = treeSplit(lo, hi);
+  const int mid = reductionTreeSplit(lo, hi);
   treeSum(buffers, lo, mid, b, len, out, spare);
   treeSum(buffers, mid, hi, b, len, spare, spare + kReduceBlock);
   for (int64_t i = 0; i < len; ++i) out[i] += spare[i];

@@ -88,6 +88,13 @@ class Communicator {
 // all chunks, and this tree over the ranks completes it, so the logical batch's gradient is
 // added in the same order whatever the number of devices.
 
+// The rank where the tree of Note [Reduction tree] splits ranks [lo, hi) (hi - lo >= 2).
+inline int reductionTreeSplit(int lo, int hi) {
+  int half = 1;
+  while (half * 2 < hi - lo) half *= 2;
+  return lo + half;
+}
+
 // Owns the state the ranks share. Create it once per run, hand communicator(r) to the thread of
 // rank r, and keep the group alive until every rank has returned from its last call.
 class InProcessGroup {

@@ -1,5 +1,7 @@
 #include "engine/project/project_io.h"
 
+#include "engine/project/device_name.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -347,7 +349,7 @@ class ProjectReader {
         const std::string at = element("parallel.devices", i);
         const Json& d = (*x)[i];
         if (!d.is_string() || !isDeviceName(d.get_ref<const std::string&>()))
-          m_c.fail(at, format("expected a device such as \"cpu:0\" or \"cuda:1\", got {}", shown(d)));
+          m_c.fail(at, format("expected a device such as \"cpu:0\" or \"cuda:1\" (or, under mpirun, \"rank1/cpu:0\"), got {}", shown(d)));
         const auto previous = std::find(out.devices.begin(), out.devices.end(), d.get<std::string>());
         if (previous != out.devices.end())
           m_c.fail(at, format("device {} is listed twice (also at parallel.devices[{}])", shown(d), previous - out.devices.begin()));
@@ -391,15 +393,6 @@ class ProjectReader {
     return *resolved;
   }
 
-  static bool isDeviceName(const std::string& s) {
-    const auto colon = s.find(':');
-    if (colon == std::string::npos) return false;
-    const std::string kind = s.substr(0, colon);
-    const std::string index = s.substr(colon + 1);
-    if (kind != "cpu" && kind != "cuda") return false;
-    if (index.empty() || index.size() > 4 || (index.size() > 1 && index[0] == '0')) return false;
-    return std::all_of(index.begin(), index.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-  }
 
   const Checker& m_c;
   fs::path m_baseDir;
@@ -721,6 +714,20 @@ std::string projectToText(const Project& p, const std::string& path) {
   writePretty(buildJson(p, folderOf(target)), 0, out);
   out += '\n';
   return out;
+}
+
+Json projectToPortableJson(const Project& project) {
+  Json j = projectToJson(project);
+  auto fix = [&](const char* part, const DataSourceSpec& src) {
+    if (!src.present()) return;
+    Json& s = j["dataset"][part];
+    if (!src.images.empty()) s["images"] = src.images;
+    if (!src.labels.empty()) s["labels"] = src.labels;
+    if (!src.csv.empty()) s["csv"] = src.csv;
+  };
+  fix("training", project.dataset.training);
+  fix("validation", project.dataset.validation);
+  return j;
 }
 
 Json projectToJson(const Project& p) { return Json(buildJson(p, folderOf(p.path))); }

@@ -38,6 +38,9 @@ Project loadProject(const std::string& path, const ProjectParseOptions& options 
 // Dataset paths are written as in p.original when that spelling still resolves to the same
 // file from p.path's folder, else absolute.
 Json projectToJson(const Project& p);
+// projectToJson() with the dataset paths made absolute: the project reads the same data when
+// the JSON is saved in another folder (a run folder's snapshot, a sweep's variants).
+Json projectToPortableJson(const Project& p);
 // The text saveProject() writes: projectToJson() with keys in the order of DESIGN.md §5 and one
 // line per node and link. `path` is where it will be stored (decides which relative dataset
 // paths can stay relative); empty: p.path.

@@ -8,6 +8,7 @@
 #include "engine/core/error.h"
 #include "engine/optim/lr_schedule.h"
 #include "engine/optim/optimizer.h"
+#include "engine/project/device_name.h"
 
 namespace netsmith {
 namespace {
@@ -61,11 +62,7 @@ std::vector<std::string> parseDeviceList(const std::string& commaSeparated) {
   while (start <= commaSeparated.size()) {
     const size_t comma = std::min(commaSeparated.find(',', start), commaSeparated.size());
     const std::string id = commaSeparated.substr(start, comma - start);
-    const auto colon = id.find(':');
-    const bool wellFormed = colon != std::string::npos && (id.substr(0, colon) == "cpu" || id.substr(0, colon) == "cuda") &&
-                            colon + 1 < id.size() && colon + 6 >= id.size() &&
-                            std::all_of(id.begin() + static_cast<long>(colon) + 1, id.end(), ::isdigit);
-    NS_CHECK(wellFormed, "--devices: expected a comma-separated list such as cpu:0,cpu:1 or cuda:0,cuda:1, got \"{}\" in \"{}\"",
+    NS_CHECK(isDeviceName(id), "--devices: expected a comma-separated list such as cpu:0,cpu:1 or cuda:0,cuda:1, got \"{}\" in \"{}\"",
              id, commaSeparated);
     NS_CHECK(std::find(out.begin(), out.end(), id) == out.end(), "--devices: {} is listed twice", id);
     out.push_back(id);
@@ -96,12 +93,12 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
   for (size_t i = 0; i < par.devices.size(); ++i) {
     DevicePlan d;
     d.id = par.devices[i];
-    const bool cuda = d.id.rfind("cuda:", 0) == 0;
-    NS_CHECK(!cuda || findDeviceKind(d.id),
+    const bool cuda = localDeviceId(d.id).rfind("cuda:", 0) == 0;
+    NS_CHECK(!cuda || findDeviceKind(localDeviceId(d.id)),
              "parallel.devices[{}]: \"{}\" needs the CUDA backend, which this build does not have: use CPU workers "
              "(\"cpu:0\", \"cpu:1\", ...)",
              i, d.id);
-    NS_CHECK(i == 0 || cuda == (par.devices[0].rfind("cuda:", 0) == 0),
+    NS_CHECK(i == 0 || cuda == (localDeviceId(par.devices[0]).rfind("cuda:", 0) == 0),
              "parallel.devices: {} and {} are of different kinds; train on devices of one kind (all cpu:N or all "
              "cuda:N)",
              par.devices[0], d.id);
@@ -184,7 +181,7 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
                       : plan.deterministic     ? 1
                                                : std::max(1, cores / static_cast<int>(n));
   // A GPU worker's thread only queues work: one thread, and the device's utilization is the GPU's.
-  const bool gpus = plan.devices.front().id.rfind("cuda:", 0) == 0;
+  const bool gpus = localDeviceId(plan.devices.front().id).rfind("cuda:", 0) == 0;
   for (auto& d : plan.devices) d.threads = d.batch > 0 ? (gpus ? 1 : threads) : 0;
   if (!gpus && n * threads > cores)
     plan.warnings.push_back(format("{} CPU workers × {} thread(s) need {} cores but this machine has {}: the workers "

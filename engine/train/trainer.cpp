@@ -8,10 +8,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
 
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/backend/device_factory.h"
 #include "engine/comm/communicator.h"
+#include "engine/comm/hierarchical_communicator.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/eval/parameters_file.h"
@@ -19,11 +21,13 @@
 #include "engine/monitor/process_stats.h"
 #include "engine/optim/lr_schedule.h"
 #include "engine/optim/optimizer.h"
+#include "engine/project/device_name.h"
 #include "engine/project/graph.h"
 #include "engine/project/project_io.h"
 #include "engine/train/checkpoint.h"
 #include "engine/train/metrics.h"
 #include "engine/train/fault_injection.h"
+#include "engine/train/job_channel.h"
 #include "engine/train/network.h"
 #include "engine/train/replica.h"
 #include "engine/train/worker_pool.h"
@@ -69,22 +73,6 @@ void writeTextAtomically(const fs::path& path, const std::string& text) {
   fs::rename(tmp, path);
 }
 
-// The project as the run folder keeps it: the user's JSON with dataset paths made absolute, so
-// the snapshot reads the same data from its new folder.
-Json snapshotJson(const Project& project) {
-  Json j = projectToJson(project);
-  auto fix = [&](const char* part, const DataSourceSpec& src) {
-    if (!src.present()) return;
-    Json& s = j["dataset"][part];
-    if (!src.images.empty()) s["images"] = src.images;
-    if (!src.labels.empty()) s["labels"] = src.labels;
-    if (!src.csv.empty()) s["csv"] = src.csv;
-  };
-  fix("training", project.dataset.training);
-  fix("validation", project.dataset.validation);
-  return j;
-}
-
 void truncateDataset(Dataset& d, int64_t samples) {
   if (samples <= 0 || samples >= d.size) return;
   d.size = samples;
@@ -115,6 +103,13 @@ struct WorkerTotals {
   }
 };
 
+// One worker's step as the processes report it to the leader: [compute, sync, wait, busy
+// seconds, memory bytes].
+Json stepReport(const StepFigures& f, double busy, int64_t memoryBytes) {
+  return Json::array({f.computeSeconds, f.syncSeconds, f.waitSeconds, busy, memoryBytes});
+}
+
+
 class TrainingRun {
  public:
   TrainingRun(const TrainOptions& options, EventBus& bus) : m_options(options), m_bus(bus) {}
@@ -125,6 +120,7 @@ class TrainingRun {
   TrainResult run();
   const TrainingPlan& plan() const { return m_plan; }
   int abandonedWorkers() const { return m_pool ? m_pool->abandonedWorkers() : 0; }
+  bool mustAbandonProcess() const { return m_job && m_job->processes() > 1; }
 
  private:
   void openRunFolder();
@@ -132,6 +128,9 @@ class TrainingRun {
   void restoreFromCheckpoint();
   void saveCheckpoint(int64_t epoch, int64_t iteration);
   void checkReplicas(const std::string& when);
+  void joinJob();
+  void agreeOrThrow(const std::string& failure);
+  bool waitWhilePaused(RunControl& control);
   BatchCounts validate();
   void writeLearningCurve();
   void writeFinalParameters();
@@ -149,7 +148,11 @@ class TrainingRun {
   Project m_project;
   std::unique_ptr<Graph> m_graph;
   TrainingPlan m_plan;
-  std::vector<DevicePlan> m_workers;  // the active devices, one worker each
+  std::unique_ptr<JobChannel> m_job;  // the processes of this run (one, or mpirun's)
+  ParallelConfig m_userParallel;      // as the project says, before joinJob() names every device
+  std::vector<DevicePlan> m_workers;  // this process's active devices, one worker each
+  std::vector<DevicePlan> m_jobWorkers;  // every active device of the job, by global rank
+  int m_firstJobWorker = 0;           // the global rank of m_workers[0]
   std::map<std::string, std::string> m_deviceNames;
   std::unique_ptr<LearningRateSchedule> m_schedule;
   Dataset m_train;
@@ -159,6 +162,7 @@ class TrainingRun {
   // Declared in this order so that the pool's threads end first (see ~TrainingRun).
   std::unique_ptr<CommunicatorGroup> m_group;
   std::vector<std::unique_ptr<DeviceContext>> m_contexts;
+  std::vector<std::unique_ptr<HierarchicalCommunicator>> m_jobComms;  // under mpirun
   std::vector<std::unique_ptr<Replica>> m_replicas;
   std::unique_ptr<WorkerPool> m_pool;
 
@@ -175,10 +179,13 @@ class TrainingRun {
   std::vector<CurveRow> m_curve;
   bool m_resumed = false;
 
-  // Per worker: this step's figures, the totals since the last iteration event and over the
-  // epoch, and busy seconds at the last event.
+  // This process's workers: this step's figures and busy seconds. Then, at the leader, for every
+  // worker of the job: the totals since the last iteration event and over the epoch, busy
+  // seconds now and at the last event, memory.
   std::vector<StepFigures> m_step;
+  std::vector<double> m_localBusy;
   std::vector<double> m_busy;
+  std::vector<double> m_memoryBytes;
   std::vector<double> m_busyAtEvent;
   std::vector<WorkerTotals> m_sinceEvent;
   std::vector<WorkerTotals> m_epochTotals;
@@ -199,6 +206,7 @@ TrainingRun::~TrainingRun() {
     for (auto& r : m_replicas) (void)r.release();
     for (auto& c : m_contexts) (void)c.release();
     (void)m_group.release();
+    for (auto& c : m_jobComms) (void)c.release();
   }
 }
 
@@ -209,7 +217,9 @@ void TrainingRun::openRunFolder() {
     m_runDir = fs::absolute(m_options.runDir.empty() ? newRunFolder(m_project.path) : m_options.runDir);
     fs::create_directories(m_runDir / "checkpoints");
     writeTextAtomically(m_runDir / "run.json", m_settings.dump(2) + "\n");
-    writeTextAtomically(m_runDir / "project.nsproj", snapshotJson(m_project).dump(2) + "\n");
+    Project snapshot = m_project;
+    snapshot.parallel = m_userParallel;
+    writeTextAtomically(m_runDir / "project.nsproj", projectToPortableJson(snapshot).dump(2) + "\n");
   }
   m_eventsFile = JsonLinesSink::openFile((m_runDir / "events.jsonl").string());
   m_bus.add(m_eventsFile.get());
@@ -240,6 +250,9 @@ void TrainingRun::prepare(bool planOnly) {
   if (m_settings.contains("devices") && m_settings["devices"].is_array())
     m_project.parallel.devices = m_settings["devices"].get<std::vector<std::string>>();
   m_fault = FaultInjection::parse(m_options.faultInjection);
+  m_job = JobChannel::forThisProcess(m_project.parallel.timeoutS);
+  m_userParallel = m_project.parallel;  // the snapshot keeps the user's own lists
+  joinJob();
 
   m_graph = std::make_unique<Graph>(buildGraph(m_project.network, OpRegistry::builtin()));
   const DatasetSpec& ds = m_project.dataset;
@@ -258,14 +271,18 @@ void TrainingRun::prepare(bool planOnly) {
                                                                  : m_project.config.maxEpoch;
   bool hasBatchNorm = false;
   for (const GraphNode& n : m_graph->nodes) hasBatchNorm = hasBatchNorm || n.schema->name == "BatchNormalization";
-  m_plan = planTraining(m_project, m_train.size, m_maxEpoch, availableCores(), hasBatchNorm);
+  // Under mpirun each process counts the cores it may use (mpirun binds it to some); the job has
+  // that many per process (Note [Devices of an mpirun job] assumes alike processes).
+  m_plan = planTraining(m_project, m_train.size, m_maxEpoch, availableCores() * m_job->processes(), hasBatchNorm);
   if (planOnly) return;
 
-  openRunFolder();
-  for (const Dataset* d : {&m_train, m_validation ? &*m_validation : nullptr})
-    if (d)
-      for (const auto& w : d->warnings) m_bus.publish({{"event", "warning"}, {"message", w}});
-  for (const auto& w : m_plan.warnings) m_bus.publish({{"event", "warning"}, {"message", w}});
+  if (m_job->leader()) {
+    openRunFolder();
+    for (const Dataset* d : {&m_train, m_validation ? &*m_validation : nullptr})
+      if (d)
+        for (const auto& w : d->warnings) m_bus.publish({{"event", "warning"}, {"message", w}});
+    for (const auto& w : m_plan.warnings) m_bus.publish({{"event", "warning"}, {"message", w}});
+  }
   m_iterationsPerEpoch = m_plan.iterationsPerEpoch;
   m_schedule = std::make_unique<LearningRateSchedule>(m_plan.optimizer, m_plan.effectiveLr, m_iterationsPerEpoch, m_maxEpoch);
   for (const DeviceInfo& info : discoverDevices()) m_deviceNames[info.id] = info.name;
@@ -274,26 +291,128 @@ void TrainingRun::prepare(bool planOnly) {
   checkReplicas("at the start");
 }
 
+// Note [Devices of an mpirun job]
+// Under mpirun the job's devices are named "rank<R>/<device>". parallel.devices may list them so
+// (then each process trains the entries of its rank, and worker_load gives one load per device
+// of the job), or list plain devices, which every process then trains (and worker_load is per
+// process, repeated). The list is in rank order, so each process's devices are consecutive
+// global ranks (Note [Reduction across processes]); the leader's list is the one all use.
+void TrainingRun::joinJob() {
+  auto& devices = m_project.parallel.devices;
+  const bool ranked = std::any_of(devices.begin(), devices.end(), [](const std::string& d) { return d.find('/') != std::string::npos; });
+  if (m_job->processes() == 1) {
+    NS_CHECK(!ranked, "parallel.devices: \"{}\" names a process rank, which needs a run under mpirun", devices.front());
+    return;
+  }
+  const int processes = m_job->processes();
+  std::vector<std::string> job;
+  if (ranked) {
+    int previous = 0;
+    for (size_t i = 0; i < devices.size(); ++i) {
+      const std::string& d = devices[i];
+      const auto slash = d.find('/');
+      NS_CHECK(slash != std::string::npos && d.rfind("rank", 0) == 0,
+               "parallel.devices[{}]: \"{}\": name every device of an mpirun job with its rank (rank0/cpu:0) or none", i, d);
+      const int rank = std::stoi(d.substr(4, slash - 4));
+      NS_CHECK(rank >= previous && rank < processes,
+               "parallel.devices[{}]: \"{}\": ranks must be listed in order, from 0 to {} (this job has {} processes)", i,
+               d, processes - 1, processes);
+      previous = rank;
+      job.push_back(d);
+    }
+  } else {
+    std::vector<double> loads;
+    for (int r = 0; r < processes; ++r) {
+      for (size_t i = 0; i < devices.size(); ++i) {
+        job.push_back(format("rank{}/{}", r, devices[i]));
+        if (!m_project.parallel.workerLoad.empty()) loads.push_back(m_project.parallel.workerLoad[i]);
+      }
+    }
+    m_project.parallel.workerLoad = loads;
+  }
+  for (int r = 0; r < processes; ++r) {
+    const std::string prefix = format("rank{}/", r);
+    NS_CHECK(std::any_of(job.begin(), job.end(), [&](const std::string& d) { return d.rfind(prefix, 0) == 0; }),
+             "parallel.devices lists no device for rank {} ({}) of the {} processes mpirun started", r, m_job->host(r), processes);
+  }
+  devices = job;
+}
+
+// Every process learns whether the leader found a failure (given on the leader); all throw it.
+void TrainingRun::agreeOrThrow(const std::string& failure) {
+  const Json decision = m_job->agree(failure.empty() ? Json{{"do", "go"}} : Json{{"do", "fail"}, {"message", failure}});
+  if (decision.value("do", "") == "fail") throw Error(decision.value("message", std::string("failed")));
+}
+
+// Returns true when the run is to stop. Under mpirun the leader repeats "pause" every second
+// while paused, so that the others, waiting for its next word, do not take it for lost.
+bool TrainingRun::waitWhilePaused(RunControl& control) {
+  if (m_job->processes() == 1) return control.waitWhilePaused();
+  if (!m_job->leader()) {
+    Json decision;
+    do {
+      decision = m_job->agree({});
+    } while (decision.value("do", "") == "pause");
+    return decision.value("do", "") == "stop";
+  }
+  auto lastWord = Clock::now();
+  while (control.paused() && !control.stopRequested()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (secondsSince(lastWord) >= 1.0) {
+      m_job->agree({{"do", "pause"}});
+      lastWord = Clock::now();
+    }
+  }
+  const bool stop = control.stopRequested();
+  m_job->agree({{"do", stop ? "stop" : "resume"}});
+  return stop;
+}
+
 void TrainingRun::startWorkers() {
-  for (const DevicePlan& d : m_plan.devices)
-    if (d.batch > 0) m_workers.push_back(d);
+  const std::string mine = m_job->processes() > 1 ? format("rank{}/", m_job->processRank()) : "";
+  for (const DevicePlan& d : m_plan.devices) {
+    if (d.batch == 0) continue;
+    if (d.id.rfind(mine, 0) == 0) {
+      if (m_workers.empty()) m_firstJobWorker = static_cast<int>(m_jobWorkers.size());
+      m_workers.push_back(d);
+    }
+    m_jobWorkers.push_back(d);
+  }
+  NS_CHECK(!m_workers.empty(), "rank {} ({}) has no device with a load > 0: give it one, or start fewer processes",
+           m_job->processRank(), m_job->host(m_job->processRank()));
   const int n = static_cast<int>(m_workers.size());
   std::vector<std::string> ids;
   for (const auto& w : m_workers) ids.push_back(w.id);
   const double timeout = m_project.parallel.timeoutS;
   // Contexts and the communicator group come from the devices' kind (engine/backend/device_factory.h).
-  const DeviceKind& kind = deviceKindOf(ids.at(0));
+  const DeviceKind& kind = deviceKindOf(localDeviceId(ids.at(0)));
   for (const auto& id : ids)
-    NS_CHECK(&deviceKindOf(id) == &kind, "parallel.devices: {} and {} are of different kinds; train on devices of one "
-             "kind (all cpu:N or all cuda:N)", ids[0], id);
-  m_group = kind.makeGroup(ids, timeout);
+    NS_CHECK(&deviceKindOf(localDeviceId(id)) == &kind, "parallel.devices: {} and {} are of different kinds; train on "
+             "devices of one kind (all cpu:N or all cuda:N)", ids[0], id);
+  // Across processes the leader worker waits for the other processes up to the timeout while
+  // this process's other workers wait for it: they must wait longer, so that the lost process
+  // is the one named.
+  const bool acrossProcesses = m_job->processes() > 1;
+  std::vector<std::string> groupIds = ids;
+  if (kind.kind != "cpu")  // other kinds open their devices by their local ids
+    for (auto& id : groupIds) id = localDeviceId(id);
+  m_group = kind.makeGroup(groupIds, acrossProcesses ? 2 * timeout + 5 : timeout);
+  std::vector<std::string> jobIds;
+  for (const auto& w : m_jobWorkers) jobIds.push_back(w.id);
+  if (MpiJob* mpi = m_job->mpi())
+    for (int w = 0; w < n; ++w)
+      m_jobComms.push_back(std::make_unique<HierarchicalCommunicator>(m_group->communicator(w), *mpi, jobIds,
+                                                                      m_firstJobWorker, timeout));
   m_contexts.resize(static_cast<size_t>(n));
   m_replicas.resize(static_cast<size_t>(n));
+  const auto total = m_jobWorkers.size();
   m_step.assign(static_cast<size_t>(n), {});
-  m_busy.assign(static_cast<size_t>(n), 0.0);
-  m_busyAtEvent.assign(static_cast<size_t>(n), 0.0);
-  m_sinceEvent.assign(static_cast<size_t>(n), {});
-  m_epochTotals.assign(static_cast<size_t>(n), {});
+  m_localBusy.assign(static_cast<size_t>(n), 0.0);
+  m_busy.assign(total, 0.0);
+  m_busyAtEvent.assign(total, 0.0);
+  m_memoryBytes.assign(total, 0.0);
+  m_sinceEvent.assign(total, {});
+  m_epochTotals.assign(total, {});
   CommunicatorGroup* group = m_group.get();
   // A worker that fails aborts its communicator, so the others stop at their next collective
   // instead of waiting out the timeout. A worker still busy a while after the timeout is hung.
@@ -302,31 +421,45 @@ void TrainingRun::startWorkers() {
   });
   m_pool->runOnAll([&](int w) {
     const auto i = static_cast<size_t>(w);
-    m_contexts[i] = kind.makeContext(m_workers[i], m_plan, m_project);
+    DevicePlan local = m_workers[i];
+    local.id = localDeviceId(local.id);
+    m_contexts[i] = kind.makeContext(local, m_plan, m_project);
     if (kind.attachWorker) kind.attachWorker(*group, w, *m_contexts[i]);
-    m_replicas[i] = std::make_unique<Replica>(*m_graph, m_plan, m_workers[i], *m_contexts[i], group->communicator(w),
-                                              m_project.config.seed);
-    m_busy[i] = m_contexts[i]->busySeconds();
+    Communicator& comm = m_jobComms.empty() ? group->communicator(w) : static_cast<Communicator&>(*m_jobComms[i]);
+    m_replicas[i] = std::make_unique<Replica>(*m_graph, m_plan, m_workers[i], *m_contexts[i], comm, m_project.config.seed);
+    m_localBusy[i] = m_contexts[i]->busySeconds();
   });
 }
 
 void TrainingRun::checkReplicas(const std::string& when) {
-  if (m_replicas.size() < 2) return;
+  if (m_jobWorkers.size() < 2) return;
   std::vector<std::string> prints(m_replicas.size());
   m_pool->runOnAll([&](int w) { prints[static_cast<size_t>(w)] = m_replicas[static_cast<size_t>(w)]->fingerprint(); });
-  for (size_t w = 1; w < prints.size(); ++w) {
-    NS_CHECK(prints[w] == prints[0],
-             "the replicas differ {}: {}'s parameters (fingerprint {}) are not {}'s ({}); every device must apply the "
-             "same update, so this is a bug in a kernel or in the all-reduce",
-             when, m_workers[w].id, prints[w].substr(0, 12), m_workers[0].id, prints[0].substr(0, 12));
+  std::vector<std::string> all;
+  for (const Json& report : m_job->gather(Json(prints)))
+    for (const Json& p : report) all.push_back(p.get<std::string>());
+  std::string failure;
+  for (size_t w = 1; w < all.size() && failure.empty(); ++w) {
+    if (all[w] != all[0])
+      failure = format("the replicas differ {}: {}'s parameters (fingerprint {}) are not {}'s ({}); every device must "
+                       "apply the same update, so this is a bug in a kernel or in the all-reduce",
+                       when, m_jobWorkers[w].id, all[w].substr(0, 12), m_jobWorkers[0].id, all[0].substr(0, 12));
   }
+  agreeOrThrow(failure);
 }
 
 void TrainingRun::restoreFromCheckpoint() {
-  std::vector<std::string> rejected;
-  const auto newest = newestValidCheckpoint((m_runDir / "checkpoints").string(), &rejected);
-  for (const auto& r : rejected) m_bus.publish({{"event", "warning"}, {"message", "skipped damaged checkpoint: " + r}});
-  if (!newest) return;  // stopped before the first checkpoint: start over in the same folder
+  // The leader chooses; under mpirun every process reads the same file (the run folder is on a
+  // file system all nodes see).
+  std::optional<std::string> newest;
+  if (m_job->leader()) {
+    std::vector<std::string> rejected;
+    newest = newestValidCheckpoint((m_runDir / "checkpoints").string(), &rejected);
+    for (const auto& r : rejected) m_bus.publish({{"event", "warning"}, {"message", "skipped damaged checkpoint: " + r}});
+  }
+  const Json chosen = m_job->agree(newest ? Json(*newest) : Json(nullptr));
+  if (chosen.is_null()) return;  // stopped before the first checkpoint: start over in the same folder
+  newest = chosen.get<std::string>();
   const CheckpointData data = readCheckpoint(*newest);
   // Check against one replica on this thread, then let every worker copy into its own.
   {
@@ -362,9 +495,21 @@ void TrainingRun::restoreFromCheckpoint() {
   m_epochSamples = m.at("epoch_samples").get<int64_t>();
   m_epochSeconds = m.value("epoch_seconds", 0.0);
   if (!m.at("best_validation_error").is_null()) m_bestValidationError = m["best_validation_error"].get<double>();
-  NS_CHECK(m_iteration <= m_iterationsPerEpoch,
-           "{}: was written at iteration {} of an epoch, but this run has {} iterations per epoch", *newest, m_iteration,
-           m_iterationsPerEpoch);
+  // Resumed on another number of devices (or processes): the logical batch and everything
+  // counted in iterations follow the new plan; the position keeps the samples already trained.
+  const int64_t oldBatch = m.value("logical_batch", m_plan.logicalBatch);
+  if (oldBatch != m_plan.logicalBatch) {
+    const int64_t oldIteration = m_iteration;
+    m_iteration = std::min(m_iteration * oldBatch / m_plan.logicalBatch, m_iterationsPerEpoch);
+    m_globalIteration = m_epoch * m_iterationsPerEpoch + m_iteration;
+    if (m_job->leader())
+      m_bus.publish({{"event", "warning"},
+                     {"message", format("resuming on {} device(s): the logical batch is now {} samples (it was {}), with {} "
+                                        "iterations per epoch and a learning rate of {}; the run continues at iteration {} "
+                                        "of epoch {} (was iteration {} of the old batch)",
+                                        m_jobWorkers.size(), m_plan.logicalBatch, oldBatch, m_iterationsPerEpoch,
+                                        m_plan.effectiveLr, m_iteration, m_epoch + 1, oldIteration)}});
+  }
   m_curve.clear();
   for (const Json& r : m.at("curve")) {
     CurveRow row{r.at(0).get<int64_t>(), r.at(1).get<double>(), std::nullopt, std::nullopt, r.at(4).get<double>(),
@@ -379,6 +524,7 @@ void TrainingRun::restoreFromCheckpoint() {
 
 void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {
   checkReplicas(format("at the checkpoint of epoch {}, iteration {}", epoch + (iteration > 0 ? 1 : 0), iteration));
+  if (!m_job->leader()) return;
   Replica& replica = *m_replicas[0];
   CheckpointData data;
   Json curve = Json::array();
@@ -420,17 +566,22 @@ void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {
 BatchCounts TrainingRun::validate() {
   const Dataset& v = *m_validation;
   const int64_t blocks = (v.size + kValidationBatch - 1) / kValidationBatch;
-  const auto n = static_cast<int64_t>(m_replicas.size());
+  const auto n = static_cast<int64_t>(m_jobWorkers.size());
   std::vector<std::vector<BatchCounts>> perWorker(m_replicas.size());
   m_pool->runOnAll([&](int w) {
-    const int64_t first = blocks * w / n;
-    const int64_t last = blocks * (w + 1) / n;
+    const int64_t g = m_firstJobWorker + w;
+    const int64_t first = blocks * g / n;
+    const int64_t last = blocks * (g + 1) / n;
     perWorker[static_cast<size_t>(w)] = m_replicas[static_cast<size_t>(w)]->evaluateBlocks(
         v, std::min(first * kValidationBatch, v.size), std::min(last * kValidationBatch, v.size), kValidationBatch);
   });
-  BatchCounts total;
+  Json report = Json::array();
   for (const auto& counts : perWorker)
-    for (const auto& c : counts) total.add(c);
+    for (const auto& c : counts) report.push_back({c.lossSum, c.errors, c.counted, c.samples});
+  BatchCounts total;
+  for (const Json& fromProcess : m_job->gather(report))
+    for (const Json& c : fromProcess)
+      total.add({c[0].get<double>(), c[1].get<int64_t>(), c[2].get<int64_t>(), c[3].get<int64_t>()});
   return total;
 }
 
@@ -463,17 +614,17 @@ void TrainingRun::resetEventWindow() {
 Json TrainingRun::deviceFigures() {
   const double wall = secondsSince(m_lastEvent);
   Json devices = Json::array();
-  for (size_t w = 0; w < m_workers.size(); ++w) {
+  for (size_t w = 0; w < m_jobWorkers.size(); ++w) {
     const WorkerTotals& t = m_sinceEvent[w];
     const double per = t.iterations ? 1000.0 / static_cast<double>(t.iterations) : 0.0;
     const double busy = m_busy[w] - m_busyAtEvent[w];
-    const double utilization = wall > 0 ? std::clamp(busy / (wall * m_workers[w].threads), 0.0, 1.0) : 0.0;
-    devices.push_back({{"id", m_workers[w].id},
+    const double utilization = wall > 0 ? std::clamp(busy / (wall * m_jobWorkers[w].threads), 0.0, 1.0) : 0.0;
+    devices.push_back({{"id", m_jobWorkers[w].id},
                        {"compute_ms", t.compute * per},
                        {"sync_ms", t.sync * per},
                        {"wait_ms", t.wait * per},
                        {"utilization", utilization},
-                       {"memory_mb", static_cast<double>(m_replicas[w]->memoryBytes()) / (1024.0 * 1024.0)}});
+                       {"memory_mb", m_memoryBytes[w] / (1024.0 * 1024.0)}});
   }
   return devices;
 }
@@ -491,7 +642,7 @@ Json TrainingRun::scalingSummary() const {
     sync += t.sync;
   }
   const double wall = m_epochTrainWall;
-  return {{"devices", m_workers.size()},
+  return {{"devices", m_jobWorkers.size()},
           {"samples_per_s", wall > 0 ? static_cast<double>(m_epochTrainSamples) / wall : 0.0},
           {"communication_share", compute + wait > 0 ? wait / (compute + wait) : 0.0},
           {"sync_seconds", sync},
@@ -521,6 +672,7 @@ TrainResult TrainingRun::fail(TrainResult result, const std::string& message) {
   result.status = "failed";
   result.message = message;
   result.abandonedWorkers = abandonedWorkers();
+  result.abandonProcess = mustAbandonProcess();
   m_bus.publish({{"event", "finished"}, {"status", "failed"}, {"message", message}, {"run", m_runDir.string()}});
   return result;
 }
@@ -545,7 +697,7 @@ TrainResult TrainingRun::run() {
                   {"resumed", m_resumed},
                   {"start_epoch", m_epoch + 1},
                   {"start_iteration", m_iteration}});
-  m_bus.publish(started);
+  if (m_job->leader()) m_bus.publish(started);
 
   RunControl idle;
   RunControl& control = m_options.control ? *m_options.control : idle;
@@ -553,6 +705,8 @@ TrainResult TrainingRun::run() {
   const uint64_t seed = m_project.config.seed;
   const int64_t batch = m_plan.logicalBatch;
 
+  const bool leader = m_job->leader();
+  std::string pendingFailure;  // the leader's: every process fails at the next agreement
   try {
     for (; m_epoch < m_maxEpoch; ++m_epoch) {
       const auto order = epochOrder(m_train.size, seed, m_epoch, shuffle);
@@ -563,19 +717,25 @@ TrainResult TrainingRun::run() {
       m_epochTrainSamples = 0;
       auto epochStart = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_epochSeconds));
       for (; m_iteration < m_iterationsPerEpoch; ++m_iteration) {
-        if (control.paused()) {
+        // The leader decides, every process follows: they stay in step (Note [Bucket order]).
+        std::string next = "step";
+        if (leader) next = !pendingFailure.empty() ? "fail" : control.paused() ? "pause" : control.stopRequested() ? "stop" : "step";
+        const Json decision = m_job->agree({{"do", next}, {"message", pendingFailure}});
+        next = decision.value("do", "");
+        if (next == "fail") throw Error(decision.value("message", std::string()));
+        if (next == "pause") {
           const Json position = {{"epoch", m_epoch + 1}, {"iteration", m_iteration}, {"global_iteration", m_globalIteration}};
           Json paused = position;
           paused["event"] = "paused";
-          m_bus.publish(paused);
-          const bool stop = control.waitWhilePaused();
+          if (leader) m_bus.publish(paused);
+          const bool stop = waitWhilePaused(control);
           Json resumed = position;
           resumed["event"] = "resumed";
-          m_bus.publish(resumed);
+          if (leader) m_bus.publish(resumed);
           resetEventWindow();
           if (stop) break;
         }
-        if (control.stopRequested()) break;
+        if (next == "stop") break;
         const auto stepStart = Clock::now();
         const std::span<const int64_t> logical(order.data() + m_iteration * batch, static_cast<size_t>(batch));
         const double lr = m_schedule->at(m_globalIteration);
@@ -591,31 +751,50 @@ TrainResult TrainingRun::run() {
             Tensor* first = m_replicas[i]->network().parameters().front().value;
             (*first)[0] += 1e-3f;
           }
-          m_busy[i] = m_contexts[i]->busySeconds();
+          m_localBusy[i] = m_contexts[i]->busySeconds();
         });
-        double lossSum = 0.0;
+        // Every process reports its workers' figures to the leader, in global rank order.
+        Json report = {{"loss", 0.0}, {"workers", Json::array()}};
+        double localLoss = 0.0;
         for (size_t w = 0; w < m_step.size(); ++w) {
-          lossSum += m_step[w].lossSum;
-          m_sinceEvent[w].add(m_step[w]);
-          m_epochTotals[w].add(m_step[w]);
+          localLoss += m_step[w].lossSum;
+          report["workers"].push_back(stepReport(m_step[w], m_localBusy[w], m_replicas[w]->memoryBytes()));
+        }
+        report["loss"] = localLoss;
+        const std::vector<Json> reports = m_job->gather(report);
+        ++m_globalIteration;
+        const double stepSeconds = secondsSince(stepStart);
+        m_secondsPerIteration = m_secondsPerIteration == 0 ? stepSeconds : 0.98 * m_secondsPerIteration + 0.02 * stepSeconds;
+        if (!leader) continue;
+        double lossSum = 0.0;
+        size_t g = 0;
+        for (const Json& r : reports) {
+          lossSum += r.at("loss").get<double>();
+          for (const Json& f : r.at("workers")) {
+            const StepFigures figures{0.0, f[0].get<double>(), f[1].get<double>(), f[2].get<double>()};
+            m_sinceEvent[g].add(figures);
+            m_epochTotals[g].add(figures);
+            m_busy[g] = f[3].get<double>();
+            m_memoryBytes[g] = f[4].get<double>();
+            ++g;
+          }
         }
         if (!std::isfinite(lossSum)) {
-          return fail(result, format("the training loss became {} at epoch {}, iteration {} (global iteration {}): lower "
-                                     "the learning rate (now {}) or check the dataset scale; no checkpoint was written "
-                                     "for this state",
-                                     lossSum, m_epoch + 1, m_iteration + 1, m_globalIteration + 1, lr));
+          pendingFailure = format(
+              "the training loss became {} at epoch {}, iteration {} (global iteration {}): lower the learning rate (now "
+              "{}) or check the dataset scale; no checkpoint was written for this state",
+              lossSum, m_epoch + 1, m_iteration + 1, m_globalIteration, lr);
+          continue;
         }
-        ++m_globalIteration;
         m_epochLossSum += lossSum;
         m_epochSamples += batch;
-        const double stepSeconds = secondsSince(stepStart);
         m_epochTrainWall += stepSeconds;
         m_epochTrainSamples += batch;
         m_samplesSinceEvent += batch;
-        m_secondsPerIteration = m_secondsPerIteration == 0 ? stepSeconds : 0.98 * m_secondsPerIteration + 0.02 * stepSeconds;
         if (secondsSince(m_lastEvent) >= kIterationEventSeconds || m_iteration + 1 == m_iterationsPerEpoch)
           emitIteration(m_epoch, m_iteration + 1, lossSum / static_cast<double>(batch), lr);
       }
+      agreeOrThrow(pendingFailure);
       if (m_iteration < m_iterationsPerEpoch) {  // stopped
         m_epochSeconds = secondsSince(epochStart);
         saveCheckpoint(m_epoch, m_iteration);
@@ -645,15 +824,17 @@ TrainResult TrainingRun::run() {
       }
       row.seconds = secondsSince(epochStart);
       m_curve.push_back(row);
-      m_bus.publish({{"event", "epoch"},
-                     {"epoch", row.epoch},
-                     {"train_loss", row.trainLoss},
-                     {"validation_loss", optionalJson(row.validationLoss)},
-                     {"validation_error", optionalJson(row.validationError)},
-                     {"seconds", row.seconds},
-                     {"lr", row.learningRate},
-                     {"scaling", scalingSummary()}});
-      writeLearningCurve();
+      if (leader) {
+        m_bus.publish({{"event", "epoch"},
+                       {"epoch", row.epoch},
+                       {"train_loss", row.trainLoss},
+                       {"validation_loss", optionalJson(row.validationLoss)},
+                       {"validation_error", optionalJson(row.validationError)},
+                       {"seconds", row.seconds},
+                       {"lr", row.learningRate},
+                       {"scaling", scalingSummary()}});
+        writeLearningCurve();
+      }
       m_iteration = 0;
       m_epochLossSum = 0.0;
       m_epochSamples = 0;
@@ -667,7 +848,7 @@ TrainResult TrainingRun::run() {
 
   result.parametersSha256 = m_replicas[0]->fingerprint();
   result.bestValidationError = m_bestValidationError;
-  if (result.status == "completed") writeFinalParameters();
+  if (result.status == "completed" && leader) writeFinalParameters();
   m_bus.publish({{"event", "finished"},
                  {"status", result.status},
                  {"run", m_runDir.string()},

@@ -34,6 +34,7 @@ struct TrainResult {
   std::string parametersSha256;
   std::optional<double> bestValidationError;
   int abandonedWorkers = 0;  // workers that hung and were given up: the process should exit now
+  bool abandonProcess = false;  // a failed mpirun job: exit without MPI_Finalize (a rank may be gone)
 };
 
 // Never throws for a problem of the project, data or run: those end as status "failed" with

@@ -33,11 +33,12 @@ inline QString sourcePath(const QString& rel) { return QStringLiteral(NETSMITH_S
 // Runs `netsmith-cli args...`. When `onEvent` is given, the command is started with
 // `--events -` semantics expected from the caller and each event line is passed to it as it
 // arrives (with the process, so the callback can write control lines or kill it).
-inline CliRun runCli(const QStringList& args, int timeoutMs = 600000,
-                     const std::function<void(const Json&, QProcess&)>& onEvent = {}) {
+// runProcess runs any program the same way (mpirun with netsmith-cli, for instance).
+inline CliRun runProcess(const QString& program, const QStringList& args, int timeoutMs = 600000,
+                         const std::function<void(const Json&, QProcess&)>& onEvent = {}) {
   CliRun run;
   QProcess p;
-  p.setProgram(cliPath());
+  p.setProgram(program);
   p.setArguments(args);
   p.start();
   if (!p.waitForStarted(10000)) return run;
@@ -73,6 +74,11 @@ inline CliRun runCli(const QStringList& args, int timeoutMs = 600000,
   run.crashed = p.exitStatus() == QProcess::CrashExit;
   run.exitCode = p.exitCode();
   return run;
+}
+
+inline CliRun runCli(const QStringList& args, int timeoutMs = 600000,
+                     const std::function<void(const Json&, QProcess&)>& onEvent = {}) {
+  return runProcess(cliPath(), args, timeoutMs, onEvent);
 }
 
 }  // namespace netsmith::test

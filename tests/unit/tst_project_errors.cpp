@@ -167,7 +167,7 @@ class TestProjectErrors : public QObject {
     // parallel
     row("devices empty", set("/parallel/devices", "[]"), "parallel.devices", "expected a non-empty list of devices");
     row("devices gpu0", set("/parallel/devices", "[\"gpu0\"]"), "parallel.devices[0]",
-        "expected a device such as \"cpu:0\" or \"cuda:1\", got \"gpu0\"");
+        "expected a device such as \"cpu:0\" or \"cuda:1\" (or, under mpirun, \"rank1/cpu:0\"), got \"gpu0\"");
     row("device not a string", set("/parallel/devices", "[\"cpu:0\", 1]"), "parallel.devices[1]", "expected a device such as");
     row("duplicate devices", set("/parallel/devices", "[\"cuda:0\", \"cuda:0\"]"), "parallel.devices[1]",
         "device \"cuda:0\" is listed twice (also at parallel.devices[0])");

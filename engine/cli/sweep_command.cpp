@@ -1,0 +1,290 @@
+#include "engine/cli/sweep_command.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "engine/backend/cpu/cpu_device.h"
+#include "engine/core/error.h"
+#include "engine/project/project_io.h"
+#include "engine/train/parallel_plan.h"
+#include "engine/train/trainer.h"
+
+namespace fs = std::filesystem;
+
+namespace netsmith::cli {
+
+const CommandSpec kSweep{
+    "sweep",
+    "PROJECT.nsproj --set KEY=V1,V2,... [--set ...] [options]",
+    "Trains one project several times with other settings, one training per device at a time.",
+    "Each --set gives a project key as a JSON path (optimizer.alpha, config.batch_size, ...) and its\n"
+    "values; several --set make every combination. The trainings wait in a queue; each device takes\n"
+    "the next one when it is free, and each gets its own run folder in <project>.runs/, which the\n"
+    "console's run history overlays. A summary table (or --json) ends the sweep.\n"
+    "Exit status: 0 all completed, 1 some failed, 2 bad command line, 3 stopped.",
+    {{"--set", "KEY=V1,V2,...", "a project key and the values to try (repeatable)", true},
+     {"--devices", "LIST", "the devices to spread the trainings over (default: parallel.devices)"},
+     {"--max-epoch", "N", "override config.max_epoch"},
+     {"--train-samples", "N", "train on the first N training samples only"},
+     {"--validation-samples", "N", "validate on the first N validation samples only"},
+     {"--json", "", "print the summary as JSON"}},
+    1,
+    1};
+
+namespace {
+
+struct Setting {
+  std::string path;  // "optimizer.alpha"
+  Json value;
+  std::string text;  // as the user wrote it
+};
+
+struct Job {
+  std::vector<Setting> settings;
+  std::string label;  // "alpha=0.003"
+  std::string projectFile;
+  std::string runDir;
+  TrainResult result;
+  std::string device;
+  std::optional<double> finalError;
+  std::optional<double> bestError;
+  int64_t bestEpoch = 0;
+  double seconds = 0;
+};
+
+// "optimizer.alpha=0.001,0.003" -> the key and its values (JSON when they parse, else strings).
+std::vector<Setting> parseSet(const std::string& spec) {
+  const auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+    throw UsageError{format("--set: expected KEY=V1,V2,... such as optimizer.alpha=0.001,0.003, got '{}'", spec)};
+  const std::string key = spec.substr(0, eq);
+  std::vector<Setting> out;
+  size_t start = eq + 1;
+  while (start <= spec.size()) {
+    const size_t comma = std::min(spec.find(',', start), spec.size());
+    const std::string text = spec.substr(start, comma - start);
+    if (text.empty()) throw UsageError{format("--set {}: an empty value in '{}'", key, spec)};
+    Json value = Json::parse(text, nullptr, false);
+    if (value.is_discarded()) value = text;
+    out.push_back({key, value, text});
+    start = comma + 1;
+  }
+  return out;
+}
+
+void setAtPath(Json& j, const std::string& path, const Json& value) {
+  Json* node = &j;
+  size_t start = 0;
+  for (;;) {
+    const size_t dot = path.find('.', start);
+    const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (dot == std::string::npos) {
+      (*node)[part] = value;
+      return;
+    }
+    Json& next = (*node)[part];
+    if (!next.is_object()) throw UsageError{format("--set {}: '{}' is not a section of the project", path, part)};
+    node = &next;
+    start = dot + 1;
+  }
+}
+
+std::string lastPart(const std::string& path) { return path.substr(path.rfind('.') + 1); }
+
+std::string timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+// Run folder names: letters, digits and . - = only.
+std::string folderSafe(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '=') c = '_';
+  return s;
+}
+
+// Collects what the summary needs from one training's events.
+class SweepSink final : public EventSink {
+ public:
+  explicit SweepSink(Job& job) : m_job(job) {}
+  void publish(const Json& e) override {
+    if (e.value("event", "") != "epoch") return;
+    if (!e["validation_error"].is_number()) return;
+    const double err = e["validation_error"].get<double>();
+    m_job.finalError = err;
+    if (!m_job.bestError || err < *m_job.bestError) {
+      m_job.bestError = err;
+      m_job.bestEpoch = e.value("epoch", int64_t{0});
+    }
+  }
+
+ private:
+  Job& m_job;
+};
+
+std::string percent(const std::optional<double>& v) { return v ? format("{}%", std::round(*v * 10000) / 100) : "-"; }
+
+}  // namespace
+
+int runSweep(const ParsedArgs& args) {
+  const std::string projectPath = args.positional[0];
+  if (!args.has("--set")) throw UsageError{"give at least one --set KEY=V1,V2,..."};
+  std::vector<std::vector<Setting>> axes;
+  {
+    const std::string all = args.value("--set");
+    size_t start = 0;
+    while (start <= all.size()) {
+      const size_t nl = std::min(all.find('\n', start), all.size());
+      axes.push_back(parseSet(all.substr(start, nl - start)));
+      start = nl + 1;
+    }
+  }
+  const Project base = loadProject(projectPath);
+  std::vector<std::string> devices = base.parallel.devices;
+  if (args.has("--devices")) {
+    try {
+      devices = parseDeviceList(args.value("--devices"));
+    } catch (const Error& e) {
+      throw UsageError{e.what()};
+    }
+  }
+
+  // Every combination, first axis slowest; each variant is checked before anything trains.
+  const fs::path project(base.path);
+  const std::string stamp = timestamp();
+  const fs::path runs = project.parent_path() / (project.stem().string() + ".runs");
+  const fs::path variants = runs / (stamp + "-sweep");
+  fs::create_directories(variants);
+  std::vector<Job> jobs(1);
+  for (const auto& axis : axes) {
+    std::vector<Job> next;
+    for (const Job& j : jobs)
+      for (const Setting& s : axis) {
+        Job k = j;
+        k.settings.push_back(s);
+        k.label += (k.label.empty() ? "" : ",") + lastPart(s.path) + "=" + s.text;
+        next.push_back(k);
+      }
+    jobs = next;
+  }
+  const int cores = availableCores();
+  const int slots = static_cast<int>(std::min(devices.size(), jobs.size()));
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    Job& job = jobs[i];
+    Json j = projectToPortableJson(base);
+    for (const Setting& s : job.settings) setAtPath(j, s.path, s.value);
+    // One device per training; the trainings running at once share the cores.
+    if (base.parallel.threadsPerDevice == 0) j["parallel"]["threads_per_device"] = std::max(1, cores / slots);
+    j["parallel"].erase("worker_load");
+    job.projectFile = (variants / format("{}-{}.nsproj", i + 1, folderSafe(job.label))).string();
+    std::ofstream(job.projectFile) << j.dump(2) << "\n";
+    try {
+      loadProject(job.projectFile);
+    } catch (const Error& e) {
+      throw UsageError{format("--set {}: {}", job.label, e.what())};
+    }
+    job.runDir = (runs / format("{}-sweep{}-{}", stamp, i + 1, folderSafe(job.label))).string();
+  }
+
+  const bool json = args.has("--json");
+  if (!json)
+    std::printf("Sweep of '%s': %zu trainings on %s\n", base.name.c_str(), jobs.size(), [&] {
+      std::string s;
+      for (const auto& d : devices) s += (s.empty() ? "" : ", ") + d;
+      return s;
+    }().c_str());
+  std::mutex mutex;
+  size_t nextJob = 0;
+  RunControl control;
+  auto slot = [&](const std::string& device) {
+    for (;;) {
+      Job* job = nullptr;
+      size_t index = 0;
+      {
+        std::lock_guard lock(mutex);
+        if (nextJob >= jobs.size() || control.stopRequested()) return;
+        index = nextJob++;
+        job = &jobs[index];
+        job->device = device;
+        if (!json) std::printf("[%zu/%zu] %s on %s: started\n", index + 1, jobs.size(), job->label.c_str(), device.c_str());
+        std::fflush(stdout);
+      }
+      TrainOptions options;
+      options.projectPath = job->projectFile;
+      options.runDir = job->runDir;
+      options.devices = {device};
+      if (auto n = args.positiveInteger("--max-epoch")) options.maxEpoch = *n;
+      if (auto n = args.positiveInteger("--train-samples")) options.trainSamples = *n;
+      if (auto n = args.positiveInteger("--validation-samples")) options.validationSamples = *n;
+      EventBus bus;
+      SweepSink sink(*job);
+      bus.add(&sink);
+      options.events = &bus;
+      options.control = &control;
+      const auto start = std::chrono::steady_clock::now();
+      job->result = runTraining(options);
+      job->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::lock_guard lock(mutex);
+      if (!json)
+        std::printf("[%zu/%zu] %s on %s: %s%s, validation error %s, %.0f s\n", index + 1, jobs.size(), job->label.c_str(),
+                    device.c_str(), job->result.status.c_str(),
+                    job->result.status == "failed" ? (" (" + job->result.message + ")").c_str() : "",
+                    percent(job->finalError).c_str(), job->seconds);
+      std::fflush(stdout);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int s = 0; s < slots; ++s) threads.emplace_back(slot, devices[static_cast<size_t>(s)]);
+  for (auto& t : threads) t.join();
+
+  Json summary = Json::array();
+  bool failed = false, stopped = false;
+  for (const Job& job : jobs) {
+    Json settings = Json::object();
+    for (const Setting& s : job.settings) settings[s.path] = s.value;
+    const std::string status = job.result.status.empty() ? "not run" : job.result.status;
+    failed = failed || status == "failed";
+    stopped = stopped || status == "stopped" || status == "not run";
+    summary.push_back({{"settings", settings},
+                       {"label", job.label},
+                       {"device", job.device},
+                       {"status", status},
+                       {"final_validation_error", job.finalError ? Json(*job.finalError) : Json(nullptr)},
+                       {"best_validation_error", job.bestError ? Json(*job.bestError) : Json(nullptr)},
+                       {"best_epoch", job.bestEpoch},
+                       {"seconds", job.seconds},
+                       {"run", job.runDir},
+                       {"parameters_sha256", job.result.parametersSha256},
+                       {"message", job.result.message}});
+  }
+  std::ofstream(variants / "summary.json") << summary.dump(2) << "\n";
+  if (json) {
+    std::printf("%s\n", summary.dump(2).c_str());
+  } else {
+    std::printf("\n%-4s %-28s %-7s %-10s %-12s %-18s %-7s %s\n", "#", "settings", "device", "status", "final error",
+                "best error (epoch)", "seconds", "run folder");
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      const Json& r = summary[i];
+      std::printf("%-4zu %-28s %-7s %-10s %-12s %-18s %-7.0f %s\n", i + 1, jobs[i].label.c_str(), jobs[i].device.c_str(),
+                  r["status"].get<std::string>().c_str(), percent(jobs[i].finalError).c_str(),
+                  (percent(jobs[i].bestError) + format(" ({})", jobs[i].bestEpoch)).c_str(), jobs[i].seconds,
+                  fs::path(jobs[i].runDir).filename().c_str());
+    }
+    std::printf("Summary: %s\n", (variants / "summary.json").c_str());
+  }
+  return failed ? 1 : stopped ? 3 : 0;
+}
+
+}  // namespace netsmith::cli
