@@ -304,11 +304,8 @@ class ProjectReader {
     if (const Json* x = m_c.find(v, "max_epoch")) out.maxEpoch = m_c.integer(*x, "config.max_epoch", 1);
     if (const Json* x = m_c.find(v, "batch_size")) out.batchSize = m_c.integer(*x, "config.batch_size", 1);
     if (const Json* x = m_c.find(v, "monitor_interval")) out.monitorInterval = m_c.integer(*x, "config.monitor_interval", 1);
-    if (const Json* x = m_c.find(v, "precision")) {
-      if (x->is_string() && x->get_ref<const std::string&>() == "half")
-        m_c.fail("config.precision", "\"half\" precision needs the CUDA backend, which does not support it yet; use \"float\"");
-      out.precision = m_c.choice(*x, "config.precision", {"float"});
-    }
+    // half and bfloat16 compute runs on CUDA devices only; the training plan refuses it elsewhere.
+    if (const Json* x = m_c.find(v, "precision")) out.precision = m_c.choice(*x, "config.precision", {"float", "half", "bfloat16"});
     if (const Json* x = m_c.find(v, "seed")) out.seed = m_c.nonNegativeInteger(*x, "config.seed");
     if (const Json* x = m_c.find(v, "deterministic")) out.deterministic = m_c.boolean(*x, "config.deterministic");
     if (const Json* x = m_c.find(v, "save_best")) out.saveBest = m_c.boolean(*x, "config.save_best");

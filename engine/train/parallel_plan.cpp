@@ -183,6 +183,9 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
   // A GPU worker's thread only queues work: one thread, and the device's utilization is the GPU's.
   const bool gpus = localDeviceId(plan.devices.front().id).rfind("cuda:", 0) == 0;
   for (auto& d : plan.devices) d.threads = d.batch > 0 ? (gpus ? 1 : threads) : 0;
+  NS_CHECK(gpus || project.config.precision == "float",
+           "config.precision: \"{}\" computes in 16 bits on CUDA devices only; on CPU workers use \"float\"",
+           project.config.precision);
   if (!gpus && n * threads > cores)
     plan.warnings.push_back(format("{} CPU workers × {} thread(s) need {} cores but this machine has {}: the workers "
                                    "share cores and slow each other down",

@@ -176,6 +176,14 @@ class DataParallelTest : public QObject {
     QCOMPARE(s.value("logical_batch", 0), 200);
   }
 
+  void halfPrecisionNeedsCudaDevices() {
+    const Json p = variant("fashion_mnist_mlp", {{"precision", "half"}}, {}, {});
+    const TrainedRun run = trainInProcess(m_dir, saveProject(m_dir, "half", p), quick(1, 640, 0, kOne));
+    QCOMPARE(run.result.status, std::string("failed"));
+    QVERIFY2(run.result.message.find("config.precision: \"half\" computes in 16 bits on CUDA devices only") != std::string::npos,
+             run.result.message.c_str());
+  }
+
   void dryRunPrintsThePlan() {
     const std::string path = saveProject(m_dir, "dry", sampleProject("fashion_mnist_mlp"));
     const CliRun run = runCli({"train", QString::fromStdString(path), "--dry-run", "--json", "--devices", "cpu:0,cpu:1"});

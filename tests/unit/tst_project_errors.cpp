@@ -141,8 +141,7 @@ class TestProjectErrors : public QObject {
     row("monitor_interval 0.5", set("/config/monitor_interval", "0.5"), "config.monitor_interval", "expected an integer >= 1, got 0.5");
     row("seed 1.5", set("/config/seed", "1.5"), "config.seed", "expected a non-negative integer, got 1.5");
     row("seed -3", set("/config/seed", "-3"), "config.seed", "expected a non-negative integer, got -3");
-    row("precision half", set("/config/precision", "\"half\""), "config.precision", "precision needs the CUDA backend");
-    row("precision double", set("/config/precision", "\"double\""), "config.precision", "expected \"float\", got \"double\"");
+    row("precision double", set("/config/precision", "\"double\""), "config.precision", "expected one of \"float\", \"half\", \"bfloat16\", got \"double\"");
     row("deterministic string", set("/config/deterministic", "\"yes\""), "config.deterministic", "expected true or false, got \"yes\"");
     row("config not an object", set("/config", "[]"), "config", "expected an object, got []");
 
