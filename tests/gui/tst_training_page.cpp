@@ -1,6 +1,11 @@
 // End to end: the Training page drives a real `netsmith-cli train --events -` on the LeNet sample
-// with 2 CPU workers. Charts receive points; pause, resume and stop work; killing the engine shows
-// the run as failed with the signal and leaves the document untouched; runs appear in history.
+// with 2 CPU workers. Charts receive points; pause, resume and stop work on 2 workers and the
+// stopped run appears in history; killing the engine shows the run as failed with the signal and
+// leaves the document untouched.
+#include <algorithm>
+#include <qcustomplot.h>
+#include <QListWidget>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -20,6 +25,35 @@ bool waitFor(const std::function<bool()>& condition, int timeoutMs) {
     QTest::qWait(20);
   }
   return true;
+}
+
+// The page's plots carry their title as a text element in the first layout row.
+QCustomPlot* plotTitled(QWidget& page, const QString& title) {
+  for (QCustomPlot* plot : page.findChildren<QCustomPlot*>()) {
+    auto* heading = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
+    if (heading && heading->text() == title) return plot;
+  }
+  return nullptr;
+}
+
+QCPGraph* graphNamed(QCustomPlot* plot, const QString& name) {
+  for (int i = 0; i < plot->graphCount(); ++i)
+    if (plot->graph(i)->name() == name) return plot->graph(i);
+  return nullptr;
+}
+
+QPushButton* buttonTexted(QWidget& page, const QString& text) {
+  for (QPushButton* button : page.findChildren<QPushButton*>())
+    if (button->text() == text) return button;
+  return nullptr;
+}
+
+// The history list's entry for a run folder (each item keeps its folder in Qt::UserRole).
+QListWidgetItem* historyItem(QWidget& page, const QString& folder) {
+  for (QListWidget* list : page.findChildren<QListWidget*>())
+    for (int i = 0; i < list->count(); ++i)
+      if (list->item(i)->data(Qt::UserRole).toString() == folder) return list->item(i);
+  return nullptr;
 }
 }  // namespace
 
@@ -80,26 +114,100 @@ class TestTrainingPage : public QObject {
     QVERIFY(page.currentRunFolder().startsWith(m_dir.filePath("lenet.runs")));
   }
 
-  void pauseResumeStop() {
+  // The acceptance's end-to-end run: the LeNet sample, cpu:0 and cpu:1 ticked in the device
+  // table, a short real run of the engine process; the learning curve and the utilization chart
+  // (one line per worker) receive points; pause shows in the UI and stops the stream; resume
+  // continues it; stop ends the run as stopped, and the history lists that run folder as stopped.
+  void twoWorkersChartsPauseResumeStopAndHistory() {
     ProjectDocument doc;
     doc.load(m_project);
     TrainingPage page(&doc);
-    page.setExtraArguments({"--max-epoch", "3", "--train-samples", "20000", "--validation-samples", "256"});
+    QSignalSpy devices(&page, &TrainingPage::devicesUpdated);
+    QVERIFY(devices.wait(30000));
+    page.deviceTable()->setChecked("cpu:0", true);
+    page.deviceTable()->setChecked("cpu:1", true);  // the user ticks a second worker
+    const std::vector<std::string> two{"cpu:0", "cpu:1"};
+    QCOMPARE(page.deviceTable()->checkedDevices(), two);
+    QCOMPARE(doc.settings().parallel.devices, two);
+
+    QCustomPlot* curvePlot = plotTitled(page, "Learning curve");
+    QCustomPlot* utilPlot = plotTitled(page, "Utilization per device");
+    QVERIFY(curvePlot && utilPlot);
+    QCPGraph* iterLoss = graphNamed(curvePlot, "training loss (iteration)");
+    QVERIFY(iterLoss);
+    QPushButton* pauseButton = buttonTexted(page, "Pause");
+    QVERIFY(pauseButton);
+
+    // 128 iterations (logical batch 128) per epoch, 3 epochs: a run to the end would take several
+    // seconds; stop comes after a few iterations, so the run is short and still stops mid-way.
+    page.setExtraArguments({"--max-epoch", "3", "--train-samples", "16384", "--validation-samples", "256"});
+    QElapsedTimer clock;
+    clock.start();
     QVERIFY(page.start());
-    QVERIFY2(waitFor([&] { return page.iterationEvents() > 0; }, 120000), qPrintable(page.logText()));
+    const QString folder = page.currentRunFolder();
+    QVERIFY(folder.startsWith(m_dir.filePath("lenet.runs")));
+
+    // Both charts receive points through the 50 ms replot timer, one utilization line per worker.
+    QVERIFY2(waitFor(
+                 [&] {
+                   if (iterLoss->data()->size() == 0 || utilPlot->graphCount() != 2) return false;
+                   for (int i = 0; i < utilPlot->graphCount(); ++i)
+                     if (utilPlot->graph(i)->data()->size() == 0) return false;
+                   return true;
+                 },
+                 120000),
+             qPrintable(page.statusText() + "\n" + page.logText()));
+    QCOMPARE(page.state(), TrainingPage::State::Running);
+    QStringList lines;
+    for (int i = 0; i < utilPlot->graphCount(); ++i) lines << utilPlot->graph(i)->name();
+    lines.sort();
+    QCOMPARE(lines, (QStringList{"cpu:0", "cpu:1"}));
+    QVERIFY(page.charts()->iterationPoints() > 0);
+    QVERIFY(page.charts()->utilizationPoints() >= 2);
+
+    // Pause: the state, the status line and the button say so, and no iteration arrives.
     page.pause();
     QVERIFY2(waitFor([&] { return page.state() == TrainingPage::State::Paused; }, 30000), qPrintable(page.logText()));
+    QVERIFY2(page.statusText().startsWith("Paused at epoch"), qPrintable(page.statusText()));
+    QCOMPARE(pauseButton->text(), QString("Resume"));
+    QVERIFY(page.logText().contains("paused"));
     const int seen = page.iterationEvents();
-    QTest::qWait(300);
+    QTest::qWait(500);
+    page.charts()->flush();
     QCOMPARE(page.iterationEvents(), seen);  // nothing trains while paused
+    const double pausedAt = iterLoss->data()->at(iterLoss->data()->size() - 1)->key;
+
+    // Resume: training goes on from where it paused, and the curve grows past that point.
     page.resume();
     QVERIFY(waitFor([&] { return page.state() == TrainingPage::State::Running; }, 30000));
+    QCOMPARE(pauseButton->text(), QString("Pause"));
+    QVERIFY2(waitFor(
+                 [&] {
+                   return page.iterationEvents() > seen && iterLoss->data()->size() > 0 &&
+                          iterLoss->data()->at(iterLoss->data()->size() - 1)->key > pausedAt;
+                 },
+                 60000),
+             qPrintable(page.logText()));
+    QVERIFY(page.logText().contains("resumed"));
+
+    // Stop: the engine writes a checkpoint and the run ends as stopped, not completed.
     page.stop();
     QVERIFY(waitFor([&] { return !page.isRunning(); }, 60000));
-    QVERIFY2(page.lastOutcome()->status == RunOutcome::Status::Stopped, qPrintable(page.statusText()));
-    QVERIFY(page.statusText().contains("--resume"));
-    QVERIFY(page.history().size() >= 1);
-    QCOMPARE(page.history()[0].status, QString("stopped"));
+    QVERIFY(page.lastOutcome());
+    QVERIFY2(page.lastOutcome()->status == RunOutcome::Status::Stopped, qPrintable(page.statusText() + "\n" + page.logText()));
+    QVERIFY2(page.statusText().contains("stopped") && page.statusText().contains("--resume"), qPrintable(page.statusText()));
+    QVERIFY(page.sawFinishedEvent());
+    QVERIFY(page.epochEvents() < 3);  // it did not run to the end
+
+    // History: this run's folder, marked stopped, in the summaries and in the list on the page.
+    const QList<RunSummary> history = page.history();
+    const auto run = std::find_if(history.begin(), history.end(), [&](const RunSummary& r) { return r.folder == folder; });
+    QVERIFY2(run != history.end(), qPrintable(folder));
+    QCOMPARE(run->status, QString("stopped"));
+    QListWidgetItem* item = historyItem(page, folder);
+    QVERIFY2(item, qPrintable(folder));
+    QVERIFY2(item->text().contains("stopped"), qPrintable(item->text()));
+    qInfo("two-worker pause/resume/stop run took %.1f s", clock.elapsed() / 1000.0);
   }
 
   void killedEngineIsAFailedRunAndTheDocumentIsUntouched() {
