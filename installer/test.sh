@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command 2 (and CI): installs what is missing, builds, runs every test that needs no GPU,
 # then the sanitizer subsets: AddressSanitizer + UBSan over the parsers (label asan) and
-# ThreadSanitizer over the thread code (label tsan).
+# ThreadSanitizer over the thread code (label tsan), and last the Debian package: built, installed
+# with apt-get, used and removed (installer/check-package.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./installer/install-deps.sh
@@ -22,4 +23,7 @@ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETSMITH_S
 cmake --build build-tsan --parallel "$jobs" --target netsmith_tsan_tests
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/../tests/sanitize/tsan.supp" \
   ctest --output-on-failure --parallel "$jobs" --label-regex tsan)
+
+# The Debian package, installed for real with apt-get and removed again.
+./installer/check-package.sh
 echo "netsmith: all tests passed"
