@@ -7,6 +7,7 @@
 
 #include "engine/cli/eval_commands.h"
 #include "engine/core/error.h"
+#include "engine/core/text_files.h"
 #include "engine/data/csv_reader.h"
 #include "engine/eval/evaluation.h"
 #include "engine/eval/run_model.h"
@@ -54,17 +55,6 @@ std::string fixed(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
-}
-
-void writeFile(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    NS_CHECK(out.good(), "{}: cannot write", tmp.string());
-    out << text;
-    NS_CHECK(out.good(), "{}: write failed", tmp.string());
-  }
-  fs::rename(tmp, path);
 }
 
 const char* headName(OutputHead h) {
@@ -161,9 +151,9 @@ int runEvaluate(const ParsedArgs& args) {
                                       return s;
                                     }()) +
                              evaluationToText(e, {});
-    writeFile(folder / "evaluation.json", out.dump(2) + "\n");
-    writeFile(folder / "report.txt", text);
-    writeFile(folder / "predictions.csv", csv);
+    writeTextAtomically(folder / "evaluation.json", out.dump(2) + "\n");
+    writeTextAtomically(folder / "report.txt", text);
+    writeTextAtomically(folder / "predictions.csv", csv);
     if (json) {
       std::printf("%s\n", out.dump().c_str());
     } else {

@@ -13,6 +13,7 @@
 
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/core/error.h"
+#include "engine/core/text_files.h"
 #include "engine/project/project_io.h"
 #include "engine/train/parallel_plan.h"
 #include "engine/train/trainer.h"
@@ -99,15 +100,6 @@ void setAtPath(Json& j, const std::string& path, const Json& value) {
 
 std::string lastPart(const std::string& path) { return path.substr(path.rfind('.') + 1); }
 
-std::string timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
-
 // Run folder names: letters, digits and . - = only.
 std::string folderSafe(std::string s) {
   for (char& c : s)
@@ -163,7 +155,7 @@ int runSweep(const ParsedArgs& args) {
 
   // Every combination, first axis slowest; each variant is checked before anything trains.
   const fs::path project(base.path);
-  const std::string stamp = timestamp();
+  const std::string stamp = timestampFolderName();
   const fs::path runs = project.parent_path() / (project.stem().string() + ".runs");
   const fs::path variants = runs / (stamp + "-sweep");
   fs::create_directories(variants);

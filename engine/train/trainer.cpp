@@ -15,6 +15,7 @@
 #include "engine/comm/communicator.h"
 #include "engine/comm/hierarchical_communicator.h"
 #include "engine/core/error.h"
+#include "engine/core/text_files.h"
 #include "engine/data/dataset.h"
 #include "engine/eval/parameters_file.h"
 #include "engine/monitor/devices.h"
@@ -44,15 +45,6 @@ constexpr int kCheckpointsKept = 3;
 constexpr double kIterationEventSeconds = 0.05;  // at most ~20 iteration events per second
 constexpr int64_t kValidationBatch = 256;
 
-std::string timestampFolderName() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
-
 // A new run folder that does not exist yet: <folder>/<stem>.runs/<timestamp>[-N].
 std::string newRunFolder(const std::string& projectPath) {
   const fs::path p(projectPath);
@@ -60,17 +52,6 @@ std::string newRunFolder(const std::string& projectPath) {
   fs::path dir = root / timestampFolderName();
   for (int n = 2; fs::exists(dir); ++n) dir = root / (timestampFolderName() + "-" + std::to_string(n));
   return dir.string();
-}
-
-void writeTextAtomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    NS_CHECK(out.good(), "{}: cannot write", tmp.string());
-    out << text;
-    NS_CHECK(out.good(), "{}: write failed", tmp.string());
-  }
-  fs::rename(tmp, path);
 }
 
 void truncateDataset(Dataset& d, int64_t samples) {
