@@ -374,6 +374,10 @@ void TrainingRun::startWorkers() {
   // this process's other workers wait for it: they must wait longer, so that the lost process
   // is the one named.
   const bool acrossProcesses = m_job->processes() > 1;
+  NS_CHECK(!acrossProcesses || kind.kind == "cpu",
+           "parallel.devices: {} under mpirun: training GPUs across processes (NCCL set up over MPI) is not in this "
+           "version; under mpirun use CPU workers, or train the GPUs of one machine in one process",
+           ids[0]);
   std::vector<std::string> groupIds = ids;
   if (kind.kind != "cpu")  // other kinds open their devices by their local ids
     for (auto& id : groupIds) id = localDeviceId(id);
