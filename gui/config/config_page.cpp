@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 
 #include "engine/project/project_io.h"
+#include "gui/app/field_cell.h"
 #include "gui/document/settings_edit.h"
 
 namespace netsmith::gui {
@@ -109,21 +110,12 @@ void ConfigPage::addField(QFormLayout* form, const QString& path, const QString&
   }
   editor->setToolTip(help);
   editor->setObjectName(path);
-  auto* error = new QLabel(this);
-  error->setStyleSheet(QStringLiteral("color:#c0392b"));
-  error->setWordWrap(true);
-  error->hide();
-  auto* cell = new QWidget(this);
-  auto* cellLayout = new QVBoxLayout(cell);
-  cellLayout->setContentsMargins(0, 0, 0, 0);
-  cellLayout->setSpacing(1);
-  cellLayout->addWidget(editor);
-  cellLayout->addWidget(error);
+  const FieldCell field = makeFieldCell(this, editor);
   auto* name = new QLabel(label, this);
   name->setToolTip(help);
-  form->addRow(name, cell);
+  form->addRow(name, field.cell);
   m_editors.insert(path, editor);
-  m_errors.insert(path, error);
+  m_errors.insert(path, field.error);
   m_kinds.insert(path, kind);
 }
 

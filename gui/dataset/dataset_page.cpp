@@ -14,6 +14,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "engine/project/project_io.h"
+#include "gui/app/field_cell.h"
 #include "gui/document/settings_edit.h"
 
 namespace netsmith::gui {
@@ -183,21 +184,10 @@ QWidget* DatasetPage::sourceBox(const QString& which, const QString& title) {
       const QString file = QFileDialog::getOpenFileName(this, tr("Choose a file"), line->text());
       if (!file.isEmpty()) edited(path, Json(ss(file)));
     });
-    auto* row = new QHBoxLayout;
-    row->addWidget(line);
-    row->addWidget(browse);
-    auto* error = new QLabel(this);
-    error->setStyleSheet(QStringLiteral("color:#c0392b"));
-    error->setWordWrap(true);
-    error->hide();
-    auto* cell = new QWidget(this);
-    auto* cellLayout = new QVBoxLayout(cell);
-    cellLayout->setContentsMargins(0, 0, 0, 0);
-    cellLayout->addLayout(row);
-    cellLayout->addWidget(error);
-    form->addRow(QLatin1String(key), cell);
+    const FieldCell field = makeFieldCell(this, line, browse);
+    form->addRow(QLatin1String(key), field.cell);
     m_editors.insert(path, line);
-    m_errors.insert(path, error);
+    m_errors.insert(path, field.error);
   }
   return box;
 }

@@ -13,6 +13,7 @@
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
 #include "engine/ops/op_registry.h"
+#include "support/param_synthesis.h"
 #include "engine/optim/optimizer.h"
 #include "engine/project/graph.h"
 #include "engine/project/project_io.h"
@@ -29,6 +30,7 @@ namespace netsmith::gpucheck {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using test::synthesizeParam;
 
 // A worker's context as the trainer makes it: through the device kind, on this thread.
 std::unique_ptr<DeviceContext> makeContext(const std::string& device, const std::string& precision,
@@ -102,26 +104,6 @@ const std::vector<Example> kExamples = {
     {"Affine", "base_axis2", {{3, 4, 5}}, {{"n_outmaps", {7}}, {"base_axis", 2}}},
     {"SoftmaxCrossEntropy", "classes100", {{100}}, Json::object()},
 };
-
-Json synthesizeParam(const ParamSpec& spec) {
-  const auto clampToRange = [&](double v) {
-    if (spec.min) v = std::max(v, *spec.min);
-    if (spec.max) v = std::min(v, *spec.max);
-    return v;
-  };
-  switch (spec.type) {
-    case ParamType::Int: return static_cast<int64_t>(clampToRange(2));
-    case ParamType::Float: return clampToRange(0.5);
-    case ParamType::Bool: return false;
-    case ParamType::String: return spec.choices.empty() ? std::string() : spec.choices.front();
-    case ParamType::Ints: {
-      Json values = Json::array();
-      for (int i = 0; i < std::max(spec.length, 1); ++i) values.push_back(static_cast<int64_t>(clampToRange(2)));
-      return values;
-    }
-  }
-  return nullptr;
-}
 
 std::vector<Example> examplesOf(const OpSchema& schema) {
   std::vector<Example> out;

@@ -17,8 +17,10 @@
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
 #include "engine/ops/op_registry.h"
+#include "support/param_synthesis.h"
 
 using namespace netsmith;
+using netsmith::test::synthesizeParam;
 
 namespace {
 
@@ -55,27 +57,6 @@ const std::vector<Example> kExamples = {
     {"Dropout", "p0.2", {{3, 5, 5}}, {{"p", 0.2}}},
     {"Dropout", "p0", {{6}}, {{"p", 0.0}}},
 };
-
-// A value for a parameter without a default: small, inside the declared range.
-Json synthesizeParam(const ParamSpec& spec) {
-  const auto clampToRange = [&](double v) {
-    if (spec.min) v = std::max(v, *spec.min);
-    if (spec.max) v = std::min(v, *spec.max);
-    return v;
-  };
-  switch (spec.type) {
-    case ParamType::Int: return static_cast<int64_t>(clampToRange(2));
-    case ParamType::Float: return clampToRange(0.5);
-    case ParamType::Bool: return false;
-    case ParamType::String: return spec.choices.empty() ? std::string() : spec.choices.front();
-    case ParamType::Ints: {
-      Json values = Json::array();
-      for (int i = 0; i < std::max(spec.length, 1); ++i) values.push_back(static_cast<int64_t>(clampToRange(2)));
-      return values;
-    }
-  }
-  return nullptr;
-}
 
 int inputCount(const OpSchema& schema) {
   return static_cast<int>(schema.inputs.size()) + (schema.variadic ? 2 : 0);
