@@ -55,6 +55,22 @@ double scheduleParam(const OptimizerConfig& cfg, const ScheduleParam& p) {
 
 }  // namespace
 
+std::vector<std::string> LearningRateSchedule::names() {
+  std::vector<std::string> out;
+  for (const auto& s : scheduleSpecs()) out.emplace_back(s.name);
+  return out;
+}
+
+Json LearningRateSchedule::defaultParameters(const std::string& schedule) {
+  Json out = Json::object();
+  if (const ScheduleSpec* s = findSchedule(schedule))
+    for (const ScheduleParam& p : s->params) {
+      if (std::string(p.name) == "step_epochs") out[p.name] = static_cast<int64_t>(p.defaultValue);
+      else out[p.name] = p.defaultValue;
+    }
+  return out;
+}
+
 void LearningRateSchedule::validate(const OptimizerConfig& cfg) {
   NS_CHECK(std::isfinite(cfg.lrMultiplier) && cfg.lrMultiplier > 0,
            "optimizer.lr_multiplier: expected a positive number, got {}", cfg.lrMultiplier);

@@ -19,6 +19,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "engine/project/project.h"
 
@@ -32,6 +34,10 @@ class LearningRateSchedule {
   // Checks lr_multiplier, lr_update_interval, warmup_epochs, lr_schedule and the schedule's
   // parameters; errors name the JSON path ("optimizer.step_epochs: expected an integer >= 1").
   static void validate(const OptimizerConfig& cfg);
+  // none cosine step exponential, and a schedule's own parameters with their defaults
+  // ({"step_epochs": 2, "gamma": 0.5}; empty for an unknown name), for editors such as the GUI's.
+  static std::vector<std::string> names();
+  static Json defaultParameters(const std::string& schedule);
 
   double at(int64_t iteration) const;
 

@@ -357,6 +357,14 @@ const std::vector<std::string>& Optimizer::solverNames() {
   return names;
 }
 
+Json Optimizer::defaultHyperParameters(const std::string& solver) {
+  Json out = Json::object();
+  for (const auto& s : solverSpecs())
+    if (solver == s.name)
+      for (const auto& h : s.hyper) out[h.name] = h.defaultValue;
+  return out;
+}
+
 std::unique_ptr<Optimizer> Optimizer::create(const OptimizerConfig& cfg) {
   const SolverSpec* spec = nullptr;
   for (const auto& s : solverSpecs())

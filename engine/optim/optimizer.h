@@ -46,6 +46,9 @@ class Optimizer {
   static std::unique_ptr<Optimizer> create(const OptimizerConfig& cfg);
   // Sgd Momentum Nesterov Adagrad RMSprop Adam AdamW.
   static const std::vector<std::string>& solverNames();
+  // A solver's own hyper-parameters with their defaults ({"alpha": 0.001, "beta1": 0.9, ...});
+  // empty for an unknown name. Editors (the GUI's Optimizer panel) show exactly these.
+  static Json defaultHyperParameters(const std::string& solver);
 
   const std::string& solverName() const { return m_solver; }
   // lr (alpha for Adam and AdamW), as configured or as set by setBaseLearningRate.

@@ -10,6 +10,8 @@
 #include <QScrollArea>
 #include <QVBoxLayout>
 
+#include "engine/optim/lr_schedule.h"
+#include "engine/optim/optimizer.h"
 #include "engine/project/project_io.h"
 #include "gui/app/field_cell.h"
 #include "gui/document/settings_edit.h"
@@ -32,7 +34,8 @@ ConfigPage::ConfigPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent),
   addField(globalForm, QStringLiteral("config.monitor_interval"), tr("Monitor interval"), Kind::Integer,
            tr("Validate every N epochs (and after the last)."));
   addField(globalForm, QStringLiteral("config.precision"), tr("Precision"), Kind::Choice,
-           tr("float: 32-bit; half needs the CUDA backend."), {QStringLiteral("float"), QStringLiteral("half")});
+           tr("float: 32-bit everywhere; half and bfloat16: 16-bit compute on CUDA devices only."),
+           {QStringLiteral("float"), QStringLiteral("half"), QStringLiteral("bfloat16")});
   addField(globalForm, QStringLiteral("config.seed"), tr("Seed"), Kind::Integer, tr("Initial weights, shuffling and Dropout masks."));
   addField(globalForm, QStringLiteral("config.deterministic"), tr("Deterministic"), Kind::Flag,
            tr("Bitwise identical weights on 1, 2 or 4 devices and after a resume (slower)."));
@@ -52,9 +55,10 @@ ConfigPage::ConfigPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent),
            tr("Iterations between learning-rate multiplications."));
   addField(optimizerForm, QStringLiteral("optimizer.warmup_epochs"), tr("Warm-up epochs"), Kind::Number,
            tr("Linear learning-rate warm-up over these epochs."));
+  QStringList schedules;
+  for (const auto& name : LearningRateSchedule::names()) schedules << qs(name);
   addField(optimizerForm, QStringLiteral("optimizer.lr_schedule"), tr("Schedule"), Kind::Choice,
-           tr("none, cosine (to 0), step (× gamma every step_epochs) or exponential (× gamma per epoch)."),
-           {QStringLiteral("none"), QStringLiteral("cosine"), QStringLiteral("step"), QStringLiteral("exponential")});
+           tr("none, cosine (to 0), step (× gamma every step_epochs) or exponential (× gamma per epoch)."), schedules);
   addField(optimizerForm, QStringLiteral("optimizer.gamma"), tr("gamma"), Kind::Number, tr("step/exponential schedule factor."));
   addField(optimizerForm, QStringLiteral("optimizer.step_epochs"), tr("step_epochs"), Kind::Integer, tr("step schedule period."));
 
@@ -114,6 +118,8 @@ void ConfigPage::addField(QFormLayout* form, const QString& path, const QString&
   auto* name = new QLabel(label, this);
   name->setToolTip(help);
   form->addRow(name, field.cell);
+  m_cells.insert(path, field.cell);
+  m_forms.insert(path, form);
   m_editors.insert(path, editor);
   m_errors.insert(path, field.error);
   m_kinds.insert(path, kind);
@@ -133,7 +139,15 @@ void ConfigPage::enterText(const QString& path, const QString& text) {
 
 void ConfigPage::edited(const QString& path, const Json& value) {
   if (m_showing) return;
-  const QString refusal = applySetting(m_doc, path, value);
+  std::vector<std::pair<QString, Json>> changes{{path, value}};
+  // A new solver takes only its own hyper-parameters: the old solver's values go with the change
+  // (one undo step), or training would refuse a parameter the panel no longer shows.
+  if (path == QLatin1String("optimizer.solver") && value.is_string()) {
+    const Json own = Optimizer::defaultHyperParameters(value.get<std::string>());
+    for (const auto& name : solverHyperParameterNames())
+      if (!own.contains(name)) changes.emplace_back(QStringLiteral("optimizer.") + qs(name), Json());
+  }
+  const QString refusal = applySettings(m_doc, path, changes);
   QLabel* error = m_errors.value(path);
   QWidget* editor = m_editors.value(path);
   error->setText(refusal);
@@ -141,9 +155,25 @@ void ConfigPage::edited(const QString& path, const Json& value) {
   editor->setStyleSheet(refusal.isEmpty() ? QString() : QStringLiteral("border:2px solid #c0392b"));
 }
 
+void ConfigPage::showRelevantFields(const Json& project) {
+  const Json& optimizer = project.contains("optimizer") ? project["optimizer"] : Json::object();
+  const Json solver = Optimizer::defaultHyperParameters(optimizer.value("solver", std::string()));
+  const Json schedule = LearningRateSchedule::defaultParameters(optimizer.value("lr_schedule", std::string("none")));
+  const auto show = [&](const std::string& name, const Json& defaults) {
+    const QString path = QStringLiteral("optimizer.") + qs(name);
+    if (!m_cells.contains(path)) return;
+    const bool relevant = defaults.contains(name);
+    m_forms.value(path)->setRowVisible(m_cells.value(path), relevant);
+    if (relevant) m_defaultTexts.insert(path, tr("default %1").arg(qs(defaults[name].dump())));
+  };
+  for (const auto& name : solverHyperParameterNames()) show(name, solver);
+  for (const char* name : {"gamma", "step_epochs"}) show(name, schedule);
+}
+
 void ConfigPage::showValues() {
   m_showing = true;
   const Json json = projectToJson(m_doc->toProject());
+  showRelevantFields(json);
   for (auto it = m_editors.cbegin(); it != m_editors.cend(); ++it) {
     std::string pointer = "/" + ss(it.key());
     std::replace(pointer.begin(), pointer.end(), '.', '/');
@@ -156,7 +186,7 @@ void ConfigPage::showValues() {
       if (line->hasFocus() && !m_errors.value(it.key())->isHidden()) continue;
       const QString text = value.is_null() ? QString() : value.is_string() ? qs(value.get<std::string>()) : qs(value.dump());
       if (line->text() != text && !(line->hasFocus() && valueFromText(line->text()) == value)) line->setText(text);
-      line->setPlaceholderText(value.is_null() ? tr("default") : QString());
+      line->setPlaceholderText(value.is_null() ? m_defaultTexts.value(it.key(), tr("default")) : QString());
     } else if (auto* box = qobject_cast<QComboBox*>(editor)) {
       box->setCurrentText(value.is_string() ? qs(value.get<std::string>()) : QString());
     } else if (auto* check = qobject_cast<QCheckBox*>(editor)) {

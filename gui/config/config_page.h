@@ -30,11 +30,17 @@ class ConfigPage : public QWidget {
                 const QStringList& choices = {});
   void edited(const QString& path, const Json& value);
   void showValues();
+  // Shows only the chosen solver's hyper-parameters and the chosen schedule's parameters, with
+  // their defaults as placeholders (the engine's own lists: Optimizer, LearningRateSchedule).
+  void showRelevantFields(const Json& project);
 
   ProjectDocument* m_doc;
   QHash<QString, QWidget*> m_editors;
   QHash<QString, QLabel*> m_errors;
   QHash<QString, Kind> m_kinds;
+  QHash<QString, QWidget*> m_cells;        // the editor with its error line: one form row
+  QHash<QString, QFormLayout*> m_forms;
+  QHash<QString, QString> m_defaultTexts;  // placeholder of an empty field: "default 0.9"
   bool m_showing = false;
 };
 

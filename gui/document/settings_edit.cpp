@@ -23,12 +23,18 @@ Json settingValue(const ProjectDocument& doc, const QString& path) {
 }
 
 QString applySetting(ProjectDocument* doc, const QString& path, const Json& value) {
+  return applySettings(doc, path, {{path, value}});
+}
+
+QString applySettings(ProjectDocument* doc, const QString& path, const std::vector<std::pair<QString, Json>>& changes) {
   Json candidate = projectToJson(doc->toProject());
-  const auto pointer = pointerOf(path);
-  if (value.is_null()) {
-    if (candidate.contains(pointer)) candidate.at(pointer.parent_pointer()).erase(pointer.back());
-  } else {
-    candidate[pointer] = value;
+  for (const auto& [changed, value] : changes) {
+    const auto pointer = pointerOf(changed);
+    if (value.is_null()) {
+      if (candidate.contains(pointer)) candidate.at(pointer.parent_pointer()).erase(pointer.back());
+    } else {
+      candidate[pointer] = value;
+    }
   }
   Project parsed;
   try {

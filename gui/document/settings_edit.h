@@ -4,6 +4,8 @@
 #pragma once
 
 #include <QString>
+#include <utility>
+#include <vector>
 
 #include "gui/document/project_document.h"
 
@@ -17,6 +19,10 @@ Json settingValue(const ProjectDocument& doc, const QString& path);
 // message when refused (nothing changes then), else pushes one undo step (typing into one field
 // merges) and returns an empty string.
 QString applySetting(ProjectDocument* doc, const QString& path, const Json& value);
+
+// Several fields at once, checked together and one undo step (merged by `path`, the field the
+// user edited): e.g. a new solver together with the removal of the old solver's parameters.
+QString applySettings(ProjectDocument* doc, const QString& path, const std::vector<std::pair<QString, Json>>& changes);
 
 // The JSON value a text field means: an integer, a number, true/false or, failing those, the text.
 Json valueFromText(const QString& text);

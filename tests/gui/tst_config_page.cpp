@@ -64,6 +64,48 @@ class TestConfigPage : public QObject {
     QVERIFY(!doc.isModified());
   }
 
+  // The Optimizer panel shows the chosen solver's own parameters and the chosen schedule's, with
+  // the engine's defaults; a new solver drops the old one's values in the same undo step.
+  void solverAndScheduleDecideTheFields() {
+    ProjectDocument doc;
+    doc.load(NETSMITH_SOURCE_DIR "/projects/fashion_mnist_lenet.nsproj");  // Adam, alpha 0.001
+    ConfigPage page(&doc);
+    page.show();
+    const auto shown = [&](const char* path) { return page.editor(path)->isVisibleTo(&page); };
+    QVERIFY(shown("optimizer.alpha"));
+    QVERIFY(shown("optimizer.beta2"));
+    QVERIFY(!shown("optimizer.lr"));
+    QVERIFY(!shown("optimizer.momentum"));
+    QVERIFY(!shown("optimizer.gamma"));
+    QCOMPARE(qobject_cast<QLineEdit*>(page.editor("optimizer.eps"))->placeholderText(), QString("default 1e-08"));
+
+    auto* solver = qobject_cast<QComboBox*>(page.editor("optimizer.solver"));
+    solver->setCurrentText("Momentum");
+    emit solver->activated(solver->currentIndex());
+    QCOMPARE(doc.settings().optimizer.solver, std::string("Momentum"));
+    QVERIFY(!doc.settings().optimizer.hyper.contains("alpha"));
+    QVERIFY(!doc.settings().optimizer.hyper.contains("beta1"));
+    QVERIFY(shown("optimizer.lr"));
+    QVERIFY(shown("optimizer.momentum"));
+    QVERIFY(!shown("optimizer.alpha"));
+    QCOMPARE(qobject_cast<QLineEdit*>(page.editor("optimizer.momentum"))->placeholderText(), QString("default 0.9"));
+    QCOMPARE(doc.undoStack()->count(), 1);
+    doc.undoStack()->undo();
+    QCOMPARE(doc.settings().optimizer.hyper["alpha"].get<double>(), 0.001);
+    QVERIFY(shown("optimizer.alpha"));
+
+    auto* schedule = qobject_cast<QComboBox*>(page.editor("optimizer.lr_schedule"));
+    schedule->setCurrentText("step");
+    emit schedule->activated(schedule->currentIndex());
+    QVERIFY(shown("optimizer.gamma"));
+    QVERIFY(shown("optimizer.step_epochs"));
+    QCOMPARE(qobject_cast<QLineEdit*>(page.editor("optimizer.step_epochs"))->placeholderText(), QString("default 2"));
+    schedule->setCurrentText("exponential");
+    emit schedule->activated(schedule->currentIndex());
+    QVERIFY(shown("optimizer.gamma"));
+    QVERIFY(!shown("optimizer.step_epochs"));
+  }
+
   void valueFromTextTypes() {
     QVERIFY(valueFromText("12").is_number_integer());
     QVERIFY(valueFromText("1e-3").is_number_float());
