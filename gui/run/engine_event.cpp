@@ -37,10 +37,8 @@ TrainingPlan readPlan(const Json& o) {
   TrainingPlan plan;
   for (const Json& d : array(o, "devices")) {
     if (!d.is_object()) continue;
-    PlannedDevice device{text(d, "id"), text(d, "name"), static_cast<int>(integer(d, "threads")), number(d, "load"),
-                         integer(d, "batch")};
-    device.host = text(d, "host");
-    plan.devices.push_back(device);
+    plan.devices.push_back({text(d, "id"), text(d, "name"), static_cast<int>(integer(d, "threads")), number(d, "load"),
+                            integer(d, "batch"), text(d, "host")});
   }
   plan.lrPolicy = text(o, "lr_policy");
   plan.batchSize = integer(o, "batch_size");
