@@ -253,6 +253,7 @@ void TrainingCharts::flush() {
   m_curve->replot(QCustomPlot::rpQueuedReplot);
 
   for (QCustomPlot* p : {m_utilization, m_memory}) {
+    p->legend->setVisible(p->graphCount() > 0);  // no empty legend box before the first device
     p->xAxis->rescale();
     if (p == m_memory) {
       p->yAxis->rescale();
