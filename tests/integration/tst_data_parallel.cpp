@@ -27,20 +27,6 @@ Json variant(const std::string& sample, const Json& config, const Json& optimize
   return p;
 }
 
-// Inserts a layer after node `after`, taking over its outgoing links.
-void insertAfter(Json& project, const std::string& after, const std::string& id, const std::string& type, const Json& params) {
-  for (Json& link : project["network"]["links"])
-    if (link["from"] == after) link["from"] = id;
-  project["network"]["nodes"].push_back({{"id", id}, {"type", type}, {"params", params}, {"pos", {0, 0}}});
-  project["network"]["links"].push_back({{"from", after}, {"to", id}});
-}
-
-std::string firstNodeOfType(const Json& project, const std::string& type) {
-  for (const Json& n : project["network"]["nodes"])
-    if (n["type"] == type) return n["id"];
-  return "";
-}
-
 TrainOptions quick(int64_t epochs, int64_t trainSamples, int64_t validationSamples, std::vector<std::string> devices) {
   TrainOptions o;
   o.maxEpoch = epochs;

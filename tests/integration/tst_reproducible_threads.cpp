@@ -26,11 +26,7 @@ class ReproducibleThreadsTest : public QObject {
     p["config"]["batch_size"] = 32;
     p["parallel"]["lr_policy"] = "keep_logical_batch";
     // Dropout after the first ReLU: its masks come from per-sample streams, not from a worker.
-    auto& nodes = p["network"]["nodes"];
-    nodes.push_back({{"id", "drop1"}, {"type", "Dropout"}, {"params", {{"p", 0.25}}}});
-    for (auto& link : p["network"]["links"])
-      if (link["from"] == "relu1") link["from"] = "drop1";
-    p["network"]["links"].push_back({{"from", "relu1"}, {"to", "drop1"}});
+    insertAfter(p, firstNodeOfType(p, "ReLU"), "drop1", "Dropout", {{"p", 0.25}});
     const std::string path = saveProject(m_dir, "reproducible", p);
 
     std::vector<std::string> shas;

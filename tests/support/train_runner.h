@@ -31,6 +31,21 @@ inline std::string saveProject(const QTemporaryDir& dir, const std::string& name
   return path;
 }
 
+// Inserts a layer after node `after`, taking over its outgoing links.
+inline void insertAfter(Json& project, const std::string& after, const std::string& id, const std::string& type,
+                        const Json& params) {
+  for (Json& link : project["network"]["links"])
+    if (link["from"] == after) link["from"] = id;
+  project["network"]["nodes"].push_back({{"id", id}, {"type", type}, {"params", params}, {"pos", {0, 0}}});
+  project["network"]["links"].push_back({{"from", after}, {"to", id}});
+}
+
+inline std::string firstNodeOfType(const Json& project, const std::string& type) {
+  for (const Json& n : project["network"]["nodes"])
+    if (n["type"] == type) return n["id"];
+  return "";
+}
+
 // Collects every event; onEvent (optional) sees each one as it is published, on the
 // coordinating thread, and may use the run's RunControl.
 class RecordedEvents final : public EventSink {
