@@ -42,6 +42,7 @@ ConfigPage::ConfigPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent),
 
   auto* optimizer = new QGroupBox(tr("Optimizer"), content);
   auto* optimizerForm = new QFormLayout(optimizer);
+  m_optimizerForm = optimizerForm;
   QStringList solvers;
   for (const auto& s : solverNames()) solvers << qs(s);
   addField(optimizerForm, QStringLiteral("optimizer.solver"), tr("Solver"), Kind::Choice, tr("Update rule (as in nnabla)."), solvers);
@@ -118,8 +119,6 @@ void ConfigPage::addField(QFormLayout* form, const QString& path, const QString&
   auto* name = new QLabel(label, this);
   name->setToolTip(help);
   form->addRow(name, field.cell);
-  m_cells.insert(path, field.cell);
-  m_forms.insert(path, form);
   m_editors.insert(path, editor);
   m_errors.insert(path, field.error);
   m_kinds.insert(path, kind);
@@ -161,13 +160,18 @@ void ConfigPage::showRelevantFields(const Json& project) {
   const Json schedule = LearningRateSchedule::defaultParameters(optimizer.value("lr_schedule", std::string("none")));
   const auto show = [&](const std::string& name, const Json& defaults) {
     const QString path = QStringLiteral("optimizer.") + qs(name);
-    if (!m_cells.contains(path)) return;
+    QWidget* editor = m_editors.value(path);
+    if (!editor) return;
     const bool relevant = defaults.contains(name);
-    m_forms.value(path)->setRowVisible(m_cells.value(path), relevant);
+    // The editor's parent is its field cell (makeFieldCell): the form row to show or hide.
+    m_optimizerForm->setRowVisible(editor->parentWidget(), relevant);
     if (relevant) m_defaultTexts.insert(path, tr("default %1").arg(qs(defaults[name].dump())));
   };
   for (const auto& name : solverHyperParameterNames()) show(name, solver);
-  for (const char* name : {"gamma", "step_epochs"}) show(name, schedule);
+  for (const auto& name : LearningRateSchedule::names()) {
+    const Json params = LearningRateSchedule::defaultParameters(name);
+    for (const auto& [param, value] : params.items()) show(param, schedule);
+  }
 }
 
 void ConfigPage::showValues() {

@@ -38,8 +38,7 @@ class ConfigPage : public QWidget {
   QHash<QString, QWidget*> m_editors;
   QHash<QString, QLabel*> m_errors;
   QHash<QString, Kind> m_kinds;
-  QHash<QString, QWidget*> m_cells;        // the editor with its error line: one form row
-  QHash<QString, QFormLayout*> m_forms;
+  QFormLayout* m_optimizerForm = nullptr;  // rows shown or hidden by solver and schedule
   QHash<QString, QString> m_defaultTexts;  // placeholder of an empty field: "default 0.9"
   bool m_showing = false;
 };

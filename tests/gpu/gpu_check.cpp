@@ -13,11 +13,11 @@
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
 #include "engine/ops/op_registry.h"
-#include "support/param_synthesis.h"
 #include "engine/optim/optimizer.h"
 #include "engine/project/graph.h"
 #include "engine/project/project_io.h"
 #include "engine/train/network.h"
+#include "support/param_synthesis.h"
 
 #ifdef NETSMITH_HAVE_CUDA
 #include <cublas_v2.h>
