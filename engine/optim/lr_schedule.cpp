@@ -14,6 +14,7 @@ namespace {
 struct ScheduleParam {
   const char* name;
   double defaultValue;
+  bool integer;  // step_epochs counts epochs; gamma is a factor in (0, 1]
 };
 
 struct ScheduleSpec {
@@ -25,8 +26,8 @@ const std::vector<ScheduleSpec>& scheduleSpecs() {
   static const std::vector<ScheduleSpec> specs = {
       {"none", {}},
       {"cosine", {}},
-      {"step", {{"step_epochs", 2}, {"gamma", 0.5}}},
-      {"exponential", {{"gamma", 0.9}}},
+      {"step", {{"step_epochs", 2, true}, {"gamma", 0.5, false}}},
+      {"exponential", {{"gamma", 0.9, false}}},
   };
   return specs;
 }
@@ -44,7 +45,7 @@ double scheduleParam(const OptimizerConfig& cfg, const ScheduleParam& p) {
   const std::string path = format("optimizer.{}", p.name);
   NS_CHECK(it->is_number(), "{}: expected a number, got {}", path, it->dump());
   const double v = it->get<double>();
-  if (std::string(p.name) == "step_epochs") {
+  if (p.integer) {
     NS_CHECK(std::isfinite(v) && v >= 1 && v == std::floor(v) && v <= 1e9, "{}: expected an integer >= 1, got {}",
              path, v);
   } else {  // gamma
@@ -65,7 +66,7 @@ Json LearningRateSchedule::defaultParameters(const std::string& schedule) {
   Json out = Json::object();
   if (const ScheduleSpec* s = findSchedule(schedule))
     for (const ScheduleParam& p : s->params) {
-      if (std::string(p.name) == "step_epochs") out[p.name] = static_cast<int64_t>(p.defaultValue);
+      if (p.integer) out[p.name] = static_cast<int64_t>(p.defaultValue);
       else out[p.name] = p.defaultValue;
     }
   return out;
