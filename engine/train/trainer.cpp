@@ -503,6 +503,9 @@ void TrainingRun::restoreFromCheckpoint() {
     if (!r.at(3).is_null()) row.validationError = r[3].get<double>();
     m_curve.push_back(row);
   }
+  // The leader alone writes the run folder and the events: two ranks renaming the same
+  // learning_curve.csv.tmp made one of them fail the resume.
+  if (!m_job->leader()) return;
   writeLearningCurve();
   m_bus.publish({{"event", "resumed_from_checkpoint"}, {"path", *newest}, {"epoch", m_epoch + 1}, {"iteration", m_iteration}});
 }
@@ -799,8 +802,9 @@ TrainResult TrainingRun::run() {
           if (!m_bestValidationError || *row.validationError < *m_bestValidationError) {
             m_bestValidationError = row.validationError;
             // Hook (evaluation, issue 6): config.save_best keeps the best epoch's parameters beside
-            // the last ones, for `evaluate/infer/export --parameters best` (engine/eval).
-            if (m_project.config.saveBest)
+            // the last ones, for `evaluate/infer/export --parameters best` (engine/eval). Under
+            // mpirun the leader writes it, as it writes everything else in the run folder.
+            if (m_project.config.saveBest && leader)
               writeParametersFile((m_runDir / "best.nsparams").string(), m_replicas[0]->network(),
                                   {{"project", m_project.name}, {"epoch", row.epoch},
                                    {"validation_error", *row.validationError}});

@@ -108,6 +108,7 @@ class MpiTrainingTest : public QObject {
     p["config"]["deterministic"] = true;
     p["parallel"]["lr_policy"] = "keep_logical_batch";
     p["parallel"]["worker_load"] = {3, 1};
+    p["config"]["save_best"] = true;  // written by the leader alone under mpirun
     p["parallel"]["devices"] = {"cpu:0", "cpu:1"};
     const QString local = project("loads-local", p);
     p["parallel"]["devices"] = {"rank0/cpu:0", "rank1/cpu:0"};
@@ -120,6 +121,12 @@ class MpiTrainingTest : public QObject {
     QCOMPARE(two.last("started")["devices"][0].value("batch", 0), 48);
     QCOMPARE(two.last("started")["devices"][1].value("batch", 0), 16);
     QCOMPARE(shaOf(two), shaOf(one));
+    const auto bytes = [&](const char* run) {
+      std::ifstream in(fs::path(runDir(run).toStdString()) / "best.nsparams", std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    QVERIFY(!bytes("loads-two").empty());
+    QVERIFY(bytes("loads-two") == bytes("loads-one"));
   }
 
   void killedRankIsNamedAndTheRunResumes() {
