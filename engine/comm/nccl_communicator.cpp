@@ -1,8 +1,5 @@
 #include "engine/comm/nccl_communicator.h"
 
-#include <cuda_runtime.h>
-#include <nccl.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -11,14 +8,6 @@
 
 #include "engine/backend/cuda/cuda_check.h"
 #include "engine/backend/cuda/cuda_device.h"
-
-#define NS_NCCL_CHECK(call)                                                                                       \
-  do {                                                                                                            \
-    const ncclResult_t ns_status_ = (call);                                                                       \
-    if (ns_status_ != ncclSuccess && ns_status_ != ncclInProgress)                                                \
-      NS_THROW("NCCL error {} in {} at {}:{}: {}", ncclGetErrorString(ns_status_), #call, __FILE__, __LINE__,    \
-               ncclGetLastError(nullptr));                                                                        \
-  } while (false)
 
 namespace netsmith::cuda {
 
@@ -51,23 +40,32 @@ int ordinalOf(const std::string& id) {
   return std::stoi(id.substr(5));
 }
 
-// Waits for a non-blocking communicator's last call to leave ncclInProgress.
-void waitReady(ncclComm_t comm, const std::string& name) {
-  ncclResult_t state = ncclInProgress;
-  while (state == ncclInProgress) {
-    NS_NCCL_CHECK(ncclCommGetAsyncError(comm, &state));
-    if (state == ncclInProgress) std::this_thread::yield();
+// Waits until a non-blocking communicator's last call has left ncclInProgress, at most `timeout`
+// seconds; `what` names the call and the device in the error.
+void waitReady(ncclComm_t comm, const std::string& what, double timeout) {
+  GpuRuntime& runtime = gpuRuntime();
+  const auto start = Clock::now();
+  for (int spins = 0;; ++spins) {
+    ncclResult_t state = ncclInProgress;
+    NS_NCCL_CHECK(runtime.commGetAsyncError(comm, &state));
+    if (state == ncclSuccess) return;
+    NS_CHECK(state == ncclInProgress, "{}: NCCL reports {}: {}", what, runtime.ncclErrorString(state),
+             runtime.ncclLastError(comm));
+    NS_CHECK(std::chrono::duration<double>(Clock::now() - start).count() < timeout,
+             "{} did not finish within {} s (NCCL stayed in progress)", what, timeout);
+    if (spins > 1000) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    else std::this_thread::yield();
   }
-  NS_CHECK(state == ncclSuccess, "NCCL on {}: {}", name, ncclGetErrorString(state));
 }
 
 class NcclCommunicator final : public Communicator {
  public:
   NcclCommunicator(std::shared_ptr<NcclGroup::Shared> shared, int rank) : m_shared(std::move(shared)), m_rank(rank) {}
   ~NcclCommunicator() override {
-    if (m_ready) cudaEventDestroy(m_ready);
-    if (m_done) cudaEventDestroy(m_done);
-    if (m_one) cudaFree(m_one);
+    GpuRuntime& runtime = gpuRuntime();
+    if (m_ready) runtime.eventDestroy(m_ready);
+    if (m_done) runtime.eventDestroy(m_done);
+    if (m_one) runtime.free(m_one);
   }
 
   int rank() const override { return m_rank; }
@@ -77,25 +75,30 @@ class NcclCommunicator final : public Communicator {
   void attach(CudaDeviceContext& device) {
     m_device = &device;
     device.makeCurrent();
-    NS_CUDA_CHECK(cudaEventCreateWithFlags(&m_ready, cudaEventDisableTiming));
-    NS_CUDA_CHECK(cudaEventCreateWithFlags(&m_done, cudaEventDisableTiming));
-    NS_CUDA_CHECK(cudaMalloc(&m_one, sizeof(float)));
+    GpuRuntime& runtime = gpuRuntime();
+    NS_CUDA_CHECK(runtime.eventCreate(&m_ready));
+    NS_CUDA_CHECK(runtime.eventCreate(&m_done));
+    NS_CUDA_CHECK(runtime.malloc(reinterpret_cast<void**>(&m_one), sizeof(float)));
+    // NCCL connects the ranks lazily, inside the first collective: make that happen here, where
+    // every worker arrives together, so a GPU that cannot join is named at start, within the
+    // timeout, and not in the middle of the first backward pass.
+    run("NCCL warm-up all-reduce", [&](ncclComm_t comm, cudaStream_t s) {
+      return gpuRuntime().allReduceSum(m_one, m_one, 1, comm, s);
+    });
   }
 
   void allReduceSum(float* data, int64_t count) override {
     run("all-reduce", [&](ncclComm_t comm, cudaStream_t s) {
-      return ncclAllReduce(data, data, static_cast<size_t>(count), ncclFloat, ncclSum, comm, s);
+      return gpuRuntime().allReduceSum(data, data, static_cast<size_t>(count), comm, s);
     });
   }
   void broadcast(float* data, int64_t count, int root) override {
     run("broadcast", [&](ncclComm_t comm, cudaStream_t s) {
-      return ncclBroadcast(data, data, static_cast<size_t>(count), ncclFloat, root, comm, s);
+      return gpuRuntime().broadcast(data, data, static_cast<size_t>(count), root, comm, s);
     });
   }
   void barrier() override {
-    run("barrier", [&](ncclComm_t comm, cudaStream_t s) {
-      return ncclAllReduce(m_one, m_one, 1, ncclFloat, ncclSum, comm, s);
-    });
+    run("barrier", [&](ncclComm_t comm, cudaStream_t s) { return gpuRuntime().allReduceSum(m_one, m_one, 1, comm, s); });
   }
   void abort(const std::string& reason) override {
     m_shared->abortWith(format("{} failed: {}", deviceName(m_rank), reason), m_rank);
@@ -118,7 +121,7 @@ class NcclCommunicator final : public Communicator {
     std::lock_guard lock(m_shared->mutex);
     ncclComm_t& comm = m_shared->comms[static_cast<size_t>(m_rank)];
     if (comm) {
-      ncclCommAbort(comm);
+      gpuRuntime().commAbort(comm);
       comm = nullptr;
     }
   }
@@ -134,35 +137,18 @@ class NcclCommunicator final : public Communicator {
     return late;
   }
 
-  template <typename Call>
-  void run(const char* what, Call&& call) {
-    NS_CHECK(m_device, "{}: the NCCL communicator of rank {} has no device attached (a bug)", deviceName(m_rank),
-             m_rank);
-    if (m_shared->aborted.load()) throwAborted();
-    m_shared->calls[static_cast<size_t>(m_rank)].fetch_add(1);
-    m_device->makeCurrent();
-    ncclComm_t comm = m_shared->comms[static_cast<size_t>(m_rank)];
-    const cudaStream_t commStream = m_device->commStream();
-    NS_CUDA_CHECK(cudaEventRecord(m_ready, m_device->stream()));
-    NS_CUDA_CHECK(cudaStreamWaitEvent(commStream, m_ready, 0));
-    const ncclResult_t queued = call(comm, commStream);
-    if (queued != ncclSuccess && queued != ncclInProgress) {
-      abort(format("NCCL {} failed: {} ({})", what, ncclGetErrorString(queued), ncclGetLastError(comm)));
-      throwAborted();
-    }
-    NS_CUDA_CHECK(cudaEventRecord(m_done, commStream));
-    const auto start = Clock::now();
+  // Polls until done() says true. Throws CommError (after aborting this rank's communicator) when
+  // NCCL reports an error, another rank aborted, or the wait passes the timeout, which names the
+  // late GPU and the collective.
+  template <typename Done>
+  void waitFor(ncclComm_t comm, const char* what, Clock::time_point start, Done&& done) {
+    GpuRuntime& runtime = gpuRuntime();
     for (int spins = 0;; ++spins) {
-      const cudaError_t state = cudaEventQuery(m_done);
-      if (state == cudaSuccess) break;
-      if (state != cudaErrorNotReady) {
-        abort(format("CUDA error {} while waiting for the NCCL {}", cudaGetErrorName(state), what));
-        throwAborted();
-      }
+      if (done()) return;
       ncclResult_t async = ncclSuccess;
-      ncclCommGetAsyncError(comm, &async);
+      runtime.commGetAsyncError(comm, &async);
       if (async != ncclSuccess && async != ncclInProgress) {
-        abort(format("NCCL {} failed: {}", what, ncclGetErrorString(async)));
+        abort(format("NCCL {} failed: {} ({})", what, runtime.ncclErrorString(async), runtime.ncclLastError(comm)));
         throwAborted();
       }
       if (m_shared->aborted.load()) throwAborted();
@@ -175,9 +161,58 @@ class NcclCommunicator final : public Communicator {
         throwAborted();
       }
       if (spins > 1000) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      else std::this_thread::yield();
+    }
+  }
+
+  // True when a non-blocking communicator has finished its last call.
+  static bool ready(ncclComm_t comm) {
+    ncclResult_t state = ncclInProgress;
+    return gpuRuntime().commGetAsyncError(comm, &state) == ncclSuccess && state == ncclSuccess;
+  }
+
+  template <typename Call>
+  void run(const char* what, Call&& call) {
+    NS_CHECK(m_device, "{}: the NCCL communicator of rank {} has no device attached (a bug)", deviceName(m_rank),
+             m_rank);
+    if (m_shared->aborted.load()) throwAborted();
+    m_shared->calls[static_cast<size_t>(m_rank)].fetch_add(1);
+    m_device->makeCurrent();
+    GpuRuntime& runtime = gpuRuntime();
+    ncclComm_t comm = m_shared->comms[static_cast<size_t>(m_rank)];
+    const cudaStream_t commStream = m_device->commStream();
+    const auto start = Clock::now();
+    NS_CUDA_CHECK(runtime.eventRecord(m_ready, m_device->stream()));
+    NS_CUDA_CHECK(runtime.streamWaitEvent(commStream, m_ready));
+    const ncclResult_t queued = call(comm, commStream);
+    if (queued != ncclSuccess && queued != ncclInProgress) {
+      abort(format("NCCL {} failed: {} ({})", what, runtime.ncclErrorString(queued), runtime.ncclLastError(comm)));
+      throwAborted();
+    }
+    // Note [NCCL collectives]: a non-blocking communicator may return ncclInProgress; the
+    // collective is on the stream only once the communicator reports ncclSuccess. The event
+    // must come after it, and NCCL takes no other call before then.
+    if (queued == ncclInProgress) waitFor(comm, what, start, [&] { return ready(comm); });
+    NS_CUDA_CHECK(runtime.eventRecord(m_done, commStream));
+    waitFor(comm, what, start, [&] {
+      const cudaError_t state = runtime.eventQuery(m_done);
+      if (state == cudaSuccess) return true;
+      if (state != cudaErrorNotReady) {
+        abort(format("CUDA error {} while waiting for the NCCL {}: {}", runtime.errorName(state), what,
+                     runtime.lastErrorDetail()));
+        throwAborted();
+      }
+      return false;
+    });
+    // A mismatch or a failed peer is reported asynchronously, after the stream has moved on.
+    ncclResult_t async = ncclSuccess;
+    runtime.commGetAsyncError(comm, &async);
+    if (async != ncclSuccess) {
+      abort(format("NCCL {} failed: {} ({})", what, runtime.ncclErrorString(async), runtime.ncclLastError(comm)));
+      throwAborted();
     }
     // The optimizer, queued next on the compute stream, reads the sums.
-    NS_CUDA_CHECK(cudaStreamWaitEvent(m_device->stream(), m_done, 0));
+    NS_CUDA_CHECK(runtime.streamWaitEvent(m_device->stream(), m_done));
   }
 
   std::shared_ptr<NcclGroup::Shared> m_shared;
@@ -209,17 +244,20 @@ NcclGroup::NcclGroup(const std::vector<std::string>& deviceIds, double timeoutSe
     m_shared->ordinals.push_back(ordinal);
   }
   m_shared->comms.assign(static_cast<size_t>(n), nullptr);
+  GpuRuntime& runtime = gpuRuntime();
   ncclUniqueId uid;
-  NS_NCCL_CHECK(ncclGetUniqueId(&uid));
+  NS_NCCL_CHECK(runtime.getUniqueId(&uid));
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
-  NS_NCCL_CHECK(ncclGroupStart());
+  NS_NCCL_CHECK(runtime.groupStart());
   for (int r = 0; r < n; ++r) {
-    NS_CUDA_CHECK(cudaSetDevice(m_shared->ordinals[static_cast<size_t>(r)]));
-    NS_NCCL_CHECK(ncclCommInitRankConfig(&m_shared->comms[static_cast<size_t>(r)], n, uid, r, &config));
+    NS_CUDA_CHECK(runtime.setDevice(m_shared->ordinals[static_cast<size_t>(r)]));
+    NS_NCCL_CHECK(runtime.commInitRank(&m_shared->comms[static_cast<size_t>(r)], n, uid, r, &config));
   }
-  NS_NCCL_CHECK(ncclGroupEnd());
-  for (int r = 0; r < n; ++r) waitReady(m_shared->comms[static_cast<size_t>(r)], deviceIds[static_cast<size_t>(r)]);
+  NS_NCCL_CHECK(runtime.groupEnd());
+  for (int r = 0; r < n; ++r)
+    waitReady(m_shared->comms[static_cast<size_t>(r)], format("NCCL start-up of {}", deviceIds[static_cast<size_t>(r)]),
+              timeoutSeconds);
   for (int r = 0; r < n; ++r) m_ranks.push_back(std::make_unique<NcclCommunicator>(m_shared, r));
 }
 
@@ -228,23 +266,26 @@ NcclGroup::~NcclGroup() {
   for (size_t r = 0; r < m_shared->comms.size(); ++r) {
     ncclComm_t comm = m_shared->comms[r];
     if (!comm) continue;
-    cudaSetDevice(m_shared->ordinals[r]);
+    GpuRuntime& runtime = gpuRuntime();
+    runtime.setDevice(m_shared->ordinals[r]);
     if (m_shared->aborted.load()) {
-      ncclCommAbort(comm);
+      runtime.commAbort(comm);
     } else {
       // Non-blocking: finalize may return ncclInProgress; wait (bounded) before destroying.
-      if (ncclCommFinalize(comm) == ncclInProgress) {
+      if (runtime.commFinalize(comm) == ncclInProgress) {
         ncclResult_t state = ncclInProgress;
         const auto start = Clock::now();
         while (state == ncclInProgress &&
-               std::chrono::duration<double>(Clock::now() - start).count() < m_shared->timeoutSeconds)
-          ncclCommGetAsyncError(comm, &state);
+               std::chrono::duration<double>(Clock::now() - start).count() < m_shared->timeoutSeconds) {
+          runtime.commGetAsyncError(comm, &state);
+          std::this_thread::sleep_for(std::chrono::microseconds(50));
+        }
         if (state != ncclSuccess) {
-          ncclCommAbort(comm);
+          runtime.commAbort(comm);
           continue;
         }
       }
-      ncclCommDestroy(comm);
+      runtime.commDestroy(comm);
     }
   }
 }

@@ -7,10 +7,21 @@
 
 namespace netsmith {
 
+Tensor Tensor::view(float* data, Shape shape) {
+  Tensor t;
+  t.m_size = numel(shape);
+  t.m_capacity = t.m_size;
+  t.m_shape = std::move(shape);
+  t.m_data = std::unique_ptr<float, Deleter>(data, Deleter{nullptr, 0, true});
+  return t;
+}
+
 void Tensor::resize(Shape shape) {
   for (int64_t d : shape) NS_CHECK(d >= 0, "tensor axis must be >= 0, got shape {}", shapeToString(shape));
   const int64_t n = numel(shape);
   if (n > m_capacity) {
+    NS_CHECK(!m_data.get_deleter().borrowed, "a tensor view of {} values cannot grow to shape {}", m_capacity,
+             shapeToString(shape));
     // 64-byte alignment: AVX-512 loads and oneDNN's preferred alignment.
     const size_t bytes = ((static_cast<size_t>(n) * sizeof(float) + 63) / 64) * 64;
     TensorAllocator* allocator = this->allocator();

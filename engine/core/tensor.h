@@ -30,7 +30,9 @@ namespace detail {
 struct TensorDeleter {
   TensorAllocator* allocator = nullptr;
   size_t bytes = 0;
+  bool borrowed = false;  // a view (Tensor::view): the memory belongs to someone else
   void operator()(float* p) const {
+    if (borrowed) return;
     if (allocator) allocator->deallocate(p, bytes);
     else std::free(p);
   }
@@ -44,6 +46,9 @@ class Tensor {
   // An empty tensor whose memory, once it has a shape, comes from `allocator` (null: host memory).
   explicit Tensor(TensorAllocator* allocator) : m_data(nullptr, Deleter{allocator, 0}) {}
   Tensor(Shape shape, TensorAllocator* allocator) : Tensor(allocator) { resize(std::move(shape)); }
+  // A tensor over memory it does not own (host memory behind a simulated GPU's pointer: Note
+  // [Simulated kernels]); it may be resized within its size, never beyond.
+  static Tensor view(float* data, Shape shape);
   Tensor(Tensor&&) noexcept = default;
   Tensor& operator=(Tensor&&) noexcept = default;
   Tensor(const Tensor&) = delete;

@@ -12,6 +12,13 @@
 
 namespace netsmith {
 
+#ifdef NETSMITH_HAVE_CUDA
+namespace cuda {
+// The simulated GPUs' entry points (engine/backend/cuda/sim/sim_nvml.cpp); starts the simulator.
+const nvml_abi::Api& simulatedNvmlApi();
+}  // namespace cuda
+#endif
+
 namespace {
 
 constexpr int64_t kBytesPerMb = 1024 * 1024;
@@ -61,6 +68,19 @@ struct Instance {
 Instance& processInstance() {
   static Instance* const state = [] {
     auto* s = new Instance;
+    if (const char* simulated = std::getenv("NETSMITH_SIMULATED_GPUS"); simulated && *simulated) {
+#ifdef NETSMITH_HAVE_CUDA
+      try {
+        s->nvml = Nvml::fromApi(cuda::simulatedNvmlApi(), nullptr, &s->error);
+      } catch (const Error& e) {
+        s->error = e.what();
+      }
+#else
+      s->error = "NETSMITH_SIMULATED_GPUS is set, but this build has no CUDA backend, which the simulated GPUs are "
+                 "part of: no GPU is listed";
+#endif
+      return s;
+    }
     s->nvml = Nvml::load("libnvidia-ml.so.1", &s->error);
     return s;
   }();
@@ -111,6 +131,8 @@ std::unique_ptr<Nvml> Nvml::load(const char* soname, std::string* error) {
   resolve(api.getPciInfoV2, "nvmlDeviceGetPciInfo_v2", false);
   resolve(api.getDriverVersion, "nvmlSystemGetDriverVersion", true);
   resolve(api.errorString, "nvmlErrorString", false);
+  resolve(api.getTemperature, "nvmlDeviceGetTemperature", false);
+  resolve(api.getPowerUsage, "nvmlDeviceGetPowerUsage", false);
   if (missing.empty() && api.getPciInfoV3 == nullptr && api.getPciInfoV2 == nullptr) {
     missing = "nvmlDeviceGetPciInfo_v3";
   }
@@ -206,6 +228,9 @@ std::optional<Nvml::Sample> Nvml::sample(int index) const {
   sample.utilization = static_cast<double>(utilization.gpu) / 100.0;
   sample.memoryUsedMb = static_cast<int64_t>(memory.used / kBytesPerMb);
   sample.memoryTotalMb = static_cast<int64_t>(memory.total / kBytesPerMb);
+  unsigned int value = 0;
+  if (m_api.getTemperature && m_api.getTemperature(handle, 0, &value) == nvml_abi::kSuccess) sample.temperatureC = value;
+  if (m_api.getPowerUsage && m_api.getPowerUsage(handle, &value) == nvml_abi::kSuccess) sample.powerW = value / 1000.0;
   return sample;
 }
 

@@ -57,6 +57,8 @@ struct Api {
   Return (*getPciInfoV2)(Device, PciInfo*) = nullptr;            // nvmlDeviceGetPciInfo_v2 (fallback)
   Return (*getDriverVersion)(char*, unsigned int) = nullptr;     // nvmlSystemGetDriverVersion
   const char* (*errorString)(Return) = nullptr;                  // nvmlErrorString (optional)
+  Return (*getTemperature)(Device, int, unsigned int*) = nullptr;  // nvmlDeviceGetTemperature, sensor 0 = GPU (optional)
+  Return (*getPowerUsage)(Device, unsigned int*) = nullptr;        // nvmlDeviceGetPowerUsage, milliwatts (optional)
 };
 }  // namespace nvml_abi
 
@@ -77,9 +79,12 @@ class Nvml {
     double utilization = 0;  // fraction 0..1 of the last driver sample period a kernel ran
     int64_t memoryUsedMb = 0;
     int64_t memoryTotalMb = 0;
+    std::optional<double> temperatureC;  // when the driver reports it (not every GPU does)
+    std::optional<double> powerW;
   };
 
   // The process-wide session, loaded from libnvidia-ml.so.1 on first use and kept until exit
+  // (with NETSMITH_SIMULATED_GPUS set: the simulated GPUs' NVML, Note [Simulated GPUs])
   // (never shut down, so a sampling thread can never race static destruction). Null when NVML is
   // unavailable; instanceError() then says why in a sentence a user can act on.
   static Nvml* instance();

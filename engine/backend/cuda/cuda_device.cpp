@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "engine/backend/cpu/cpu_device.h"
 #include "engine/backend/cuda/cuda_check.h"
 #include "engine/backend/cuda/cuda_launch.h"
 #include "engine/monitor/nvml.h"
@@ -26,10 +27,18 @@ const char* precisionName(Precision p) {
 
 int cudaDeviceCount(std::string* why) {
   int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
+  GpuRuntime* runtime = nullptr;
+  try {
+    runtime = &gpuRuntime();
+  } catch (const Error& e) {
+    if (why) *why = e.what();
+    return 0;
+  }
+  const cudaError_t status = runtime->getDeviceCount(&count);
   if (status != cudaSuccess) {
-    cudaGetLastError();
-    if (why) *why = format("the CUDA runtime reports {} ({})", cudaGetErrorName(status), cudaGetErrorString(status));
+    runtime->getLastError();
+    if (why)
+      *why = format("the CUDA runtime reports {} ({})", runtime->errorName(status), runtime->errorString(status));
     return 0;
   }
   if (count == 0 && why) *why = "the CUDA runtime sees no GPU";
@@ -52,33 +61,40 @@ CudaDeviceContext::CudaDeviceContext(std::string id, CudaOptions options)
   NS_CHECK(count > 0, "{} cannot be used: {}; check the NVIDIA driver (nvidia-smi) or train on cpu:0", m_id, why);
   NS_CHECK(m_ordinal < count, "{} does not exist: the CUDA runtime sees {} GPU(s), cuda:0 to cuda:{}", m_id, count,
            count - 1);
+  GpuRuntime& runtime = gpuRuntime();
   makeCurrent();
-  NS_CUDA_CHECK(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
-  NS_CUDA_CHECK(cudaStreamCreateWithFlags(&m_commStream, cudaStreamNonBlocking));
-  NS_CUDNN_CHECK(cudnnCreate(&m_cudnn));
-  NS_CUDNN_CHECK(cudnnSetStream(m_cudnn, m_stream));
-  NS_CUBLAS_CHECK(cublasCreate(&m_cublas));
-  NS_CUBLAS_CHECK(cublasSetStream(m_cublas, m_stream));
-  // Float: IEEE float32 products (no TF32), so results match the CPU kernels (Note [Precision]).
-  NS_CUBLAS_CHECK(cublasSetMathMode(m_cublas, options.precision == Precision::Float ? CUBLAS_PEDANTIC_MATH
-                                                                                     : CUBLAS_DEFAULT_MATH));
-  // NVML numbers GPUs by PCI bus; CUDA may not (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER).
+  NS_CUDA_CHECK(runtime.streamCreate(&m_stream));
+  NS_CUDA_CHECK(runtime.streamCreate(&m_commStream));
+  if (runtime.simulated()) {
+    // Note [Simulated kernels]: the CPU kernels, on the compute stream's thread.
+    m_hostKernels = std::make_unique<CpuDeviceContext>(m_id + " (CPU kernels)", 1);
+  } else {
+    NS_CUDNN_CHECK(cudnnCreate(&m_cudnn));
+    NS_CUDNN_CHECK(cudnnSetStream(m_cudnn, m_stream));
+    NS_CUBLAS_CHECK(cublasCreate(&m_cublas));
+    NS_CUBLAS_CHECK(cublasSetStream(m_cublas, m_stream));
+    // Float: IEEE float32 products (no TF32), so results match the CPU kernels (Note [Precision]).
+    NS_CUBLAS_CHECK(cublasSetMathMode(m_cublas, options.precision == Precision::Float ? CUBLAS_PEDANTIC_MATH
+                                                                                       : CUBLAS_DEFAULT_MATH));
+  }
+  // NVML numbers GPUs by PCI bus; match ours by bus id, never by ordinal (Note [GPU numbering]).
   if (Nvml* nvml = Nvml::instance()) {
     char bus[32] = {};
-    if (cudaDeviceGetPCIBusId(bus, sizeof bus, m_ordinal) == cudaSuccess) m_nvmlIndex = nvml->indexOfPciBusId(bus);
+    if (runtime.deviceGetPCIBusId(bus, sizeof bus, m_ordinal) == cudaSuccess) m_nvmlIndex = nvml->indexOfPciBusId(bus);
   }
   m_lastSample = std::chrono::steady_clock::now();
 }
 
 CudaDeviceContext::~CudaDeviceContext() {
-  cudaSetDevice(m_ordinal);
-  if (m_stream) cudaStreamSynchronize(m_stream);
-  if (m_commStream) cudaStreamSynchronize(m_commStream);
+  GpuRuntime& runtime = gpuRuntime();
+  runtime.setDevice(m_ordinal);
+  if (m_stream) runtime.streamSynchronize(m_stream);
+  if (m_commStream) runtime.streamSynchronize(m_commStream);
   m_workspace = Tensor();
   if (m_cublas) cublasDestroy(m_cublas);
   if (m_cudnn) cudnnDestroy(m_cudnn);
-  if (m_commStream) cudaStreamDestroy(m_commStream);
-  if (m_stream) cudaStreamDestroy(m_stream);
+  if (m_commStream) runtime.streamDestroy(m_commStream);
+  if (m_stream) runtime.streamDestroy(m_stream);
 }
 
 const std::string& CudaDeviceContext::backend() const {
@@ -86,11 +102,18 @@ const std::string& CudaDeviceContext::backend() const {
   return kCuda;
 }
 
-void CudaDeviceContext::makeCurrent() const { NS_CUDA_CHECK(cudaSetDevice(m_ordinal)); }
+void CudaDeviceContext::makeCurrent() const { NS_CUDA_CHECK(gpuRuntime().setDevice(m_ordinal)); }
 
 void CudaDeviceContext::synchronize() {
   makeCurrent();
-  NS_CUDA_CHECK(cudaStreamSynchronize(m_stream));
+  NS_CUDA_CHECK(gpuRuntime().streamSynchronize(m_stream));
+}
+
+std::optional<CudaDeviceContext::Figures> CudaDeviceContext::figures() const {
+  if (m_nvmlIndex < 0) return std::nullopt;
+  const auto s = Nvml::instance()->sample(m_nvmlIndex);
+  if (!s) return std::nullopt;
+  return Figures{s->utilization, s->memoryUsedMb, s->temperatureC, s->powerW};
 }
 
 double CudaDeviceContext::busySeconds() const {
@@ -105,24 +128,39 @@ double CudaDeviceContext::busySeconds() const {
 void CudaDeviceContext::upload(float* dst, const float* src, int64_t n) {
   if (n <= 0) return;
   makeCurrent();
-  NS_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * sizeof(float), cudaMemcpyHostToDevice, m_stream));
+  NS_CUDA_CHECK(gpuRuntime().memcpyAsync(dst, src, static_cast<size_t>(n) * sizeof(float), cudaMemcpyHostToDevice,
+                                         m_stream));
 }
 
 void CudaDeviceContext::download(float* dst, const float* src, int64_t n) {
   if (n <= 0) return;
   makeCurrent();
-  NS_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * sizeof(float), cudaMemcpyDeviceToHost, m_stream));
-  NS_CUDA_CHECK(cudaStreamSynchronize(m_stream));
+  NS_CUDA_CHECK(gpuRuntime().memcpyAsync(dst, src, static_cast<size_t>(n) * sizeof(float), cudaMemcpyDeviceToHost,
+                                         m_stream));
+  NS_CUDA_CHECK(gpuRuntime().streamSynchronize(m_stream));
 }
 
 void CudaDeviceContext::copy(float* dst, const float* src, int64_t n) {
   if (n <= 0 || dst == src) return;
-  NS_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice, m_stream));
+  makeCurrent();
+  NS_CUDA_CHECK(gpuRuntime().memcpyAsync(dst, src, static_cast<size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice,
+                                         m_stream));
 }
 
-void CudaDeviceContext::fill(float* dst, int64_t n, float value) { launchFill(dst, n, value, m_stream); }
-void CudaDeviceContext::accumulate(float* acc, const float* x, int64_t n) { launchAccumulate(acc, x, n, m_stream); }
-void CudaDeviceContext::scale(float* dst, const float* src, int64_t n, float s) { launchScale(dst, src, n, s, m_stream); }
+// The element-wise work may be queued by the thread that owns the worker or by its gradient
+// reducer's thread, besides the worker's own: each binds itself to the device first.
+void CudaDeviceContext::fill(float* dst, int64_t n, float value) {
+  makeCurrent();
+  launchFill(dst, n, value, m_stream);
+}
+void CudaDeviceContext::accumulate(float* acc, const float* x, int64_t n) {
+  makeCurrent();
+  launchAccumulate(acc, x, n, m_stream);
+}
+void CudaDeviceContext::scale(float* dst, const float* src, int64_t n, float s) {
+  makeCurrent();
+  launchScale(dst, src, n, s, m_stream);
+}
 
 void* CudaDeviceContext::workspace(size_t bytes) {
   const auto floats = static_cast<int64_t>((bytes + sizeof(float) - 1) / sizeof(float));

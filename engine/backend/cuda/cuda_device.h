@@ -12,6 +12,8 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
+#include <optional>
+
 #include <chrono>
 #include <memory>
 #include <string>
@@ -64,8 +66,20 @@ class CudaDeviceContext final : public DeviceContext {
   const CudaOptions& options() const { return m_options; }
   cudaStream_t stream() const { return m_stream; }
   cudaStream_t commStream() const { return m_commStream; }
+  // Null on a simulated GPU, whose kernels are the CPU backend's (Note [Simulated kernels]).
   cudnnHandle_t cudnn() const { return m_cudnn; }
   cublasHandle_t cublas() const { return m_cublas; }
+  // A simulated GPU's CPU kernel context (one OpenMP thread, used on the compute stream's thread);
+  // null on a real GPU.
+  DeviceContext* hostKernelContext() { return m_hostKernels.get(); }
+  // The GPU's current NVML figures (utilization, memory, temperature, power); nullopt without
+  // NVML or when the GPU is not matched by PCI bus id.
+  struct Figures {
+    double utilization = 0;
+    int64_t memoryUsedMb = 0;
+    std::optional<double> temperatureC, powerW;
+  };
+  std::optional<Figures> figures() const;
   DevicePool& pool() { return m_pool; }
   // A scratch buffer of at least `bytes` on the device, valid until the next call (cuDNN
   // workspaces); grows, never shrinks. Compute stream only.
@@ -84,6 +98,7 @@ class CudaDeviceContext final : public DeviceContext {
   DevicePool m_pool;
   PinnedAllocator m_pinned;
   Tensor m_workspace;
+  std::unique_ptr<DeviceContext> m_hostKernels;
   int m_nvmlIndex = -1;
   mutable double m_busy = 0;
   mutable std::chrono::steady_clock::time_point m_lastSample;

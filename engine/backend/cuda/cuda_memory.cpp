@@ -1,15 +1,15 @@
 #include "engine/backend/cuda/cuda_memory.h"
 
-#include <cuda_runtime.h>
 
 #include "engine/backend/cuda/cuda_check.h"
 
 namespace netsmith::cuda {
 
 DevicePool::~DevicePool() {
-  cudaSetDevice(m_ordinal);
-  cudaDeviceSynchronize();
-  for (auto& [size, p] : m_free) cudaFree(p);
+  GpuRuntime& runtime = gpuRuntime();
+  runtime.setDevice(m_ordinal);
+  runtime.deviceSynchronize();
+  for (auto& [size, p] : m_free) runtime.free(p);
 }
 
 float* DevicePool::allocate(size_t bytes) {
@@ -27,18 +27,19 @@ float* DevicePool::allocate(size_t bytes) {
       return static_cast<float*>(p);
     }
   }
-  NS_CUDA_CHECK(cudaSetDevice(m_ordinal));
+  GpuRuntime& runtime = gpuRuntime();
+  NS_CUDA_CHECK(runtime.setDevice(m_ordinal));
   void* p = nullptr;
-  cudaError_t status = cudaMalloc(&p, want);
+  cudaError_t status = runtime.malloc(&p, want);
   if (status == cudaErrorMemoryAllocation) {
-    cudaGetLastError();  // clear the sticky-free error state of the failed call
+    runtime.getLastError();  // clear the error state of the failed call
     releaseCached();
-    status = cudaMalloc(&p, want);
+    status = runtime.malloc(&p, want);
   }
   if (status != cudaSuccess) {
     size_t freeBytes = 0, total = 0;
-    cudaGetLastError();
-    cudaMemGetInfo(&freeBytes, &total);
+    runtime.getLastError();
+    runtime.memGetInfo(&freeBytes, &total);
     NS_THROW("cuda:{} is out of memory: {} MiB requested, {} MiB free of {} MiB ({} MiB held by this worker): lower "
              "config.batch_size or use a smaller network",
              m_ordinal, want >> 20, freeBytes >> 20, total >> 20, bytesInUse() >> 20);
@@ -71,22 +72,23 @@ size_t DevicePool::bytesCached() const {
 }
 
 void DevicePool::releaseCached() {
-  cudaSetDevice(m_ordinal);
-  cudaDeviceSynchronize();
+  GpuRuntime& runtime = gpuRuntime();
+  runtime.setDevice(m_ordinal);
+  runtime.deviceSynchronize();
   std::lock_guard lock(m_mutex);
-  for (auto& [size, p] : m_free) cudaFree(p);
+  for (auto& [size, p] : m_free) runtime.free(p);
   m_free.clear();
   m_cached = 0;
 }
 
 float* PinnedAllocator::allocate(size_t bytes) {
   void* p = nullptr;
-  NS_CUDA_CHECK(cudaHostAlloc(&p, bytes, cudaHostAllocPortable));
+  NS_CUDA_CHECK(gpuRuntime().hostAlloc(&p, bytes));
   return static_cast<float*>(p);
 }
 
 void PinnedAllocator::deallocate(float* p, size_t) noexcept {
-  if (p) cudaFreeHost(p);
+  if (p) gpuRuntime().freeHost(p);
 }
 
 const char* cublasStatusName(cublasStatus_t status) {

@@ -20,6 +20,7 @@
 #include "engine/backend/cuda/cuda_device.h"
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_solver.h"
+#include "engine/backend/cuda/solver_update.h"
 
 namespace netsmith::cuda {
 namespace {
@@ -27,70 +28,35 @@ namespace {
 constexpr int64_t kChunk = 65536;
 constexpr int kGrowthInterval = 2000;
 
-struct Chunk {
-  float* w;
-  const float* g;
-  float* s0;
-  float* s1;
-  int64_t n;
-};
-
-enum class Kind { Sgd, Momentum, Nesterov, Adagrad, RmsProp, Adam, AdamW };
-
-struct StepScalars {
-  float lr, wd, mu, onePlusMu, eps, rho, oneMinusRho, b1, b2, oneMinusB1, oneMinusB2, alphaT, etaWd;
-};
+using solver::Chunk;
+using solver::Kind;
+using solver::StepScalars;
 
 template <Kind K, bool kL2>
 __global__ void solverKernel(const Chunk* chunks, StepScalars s) {
   const Chunk c = chunks[blockIdx.x];
-  for (int64_t i = threadIdx.x; i < c.n; i += blockDim.x) {
-    float w = c.w[i];
-    float g = c.g[i];
-    if (kL2) g = g + s.wd * w;
-    if constexpr (K == Kind::Sgd) {
-      w -= s.lr * g;
-    } else if constexpr (K == Kind::Momentum) {
-      const float v = s.mu * c.s0[i] + s.lr * g;
-      c.s0[i] = v;
-      w -= v;
-    } else if constexpr (K == Kind::Nesterov) {
-      const float prev = c.s0[i];
-      const float v = s.mu * prev - s.lr * g;
-      c.s0[i] = v;
-      w += -s.mu * prev + s.onePlusMu * v;
-    } else if constexpr (K == Kind::Adagrad) {
-      const float acc = c.s0[i] + g * g;
-      c.s0[i] = acc;
-      w -= s.lr * g / (sqrtf(acc) + s.eps);
-    } else if constexpr (K == Kind::RmsProp) {
-      const float v = c.s0[i] * s.rho + g * g * s.oneMinusRho;
-      c.s0[i] = v;
-      w -= s.lr / (sqrtf(v) + s.eps) * g;
-    } else {
-      const float m = s.b1 * c.s0[i] + s.oneMinusB1 * g;
-      const float v = s.b2 * c.s1[i] + s.oneMinusB2 * g * g;
-      c.s0[i] = m;
-      c.s1[i] = v;
-      float next = w - s.alphaT * m / (sqrtf(v) + s.eps);
-      if constexpr (K == Kind::AdamW) next -= s.etaWd * w;
-      w = next;
-    }
-    c.w[i] = w;
-  }
+  for (int64_t i = threadIdx.x; i < c.n; i += blockDim.x) solver::update<K, kL2>(c, i, s);
 }
 
 // g ← g / scale, in place over every chunk; *overflow = 1 if any result is not finite.
 __global__ void unscaleKernel(const Chunk* chunks, float inverseScale, int* overflow) {
   const Chunk c = chunks[blockIdx.x];
-  float* g = const_cast<float*>(c.g);
   bool bad = false;
-  for (int64_t i = threadIdx.x; i < c.n; i += blockDim.x) {
-    const float v = g[i] * inverseScale;
-    g[i] = v;
-    bad = bad || !isfinite(v);
-  }
+  for (int64_t i = threadIdx.x; i < c.n; i += blockDim.x) bad = !solver::unscale(c, i, inverseScale) || bad;
   if (__syncthreads_or(bad) && threadIdx.x == 0) *overflow = 1;
+}
+
+// The simulated GPUs' launch of the two kernels above: the chunk table is read from device
+// memory as the GPU would, and every pointer in it is checked (a table read before its upload
+// has run holds NaN bytes, which no allocation contains: Note [Simulated device memory]).
+template <typename PerChunk>
+void forEachChunk(DeviceMemoryAccess& m, const Chunk* table, unsigned blocks, PerChunk&& perChunk) {
+  const Chunk* host = m.at(table, blocks);
+  for (unsigned b = 0; b < blocks; ++b) {
+    const Chunk& d = host[b];
+    const Chunk c{m.at(d.w, d.n), m.at(d.g, d.n), m.at(d.s0, d.n), m.at(d.s1, d.n), d.n};
+    perChunk(c);
+  }
 }
 
 class CudaSolver final : public DeviceSolver {
@@ -116,11 +82,16 @@ class CudaSolver final : public DeviceSolver {
     m_steps = config.steps();
     if (device.options().precision == Precision::Half) m_lossScale = 65536.0f;
     device.makeCurrent();
-    NS_CUDA_CHECK(cudaMalloc(&m_overflow, sizeof(int)));
+    NS_CUDA_CHECK(gpuRuntime().malloc(reinterpret_cast<void**>(&m_overflow), sizeof(int)));
+    NS_CUDA_CHECK(gpuRuntime().hostAlloc(reinterpret_cast<void**>(&m_overflowHost), sizeof(int)));
   }
   ~CudaSolver() override {
-    if (m_table) cudaFree(m_table);
-    if (m_overflow) cudaFree(m_overflow);
+    GpuRuntime& runtime = gpuRuntime();
+    runtime.setDevice(m_device.ordinal());
+    runtime.streamSynchronize(m_device.stream());
+    if (m_table) runtime.free(m_table);
+    if (m_overflow) runtime.free(m_overflow);
+    if (m_overflowHost) runtime.freeHost(m_overflowHost);
   }
 
   float lossScale() const override { return m_lossScale; }
@@ -136,13 +107,27 @@ class CudaSolver final : public DeviceSolver {
     const cudaStream_t stream = m_device.stream();
     const unsigned blocks = static_cast<unsigned>(m_chunks.size());
     if (m_lossScale != 1.0f) {
-      NS_CUDA_CHECK(cudaMemsetAsync(m_overflow, 0, sizeof(int), stream));
-      unscaleKernel<<<blocks, kThreads, 0, stream>>>(m_table, 1.0f / m_lossScale, m_overflow);
-      NS_CUDA_CHECK_LAUNCH();
-      int overflow = 0;
-      NS_CUDA_CHECK(cudaMemcpyAsync(&overflow, m_overflow, sizeof(int), cudaMemcpyDeviceToHost, stream));
-      NS_CUDA_CHECK(cudaStreamSynchronize(stream));
-      if (overflow) {
+      GpuRuntime& runtime = gpuRuntime();
+      m_device.makeCurrent();
+      NS_CUDA_CHECK(runtime.memsetAsync(m_overflow, 0, sizeof(int), stream));
+      const float inverse = 1.0f / m_lossScale;
+      if (runtime.simulated()) {
+        int* flag = m_overflow;
+        const Chunk* table = m_table;
+        NS_CUDA_CHECK(runtime.launchHost(stream, "unscale", [=](DeviceMemoryAccess& m) {
+          bool bad = false;
+          forEachChunk(m, table, blocks, [&](const Chunk& c) {
+            for (int64_t i = 0; i < c.n; ++i) bad = !solver::unscale(c, i, inverse) || bad;
+          });
+          if (bad) *m.at(flag, 1) = 1;
+        }));
+      } else {
+        unscaleKernel<<<blocks, kThreads, 0, stream>>>(m_table, inverse, m_overflow);
+        NS_CUDA_CHECK_LAUNCH();
+      }
+      NS_CUDA_CHECK(runtime.memcpyAsync(m_overflowHost, m_overflow, sizeof(int), cudaMemcpyDeviceToHost, stream));
+      NS_CUDA_CHECK(runtime.streamSynchronize(stream));
+      if (*m_overflowHost) {
         m_lossScale = std::max(1.0f, m_lossScale * 0.5f);
         m_goodSteps = 0;
         ++m_skipped;
@@ -249,18 +234,32 @@ class CudaSolver final : public DeviceSolver {
         m_chunks.push_back({slot.value->data() + begin, slot.grad->data() + begin, s[0] ? s[0] + begin : nullptr,
                             s[1] ? s[1] + begin : nullptr, std::min(kChunk, n - begin)});
     }
-    if (m_table) NS_CUDA_CHECK(cudaStreamSynchronize(m_device.stream()));  // the old table may be in use
-    if (m_table) cudaFree(m_table);
+    GpuRuntime& runtime = gpuRuntime();
+    m_device.makeCurrent();
+    if (m_table) NS_CUDA_CHECK(runtime.streamSynchronize(m_device.stream()));  // the old table may be in use
+    if (m_table) NS_CUDA_CHECK(runtime.free(m_table));
     m_table = nullptr;
     if (!m_chunks.empty()) {
-      NS_CUDA_CHECK(cudaMalloc(&m_table, m_chunks.size() * sizeof(Chunk)));
-      NS_CUDA_CHECK(cudaMemcpy(m_table, m_chunks.data(), m_chunks.size() * sizeof(Chunk), cudaMemcpyHostToDevice));
+      NS_CUDA_CHECK(runtime.malloc(reinterpret_cast<void**>(&m_table), m_chunks.size() * sizeof(Chunk)));
+      // On the compute stream, where the kernels that read the table are queued: a cudaMemcpy on
+      // the legacy default stream is not ordered before them (the streams are non-blocking), and
+      // from pageable memory it may return before its copy has run.
+      NS_CUDA_CHECK(runtime.memcpyAsync(m_table, m_chunks.data(), m_chunks.size() * sizeof(Chunk),
+                                        cudaMemcpyHostToDevice, m_device.stream()));
     }
     m_tablePointers = std::move(pointers);
   }
 
   void launch(unsigned blocks, const StepScalars& s, bool l2) {
     const cudaStream_t st = m_device.stream();
+    if (GpuRuntime& runtime = gpuRuntime(); runtime.simulated()) {
+      const Chunk* table = m_table;
+      const Kind kind = m_kind;
+      NS_CUDA_CHECK(runtime.launchHost(st, "solver step", [=](DeviceMemoryAccess& m) {
+        forEachChunk(m, table, blocks, [&](const Chunk& c) { hostUpdate(kind, l2, c, s); });
+      }));
+      return;
+    }
 #define NS_SOLVER_CASE(K)                                                                   \
   case K:                                                                                   \
     if (l2) solverKernel<K, true><<<blocks, kThreads, 0, st>>>(m_table, s);                 \
@@ -279,6 +278,24 @@ class CudaSolver final : public DeviceSolver {
     NS_CUDA_CHECK_LAUNCH();
   }
 
+  static void hostUpdate(Kind kind, bool l2, const Chunk& c, const StepScalars& s) {
+#define NS_SOLVER_HOST_CASE(K)                                              \
+  case K:                                                                   \
+    if (l2) for (int64_t i = 0; i < c.n; ++i) solver::update<K, true>(c, i, s);  \
+    else for (int64_t i = 0; i < c.n; ++i) solver::update<K, false>(c, i, s);    \
+    break;
+    switch (kind) {
+      NS_SOLVER_HOST_CASE(Kind::Sgd)
+      NS_SOLVER_HOST_CASE(Kind::Momentum)
+      NS_SOLVER_HOST_CASE(Kind::Nesterov)
+      NS_SOLVER_HOST_CASE(Kind::Adagrad)
+      NS_SOLVER_HOST_CASE(Kind::RmsProp)
+      NS_SOLVER_HOST_CASE(Kind::Adam)
+      NS_SOLVER_HOST_CASE(Kind::AdamW)
+    }
+#undef NS_SOLVER_HOST_CASE
+  }
+
   CudaDeviceContext& m_device;
   std::string m_solver;
   std::vector<std::string> m_buffers;
@@ -290,6 +307,7 @@ class CudaSolver final : public DeviceSolver {
   std::vector<const void*> m_tablePointers;
   Chunk* m_table = nullptr;
   int* m_overflow = nullptr;
+  int* m_overflowHost = nullptr;  // pinned: the flag's asynchronous copy lands here
   float m_lossScale = 1.0f;
   int m_goodSteps = 0;
   int64_t m_skipped = 0;

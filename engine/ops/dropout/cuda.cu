@@ -47,7 +47,7 @@ class DropoutKernel final : public Kernel {
     const int64_t* ids = nullptr;
     if (call.random.sampleIds) {
       m_ids.resize({2 * batch});  // int64 ids in float-sized storage
-      NS_CUDA_CHECK(cudaMemcpyAsync(m_ids.data(), call.random.sampleIds, static_cast<size_t>(batch) * sizeof(int64_t),
+      NS_CUDA_CHECK(gpuRuntime().memcpyAsync(m_ids.data(), call.random.sampleIds, static_cast<size_t>(batch) * sizeof(int64_t),
                                     cudaMemcpyHostToDevice, c.stream()));
       ids = reinterpret_cast<const int64_t*>(m_ids.data());
     }

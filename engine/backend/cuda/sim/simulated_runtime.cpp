@@ -1,0 +1,533 @@
+// Note [Simulated GPUs]
+// NETSMITH_SIMULATED_GPUS=N (1 to 8) gives the CUDA backend N simulated GPUs instead of the
+// driver's, so its host code — device memory, copies, streams, events, NCCL, the solver, the
+// trainer's choreography, NVML — runs and is tested on machines without a GPU (DESIGN.md §9).
+// The simulator is faithful where multi-GPU bugs hide, and strict where a GPU is undefined:
+// - Streams are asynchronous: each is a queue run by its own host thread, in order; events are
+//   recorded and waited for in stream order (cudaStreamWaitEvent waits for the recording made
+//   before the call, as CUDA does). NETSMITH_SIMULATED_GPU_JITTER=1 delays every operation by a
+//   random amount (NETSMITH_SIMULATED_GPU_SEED fixes the draw), so code that relies on an order
+//   nothing enforces sees changing interleavings and fails instead of passing by luck.
+// - Copies follow CUDA's rules on host memory: from pageable memory the source is read at the
+//   call; to pageable memory the call returns when the copy has run; to and from pinned memory
+//   (cudaHostAlloc) the copy happens when the stream reaches it, and a pinned destination holds
+//   NaN until then, so the host reading it early sees garbage, not yesterday's value. cudaMemcpy
+//   runs on the legacy default stream, which non-blocking streams do not wait for; a pageable
+//   host-to-device cudaMemcpy returns before its copy has run, as CUDA allows.
+// - Device memory is checked (Note [Simulated device memory]); a kernel or copy that touches
+//   memory it must not sets the device's sticky error, which every later call on the device
+//   returns (cudaErrorIllegalAddress) with the sentence that says what happened.
+// - Kernels run on the stream's thread (Note [Simulated kernels]); a launch on a stream of a
+//   device other than the calling thread's current one is cudaErrorInvalidResourceHandle, as a
+//   launch into another device's stream is on a GPU.
+// - The runtime numbers devices in PCI bus order when CUDA_DEVICE_ORDER=PCI_BUS_ID was set when
+//   it started, and otherwise in a "fastest first" order that differs from it (the reverse), so
+//   code that assumes cuda:N is nvidia-smi's N without setting it is caught (Note [GPU numbering]).
+// - NCCL: Note [Simulated NCCL]; NVML: sim_nvml.cpp.
+// Simulated GPUs compute with the CPU backend's kernels, in float32 whatever config.precision
+// says: cuDNN and cuBLAS cannot be simulated. Speed figures of simulated GPUs mean nothing.
+#include "engine/backend/cuda/sim/simulated_runtime.h"
+
+#include <chrono>
+#include <cstring>
+
+#include "engine/core/error.h"
+
+namespace netsmith::cuda::sim {
+namespace {
+
+thread_local int t_current = 0;
+thread_local cudaError_t t_lastError = cudaSuccess;
+
+const char* kindName(cudaMemcpyKind kind) {
+  switch (kind) {
+    case cudaMemcpyHostToHost: return "HostToHost";
+    case cudaMemcpyHostToDevice: return "HostToDevice";
+    case cudaMemcpyDeviceToHost: return "DeviceToHost";
+    case cudaMemcpyDeviceToDevice: return "DeviceToDevice";
+    default: return "Default";
+  }
+}
+
+// A stream's view of device memory for a kernel: only the stream's own GPU.
+class StreamMemory final : public DeviceMemoryAccess {
+ public:
+  StreamMemory(SimulatedRuntime& runtime, Device& device, const std::string& kernel)
+      : m_runtime(runtime), m_device(device), m_kernel(kernel) {}
+  void* hostAddress(const void* p, size_t bytes) override {
+    if (!m_device.memory->inRange(p)) {
+      Device* other = m_runtime.deviceOf(p);
+      if (other) throw Fault(format("{} is memory of cuda:{}, not of this stream's cuda:{}", p, other->ordinal, m_device.ordinal));
+      throw Fault(format("{} is not device memory (a host pointer given to a kernel?)", p));
+    }
+    return m_device.memory->translate(p, bytes, m_kernel);
+  }
+
+ private:
+  SimulatedRuntime& m_runtime;
+  Device& m_device;
+  const std::string& m_kernel;
+};
+
+}  // namespace
+
+SimulatedRuntime::SimulatedRuntime(const SimulatorOptions& options)
+    : m_options(options),
+      m_nccl(*this, options.jitter,
+             options.seed ? options.seed : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())) {
+  if (m_options.seed == 0) m_options.seed = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  const int n = options.devices;
+  m_ordinalToPci.resize(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) m_ordinalToPci[static_cast<size_t>(i)] = options.pciOrder ? i : n - 1 - i;
+  std::vector<int> pciToOrdinal(static_cast<size_t>(n));
+  for (int o = 0; o < n; ++o) pciToOrdinal[static_cast<size_t>(m_ordinalToPci[static_cast<size_t>(o)])] = o;
+  for (int i = 0; i < n; ++i) {
+    auto d = std::make_unique<Device>();
+    d->index = i;
+    d->ordinal = pciToOrdinal[static_cast<size_t>(i)];
+    d->busId = format("00000000:{}:00.0", std::string(1, "123456789ABCDEF"[(i / 2) % 15]) + (i % 2 ? "8" : "0"));
+    d->name = "Netsmith simulated GPU";
+    d->memory = std::make_unique<DeviceMemory>(d->ordinal, static_cast<size_t>(options.memoryMb) << 20);
+    m_devices.push_back(std::move(d));
+  }
+}
+
+SimulatedRuntime::~SimulatedRuntime() = default;
+
+std::string SimulatedRuntime::description() const {
+  return format("{} simulated GPU{} (CPU kernels{})", m_devices.size(), m_devices.size() == 1 ? "" : "s",
+                m_options.jitter ? ", jitter on" : "");
+}
+
+std::string SimulatedRuntime::lastErrorDetail() { return threadErrorDetail(); }
+
+cudaError_t SimulatedRuntime::fail(cudaError_t status, std::string detail) {
+  threadErrorDetail() = std::move(detail);
+  t_lastError = status;
+  return status;
+}
+
+int SimulatedRuntime::currentOrdinal() const { return t_current; }
+
+Device* SimulatedRuntime::deviceByOrdinal(int ordinal) {
+  if (ordinal < 0 || ordinal >= deviceCount()) return nullptr;
+  return m_devices[static_cast<size_t>(m_ordinalToPci[static_cast<size_t>(ordinal)])].get();
+}
+
+Device* SimulatedRuntime::deviceOf(const void* p) {
+  for (auto& d : m_devices)
+    if (d->memory->inRange(p)) return d.get();
+  return nullptr;
+}
+
+uint64_t SimulatedRuntime::nextStreamSeed() {
+  std::lock_guard lock(m_mutex);
+  return m_options.seed * 0x9E3779B97F4A7C15ULL + ++m_streamCount;
+}
+
+cudaError_t SimulatedRuntime::checkDevice(Device& device) {
+  if (!device.faulted.load()) return cudaSuccess;
+  return fail(cudaErrorIllegalAddress, format("cuda:{} has a sticky error from earlier work: {}", device.ordinal,
+                                              device.faultMessage()));
+}
+
+Stream* SimulatedRuntime::stream(cudaStream_t handle, const char* call) {
+  std::lock_guard lock(m_mutex);
+  if (!handle) {
+    fail(cudaErrorInvalidResourceHandle,
+         format("{}: the legacy default stream (0) was given; the backend queues work on its own streams", call));
+    return nullptr;
+  }
+  if (!m_streams.count(static_cast<void*>(handle))) {
+    fail(cudaErrorInvalidResourceHandle, format("{}: {} is not a live stream (destroyed?)", call, static_cast<void*>(handle)));
+    return nullptr;
+  }
+  return reinterpret_cast<Stream*>(handle);
+}
+
+cudaError_t SimulatedRuntime::getDeviceCount(int* count) {
+  *count = deviceCount();
+  return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::setDevice(int ordinal) {
+  if (!deviceByOrdinal(ordinal))
+    return fail(cudaErrorInvalidDevice, format("cudaSetDevice({}): there are {} simulated GPUs", ordinal, deviceCount()));
+  t_current = ordinal;
+  return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::deviceGetPCIBusId(char* busId, int length, int ordinal) {
+  Device* d = deviceByOrdinal(ordinal);
+  if (!d) return fail(cudaErrorInvalidDevice, format("cudaDeviceGetPCIBusId: no device {}", ordinal));
+  if (length < 13) return fail(cudaErrorInvalidValue, "cudaDeviceGetPCIBusId: buffer too short");
+  // CUDA writes the short domain form, "0000:18:00.0"; NVML the long one.
+  std::snprintf(busId, static_cast<size_t>(length), "%s", d->busId.substr(4).c_str());
+  return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::memGetInfo(size_t* freeBytes, size_t* totalBytes) {
+  Device& d = *deviceByOrdinal(t_current);
+  *totalBytes = d.memory->capacity();
+  *freeBytes = d.memory->capacity() - d.memory->used();
+  return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::malloc(void** pointer, size_t bytes) {
+  Device& d = *deviceByOrdinal(t_current);
+  if (const cudaError_t e = checkDevice(d); e != cudaSuccess) return e;
+  std::string why;
+  *pointer = d.memory->allocate(bytes, &why);
+  if (!*pointer) return fail(cudaErrorMemoryAllocation, why);
+  return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::free(void* pointer) {
+  if (!pointer) return cudaSuccess;
+  Device* d = deviceOf(pointer);
+  if (!d) return fail(cudaErrorInvalidValue, format("cudaFree({}): not device memory", pointer));
+  // cudaFree waits for the device: nothing queued may still use the block.
+  std::set<void*> streams;
+  {
+    std::lock_guard lock(m_mutex);
+    streams = m_streams;
+  }
+  for (void* s : streams) {
+    auto* st = reinterpret_cast<Stream*>(s);
+    if (&st->device() == d) st->waitFor(st->lastTicket());
+  }
+  std::string why;
+  if (!d->memory->release(pointer, &why)) return fail(cudaErrorInvalidValue, "cudaFree: " + why);
+  return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::hostAlloc(void** pointer, size_t bytes) {
+  *pointer = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+  if (!*pointer) return fail(cudaErrorMemoryAllocation, format("cudaHostAlloc: {} bytes", bytes));
+  std::lock_guard lock(m_mutex);
+  m_pinned.insert(*pointer);
+  return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::freeHost(void* pointer) {
+  {
+    std::lock_guard lock(m_mutex);
+    if (!m_pinned.erase(pointer)) return fail(cudaErrorInvalidValue, format("cudaFreeHost({}): not from cudaHostAlloc", pointer));
+  }
+  std::free(pointer);
+  return cudaSuccess;
+}
+
+Stream& SimulatedRuntime::legacyStream(Device& device) {
+  std::lock_guard lock(device.legacyMutex);
+  if (!device.legacyStream) device.legacyStream = std::make_unique<Stream>(device, 0, m_options.jitter, nextStreamSeed());
+  return *device.legacyStream;
+}
+
+cudaError_t SimulatedRuntime::enqueueCopy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, Stream& stream,
+                                          const char* call, bool synchronous) {
+  Device& device = stream.device();
+  if (const cudaError_t e = checkDevice(device); e != cudaSuccess) return e;
+  if (bytes == 0) return cudaSuccess;
+  Device* dstDevice = deviceOf(dst);
+  Device* srcDevice = deviceOf(src);
+  const bool wantDstDevice = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  const bool wantSrcDevice = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  if (kind == cudaMemcpyDefault)
+    return fail(cudaErrorInvalidValue, format("{}: the backend names the direction of every copy", call));
+  const std::string what = format("{} ({}, {} bytes)", call, kindName(kind), bytes);
+  if (wantDstDevice != (dstDevice != nullptr))
+    return fail(cudaErrorInvalidValue, format("{}: the destination {} is {}", what, dst,
+                                              dstDevice ? format("memory of cuda:{}", dstDevice->ordinal) : "host memory"));
+  if (wantSrcDevice != (srcDevice != nullptr))
+    return fail(cudaErrorInvalidValue, format("{}: the source {} is {}", what, src,
+                                              srcDevice ? format("memory of cuda:{}", srcDevice->ordinal) : "host memory"));
+  for (Device* d : {dstDevice, srcDevice})
+    if (d && d != &device)
+      return fail(cudaErrorInvalidValue, format("{}: {} is memory of cuda:{}, the stream is cuda:{}'s", what,
+                                                d == dstDevice ? dst : src, d->ordinal, device.ordinal));
+  try {  // the ranges must be inside live allocations now (a GPU checks this at the call too)
+    if (dstDevice) dstDevice->memory->translate(dst, bytes, what);
+    if (srcDevice) srcDevice->memory->translate(src, bytes, what);
+  } catch (const Fault& f) {
+    return fail(cudaErrorInvalidValue, f.what());
+  }
+  bool pinnedSrc, pinnedDst;
+  {
+    std::lock_guard lock(m_mutex);
+    pinnedSrc = !srcDevice && m_pinned.count(const_cast<void*>(src));
+    pinnedDst = !dstDevice && m_pinned.count(dst);
+  }
+  Stream::Op op;
+  op.what = what;
+  if (kind == cudaMemcpyHostToDevice && !pinnedSrc) {
+    // Pageable source: staged now, so the caller may reuse it when the call returns.
+    auto staged = std::make_shared<std::vector<std::byte>>(static_cast<const std::byte*>(src),
+                                                            static_cast<const std::byte*>(src) + bytes);
+    op.run = [&device, dst, bytes, staged, what] {
+      std::memcpy(device.memory->translate(dst, bytes, what), staged->data(), bytes);
+    };
+  } else {
+    if (pinnedDst) std::memset(dst, 0xFF, bytes);  // undefined until the copy has run
+    op.run = [&device, dst, src, bytes, what, dstDevice, srcDevice] {
+      void* to = dstDevice ? device.memory->translate(dst, bytes, what) : dst;
+      const void* from = srcDevice ? device.memory->translate(src, bytes, what) : src;
+      std::memmove(to, from, bytes);
+    };
+  }
+  const uint64_t ticket = stream.enqueue(std::move(op));
+  // To pageable memory the call returns once the values are there (and cudaMemcpy waits for its
+  // copy except from pageable memory, which returns once the source is staged).
+  const bool waits = (kind == cudaMemcpyDeviceToHost && !pinnedDst) || (synchronous && kind != cudaMemcpyHostToDevice) ||
+                     (synchronous && pinnedSrc);
+  if (waits) {
+    stream.waitFor(ticket);
+    if (const cudaError_t e = checkDevice(device); e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::memcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+  Device& device = *deviceByOrdinal(t_current);
+  return enqueueCopy(dst, src, bytes, kind, legacyStream(device), "cudaMemcpy", true);
+}
+
+cudaError_t SimulatedRuntime::memcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
+                                          cudaStream_t handle) {
+  Stream* s = stream(handle, "cudaMemcpyAsync");
+  if (!s) return t_lastError;
+  return enqueueCopy(dst, src, bytes, kind, *s, "cudaMemcpyAsync", false);
+}
+
+cudaError_t SimulatedRuntime::memsetAsync(void* dst, int value, size_t bytes, cudaStream_t handle) {
+  Stream* s = stream(handle, "cudaMemsetAsync");
+  if (!s) return t_lastError;
+  Device& device = s->device();
+  if (const cudaError_t e = checkDevice(device); e != cudaSuccess) return e;
+  const std::string what = format("cudaMemsetAsync({} bytes)", bytes);
+  try {
+    if (!device.memory->inRange(dst)) throw Fault(format("{}: {} is not memory of the stream's cuda:{}", what, dst, device.ordinal));
+    device.memory->translate(dst, bytes, what);
+  } catch (const Fault& f) {
+    return fail(cudaErrorInvalidValue, f.what());
+  }
+  s->enqueue({what, [&device, dst, value, bytes, what] {
+                std::memset(device.memory->translate(dst, bytes, what), value, bytes);
+              }});
+  return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::streamCreate(cudaStream_t* handle) {
+  Device& device = *deviceByOrdinal(t_current);
+  const uint64_t seed = nextStreamSeed();
+  auto* s = new Stream(device, static_cast<int>(seed & 0xffff), m_options.jitter, seed);
+  std::lock_guard lock(m_mutex);
+  m_streams.insert(s);
+  *handle = reinterpret_cast<cudaStream_t>(s);
+  return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::streamDestroy(cudaStream_t handle) {
+  Stream* s = stream(handle, "cudaStreamDestroy");
+  if (!s) return t_lastError;
+  m_nccl.flush();  // a collective the proxy has yet to queue on it
+  {
+    std::lock_guard lock(m_mutex);
+    m_streams.erase(s);
+  }
+  delete s;  // runs what is queued, then ends the thread
+  return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::streamSynchronize(cudaStream_t handle) {
+  Stream* s = stream(handle, "cudaStreamSynchronize");
+  if (!s) return t_lastError;
+  s->waitFor(s->lastTicket());
+  return checkDevice(s->device());
+}
+
+cudaError_t SimulatedRuntime::eventCreate(cudaEvent_t* handle) {
+  auto* e = new Event();
+  e->device = deviceByOrdinal(t_current);
+  std::lock_guard lock(m_mutex);
+  m_events.insert(e);
+  *handle = reinterpret_cast<cudaEvent_t>(e);
+  return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::eventDestroy(cudaEvent_t handle) {
+  std::lock_guard lock(m_mutex);
+  if (!m_events.erase(handle))
+    return fail(cudaErrorInvalidResourceHandle, format("cudaEventDestroy: {} is not a live event", static_cast<void*>(handle)));
+  // Kept (leaked): a queued record or wait may still hold it; a GPU also frees it only later.
+  return cudaSuccess;
+}
+
+static Event* liveEvent(std::set<void*>& events, std::mutex& mutex, cudaEvent_t handle) {
+  std::lock_guard lock(mutex);
+  return events.count(static_cast<void*>(handle)) ? reinterpret_cast<Event*>(handle) : nullptr;
+}
+
+cudaError_t SimulatedRuntime::eventRecord(cudaEvent_t handle, cudaStream_t streamHandle) {
+  Event* e = liveEvent(m_events, m_mutex, handle);
+  if (!e) return fail(cudaErrorInvalidResourceHandle, format("cudaEventRecord: {} is not a live event", static_cast<void*>(handle)));
+  Stream* s = stream(streamHandle, "cudaEventRecord");
+  if (!s) return t_lastError;
+  if (&s->device() != e->device)
+    return fail(cudaErrorInvalidResourceHandle, format("cudaEventRecord: the event belongs to cuda:{}, the stream to cuda:{}",
+                                                       e->device->ordinal, s->device().ordinal));
+  uint64_t generation;
+  {
+    std::lock_guard lock(e->mutex);
+    generation = ++e->recorded;
+  }
+  Stream::Op op;
+  op.what = "cudaEventRecord";
+  op.marker = true;
+  op.busy = false;
+  op.run = [e, generation] {
+    {
+      std::lock_guard lock(e->mutex);
+      e->completed = std::max(e->completed, generation);
+    }
+    e->completedChanged.notify_all();
+  };
+  s->enqueue(std::move(op));
+  return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::eventQuery(cudaEvent_t handle) {
+  Event* e = liveEvent(m_events, m_mutex, handle);
+  if (!e) return fail(cudaErrorInvalidResourceHandle, format("cudaEventQuery: {} is not a live event", static_cast<void*>(handle)));
+  if (const cudaError_t err = checkDevice(*e->device); err != cudaSuccess) return err;
+  std::lock_guard lock(e->mutex);
+  return e->completed >= e->recorded ? cudaSuccess : cudaErrorNotReady;
+}
+
+cudaError_t SimulatedRuntime::streamWaitEvent(cudaStream_t streamHandle, cudaEvent_t handle) {
+  Event* e = liveEvent(m_events, m_mutex, handle);
+  if (!e) return fail(cudaErrorInvalidResourceHandle, format("cudaStreamWaitEvent: {} is not a live event", static_cast<void*>(handle)));
+  Stream* s = stream(streamHandle, "cudaStreamWaitEvent");
+  if (!s) return t_lastError;
+  uint64_t generation;
+  {
+    std::lock_guard lock(e->mutex);
+    generation = e->recorded;  // the recording made before this call; later ones do not count
+  }
+  Stream::Op op;
+  op.what = "cudaStreamWaitEvent";
+  op.marker = true;
+  op.busy = false;
+  op.run = [e, generation, s] {
+    std::unique_lock lock(e->mutex);
+    e->completedChanged.wait(lock, [&] { return e->completed >= generation || s->stopping(); });
+  };
+  s->enqueue(std::move(op));
+  return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::deviceSynchronize() {
+  Device& device = *deviceByOrdinal(t_current);
+  std::vector<Stream*> streams;
+  {
+    std::lock_guard lock(m_mutex);
+    for (void* s : m_streams)
+      if (&reinterpret_cast<Stream*>(s)->device() == &device) streams.push_back(reinterpret_cast<Stream*>(s));
+  }
+  for (Stream* s : streams) s->waitFor(s->lastTicket());
+  if (device.legacyStream) device.legacyStream->waitFor(device.legacyStream->lastTicket());
+  return checkDevice(device);
+}
+
+cudaError_t SimulatedRuntime::getLastError() {
+  const cudaError_t e = t_lastError;
+  t_lastError = cudaSuccess;
+  return e;
+}
+
+const char* SimulatedRuntime::errorName(cudaError_t status) {
+  switch (status) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorNotReady: return "cudaErrorNotReady";
+    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorNotSupported: return "cudaErrorNotSupported";
+    default: return "cudaError(other)";
+  }
+}
+
+const char* SimulatedRuntime::errorString(cudaError_t status) {
+  switch (status) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorNotReady: return "device not ready";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorNotSupported: return "operation not supported";
+    default: return "error";
+  }
+}
+
+cudaError_t SimulatedRuntime::launchHost(cudaStream_t handle, const char* kernel, HostKernel body) {
+  Stream* s = stream(handle, kernel);
+  if (!s) return t_lastError;
+  Device& device = s->device();
+  if (const cudaError_t e = checkDevice(device); e != cudaSuccess) return e;
+  if (device.ordinal != t_current)
+    return fail(cudaErrorInvalidResourceHandle,
+                format("kernel {} launched into a stream of cuda:{} while this thread's current device is cuda:{} "
+                       "(cudaSetDevice missing)",
+                       kernel, device.ordinal, t_current));
+  Stream::Op op;
+  op.what = format("kernel {}", kernel);
+  op.run = [this, &device, body = std::move(body), name = std::string(kernel)] {
+    StreamMemory memory(*this, device, name);
+    body(memory);
+  };
+  s->enqueue(std::move(op));
+  return cudaSuccess;
+}
+
+ncclResult_t SimulatedRuntime::commInitRank(ncclComm_t* comm, int ranks, ncclUniqueId id, int rank,
+                                            ncclConfig_t* config) {
+  return m_nccl.commInitRank(comm, ranks, id, rank, config ? config->blocking != 0 : true, *deviceByOrdinal(t_current));
+}
+
+ncclResult_t SimulatedRuntime::allReduceSum(const float* send, float* recv, size_t count, ncclComm_t comm,
+                                            cudaStream_t handle) {
+  Stream* s = stream(handle, "ncclAllReduce");
+  if (!s) return ncclInvalidArgument;
+  return m_nccl.collective(SimNccl::Kind::AllReduce, send, recv, count, 0, comm, *s);
+}
+
+ncclResult_t SimulatedRuntime::broadcast(const float* send, float* recv, size_t count, int root, ncclComm_t comm,
+                                         cudaStream_t handle) {
+  Stream* s = stream(handle, "ncclBroadcast");
+  if (!s) return ncclInvalidArgument;
+  return m_nccl.collective(SimNccl::Kind::Broadcast, send, recv, count, root, comm, *s);
+}
+
+const char* SimulatedRuntime::ncclErrorString(ncclResult_t status) {
+  switch (status) {
+    case ncclSuccess: return "no error";
+    case ncclUnhandledCudaError: return "unhandled cuda error";
+    case ncclSystemError: return "unhandled system error";
+    case ncclInternalError: return "internal error";
+    case ncclInvalidArgument: return "invalid argument";
+    case ncclInvalidUsage: return "invalid usage";
+    case ncclRemoteError: return "remote process exited or there was a network error";
+    case ncclInProgress: return "NCCL operation in progress";
+    default: return "unknown result code";
+  }
+}
+
+}  // namespace netsmith::cuda::sim
+
+namespace netsmith::cuda {
+GpuRuntime* makeSimulatedRuntime(const SimulatorOptions& options) { return new sim::SimulatedRuntime(options); }
+}  // namespace netsmith::cuda
