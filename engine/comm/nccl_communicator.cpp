@@ -82,7 +82,7 @@ class NcclCommunicator final : public Communicator {
     // NCCL connects the ranks lazily, inside the first collective: make that happen here, where
     // every worker arrives together, so a GPU that cannot join is named at start, within the
     // timeout, and not in the middle of the first backward pass.
-    run("NCCL warm-up all-reduce", [&](ncclComm_t comm, cudaStream_t s) {
+    run("warm-up all-reduce", [&](ncclComm_t comm, cudaStream_t s) {
       return gpuRuntime().allReduceSum(m_one, m_one, 1, comm, s);
     });
   }

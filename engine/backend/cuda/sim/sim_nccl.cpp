@@ -90,6 +90,7 @@ namespace {
 struct GroupState {
   int depth = 0;
   std::vector<std::function<ncclResult_t()>> held;
+  std::vector<std::shared_ptr<Comm>> blockingInits;  // ncclGroupEnd returns once they are ready
 };
 GroupState& group() {
   thread_local GroupState state;
@@ -218,6 +219,7 @@ ncclResult_t SimNccl::commInitRank(ncclComm_t* out, int ranks, const ncclUniqueI
       join(comm);
       return comm->blocking ? ncclSuccess : ncclInProgress;
     });
+    if (blocking) group().blockingInits.push_back(comm);
     return ncclSuccess;
   }
   join(comm);
@@ -282,12 +284,18 @@ ncclResult_t SimNccl::groupEnd() {
   if (g.depth == 0) return fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
   if (--g.depth > 0) return ncclSuccess;
   std::vector<std::function<ncclResult_t()>> held;
+  std::vector<std::shared_ptr<Comm>> blocking;
   held.swap(g.held);
+  blocking.swap(g.blockingInits);
   ncclResult_t result = ncclSuccess;
   for (auto& call : held) {
     const ncclResult_t r = call();
     if (r == ncclInProgress && result == ncclSuccess) result = ncclInProgress;
     else if (r != ncclSuccess && r != ncclInProgress) result = r;
+  }
+  for (const auto& comm : blocking) {
+    while (comm->state.load() == ncclInProgress) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    if (comm->state.load() != ncclSuccess) result = comm->state.load();
   }
   return result;
 }

@@ -30,6 +30,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "engine/core/error.h"
 
@@ -264,7 +265,11 @@ cudaError_t SimulatedRuntime::enqueueCopy(void* dst, const void* src, size_t byt
     // Pageable source: staged now, so the caller may reuse it when the call returns.
     auto staged = std::make_shared<std::vector<std::byte>>(static_cast<const std::byte*>(src),
                                                             static_cast<const std::byte*>(src) + bytes);
-    op.run = [&device, dst, bytes, staged, what] {
+    // cudaMemcpy returns once the source is staged; with jitter its DMA lands late, after work
+    // that other (non-blocking) streams were given meanwhile.
+    const bool late = synchronous && m_options.jitter;
+    op.run = [&device, dst, bytes, staged, what, late] {
+      if (late) std::this_thread::sleep_for(std::chrono::milliseconds(5));
       std::memcpy(device.memory->translate(dst, bytes, what), staged->data(), bytes);
     };
   } else {

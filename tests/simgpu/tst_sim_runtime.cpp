@@ -1,0 +1,369 @@
+// The simulated GPUs' runtime (Note [Simulated GPUs]): checked device memory, streams and events
+// with jitter, the legacy default stream, sticky errors, NCCL's non-blocking semantics, NVML and
+// the numbering rule (Note [GPU numbering]). Each test makes its own simulator, except the
+// numbering test, which checks the process's runtime as the backend gets it.
+#include <QtTest>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "engine/backend/cuda/gpu_runtime.h"
+#include "engine/backend/cuda/sim/simulated_runtime.h"
+#include "engine/monitor/nvml.h"
+
+using namespace netsmith;
+using namespace netsmith::cuda;
+
+namespace {
+
+std::unique_ptr<GpuRuntime> simulator(int devices, bool jitter = true, bool pciOrder = true) {
+  SimulatorOptions o;
+  o.devices = devices;
+  o.jitter = jitter;
+  o.seed = 7;
+  o.memoryMb = 256;
+  o.pciOrder = pciOrder;
+  return std::unique_ptr<GpuRuntime>(makeSimulatedRuntime(o));
+}
+
+// A kernel that sets n floats to `value`, after sleeping `sleepMs` (a slow kernel).
+HostKernel setTo(float* p, int64_t n, float value, int sleepMs = 0) {
+  return [=](DeviceMemoryAccess& m) {
+    if (sleepMs) std::this_thread::sleep_for(std::chrono::milliseconds(sleepMs));
+    float* h = m.at(p, n);
+    for (int64_t i = 0; i < n; ++i) h[i] = value;
+  };
+}
+
+float readBack(GpuRuntime& rt, const float* device, cudaStream_t s) {
+  float value = 0;
+  [&] { QCOMPARE(rt.memcpyAsync(&value, device, sizeof value, cudaMemcpyDeviceToHost, s), cudaSuccess); }();
+  return value;
+}
+
+}  // namespace
+
+class TestSimRuntime : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void devicesAndMemoryInfo() {
+    auto rt = simulator(3);
+    int count = 0;
+    QCOMPARE(rt->getDeviceCount(&count), cudaSuccess);
+    QCOMPARE(count, 3);
+    QCOMPARE(rt->setDevice(3), cudaErrorInvalidDevice);
+    QVERIFY(rt->lastErrorDetail().find("3 simulated GPUs") != std::string::npos);
+    QCOMPARE(rt->setDevice(1), cudaSuccess);
+    size_t freeBytes = 0, total = 0;
+    rt->memGetInfo(&freeBytes, &total);
+    QCOMPARE(total, size_t{256} << 20);
+    void* p = nullptr;
+    QCOMPARE(rt->malloc(&p, size_t{300} << 20), cudaErrorMemoryAllocation);
+    QVERIFY(rt->lastErrorDetail().find("out of memory") != std::string::npos);
+  }
+
+  // Every misuse of device memory is an error naming the pointer and what it is.
+  void checkedDeviceMemory() {
+    auto rt = simulator(2);
+    rt->setDevice(1);
+    void* other = nullptr;
+    QCOMPARE(rt->malloc(&other, 64), cudaSuccess);
+    rt->setDevice(0);
+    void* a = nullptr;
+    QCOMPARE(rt->malloc(&a, 1024), cudaSuccess);
+    cudaStream_t s;
+    QCOMPARE(rt->streamCreate(&s), cudaSuccess);
+    std::vector<float> host(64, 1.0f);
+
+    auto* end = static_cast<char*>(a) + 1024 - 16;
+    QCOMPARE(rt->memcpyAsync(end, host.data(), 64, cudaMemcpyHostToDevice, s), cudaErrorInvalidValue);
+    QVERIFY2(rt->lastErrorDetail().find("past the end of its allocation of 1024 bytes") != std::string::npos,
+             rt->lastErrorDetail().c_str());
+    QCOMPARE(rt->memcpyAsync(other, host.data(), 16, cudaMemcpyHostToDevice, s), cudaErrorInvalidValue);
+    QVERIFY2(rt->lastErrorDetail().find("memory of cuda:1") != std::string::npos, rt->lastErrorDetail().c_str());
+    QCOMPARE(rt->memcpyAsync(host.data(), a, 16, cudaMemcpyHostToDevice, s), cudaErrorInvalidValue);
+    QVERIFY2(rt->lastErrorDetail().find("the destination") != std::string::npos &&
+                 rt->lastErrorDetail().find("is host memory") != std::string::npos,
+             rt->lastErrorDetail().c_str());
+
+    QCOMPARE(rt->free(a), cudaSuccess);
+    QCOMPARE(rt->memcpyAsync(a, host.data(), 16, cudaMemcpyHostToDevice, s), cudaErrorInvalidValue);
+    QVERIFY2(rt->lastErrorDetail().find("was freed") != std::string::npos, rt->lastErrorDetail().c_str());
+    QCOMPARE(rt->free(a), cudaErrorInvalidValue);
+    QVERIFY(rt->lastErrorDetail().find("freed already") != std::string::npos);
+    QCOMPARE(rt->streamDestroy(s), cudaSuccess);
+    QCOMPARE(rt->streamSynchronize(s), cudaErrorInvalidResourceHandle);
+  }
+
+  // A kernel that touches a freed pointer leaves the GPU with a sticky error every later call
+  // returns, saying which kernel did what.
+  void kernelFaultIsSticky() {
+    auto rt = simulator(1);
+    rt->setDevice(0);
+    void* a = nullptr;
+    rt->malloc(&a, 256);
+    cudaStream_t s;
+    rt->streamCreate(&s);
+    rt->free(a);
+    QCOMPARE(rt->launchHost(s, "bad kernel", setTo(static_cast<float*>(a), 4, 1.0f)), cudaSuccess);
+    QCOMPARE(rt->streamSynchronize(s), cudaErrorIllegalAddress);
+    const std::string detail = rt->lastErrorDetail();
+    QVERIFY2(detail.find("kernel bad kernel") != std::string::npos && detail.find("freed") != std::string::npos,
+             detail.c_str());
+    void* b = nullptr;
+    QCOMPARE(rt->malloc(&b, 256), cudaErrorIllegalAddress);
+  }
+
+  // Host code that dereferences a device pointer dies at once, with a message naming the GPU.
+  void hostDereferenceFaults() {
+    auto rt = simulator(2, false);
+    rt->setDevice(1);
+    void* p = nullptr;
+    QCOMPARE(rt->malloc(&p, 64), cudaSuccess);
+    int pipeFds[2];
+    QCOMPARE(pipe(pipeFds), 0);
+    const pid_t child = fork();
+    if (child == 0) {
+      dup2(pipeFds[1], STDERR_FILENO);
+      volatile float value = *static_cast<float*>(p);
+      (void)value;
+      _exit(0);
+    }
+    close(pipeFds[1]);
+    std::string text;
+    char buffer[512];
+    for (ssize_t n; (n = read(pipeFds[0], buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<size_t>(n));
+    close(pipeFds[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    QVERIFY(WIFSIGNALED(status));
+    QCOMPARE(WTERMSIG(status), SIGSEGV);
+    QVERIFY2(text.find("host code dereferenced device memory of cuda:1") != std::string::npos, text.c_str());
+  }
+
+  // Streams are asynchronous: without an event wait, a slow producer on one stream is overtaken
+  // by the consumer on another; with it, the consumer sees the value. A pinned destination holds
+  // NaN until its copy has run.
+  void eventsOrderStreams() {
+    auto rt = simulator(1);
+    rt->setDevice(0);
+    float *x = nullptr, *y = nullptr;
+    rt->malloc(reinterpret_cast<void**>(&x), 4);
+    rt->malloc(reinterpret_cast<void**>(&y), 4);
+    cudaStream_t a, b;
+    rt->streamCreate(&a);
+    rt->streamCreate(&b);
+    cudaEvent_t done;
+    rt->eventCreate(&done);
+    const HostKernel copyXtoY = [=](DeviceMemoryAccess& m) { *m.at(y, 1) = *m.at(x, 1); };
+
+    rt->launchHost(a, "slow producer", setTo(x, 1, 1.0f, 30));
+    rt->launchHost(b, "consumer without a wait", copyXtoY);
+    rt->streamSynchronize(b);
+    QVERIFY(std::isnan(readBack(*rt, y, b)));  // uninitialised device memory, read too early
+
+    rt->streamSynchronize(a);
+    rt->launchHost(a, "slow producer", setTo(x, 1, 2.0f, 30));
+    rt->eventRecord(done, a);
+    QCOMPARE(rt->eventQuery(done), cudaErrorNotReady);
+    rt->streamWaitEvent(b, done);
+    rt->launchHost(b, "consumer after the wait", copyXtoY);
+    QCOMPARE(readBack(*rt, y, b), 2.0f);
+    QCOMPARE(rt->eventQuery(done), cudaSuccess);
+
+    float* pinned = nullptr;
+    rt->hostAlloc(reinterpret_cast<void**>(&pinned), 4);
+    rt->launchHost(a, "slow producer", setTo(x, 1, 3.0f, 30));
+    rt->memcpyAsync(pinned, x, 4, cudaMemcpyDeviceToHost, a);
+    QVERIFY(std::isnan(*pinned));  // read before the copy has run
+    rt->streamSynchronize(a);
+    QCOMPARE(*pinned, 3.0f);
+  }
+
+  // A launch into another device's stream needs cudaSetDevice first.
+  void launchNeedsCurrentDevice() {
+    auto rt = simulator(2);
+    rt->setDevice(0);
+    float* x = nullptr;
+    rt->malloc(reinterpret_cast<void**>(&x), 4);
+    cudaStream_t s;
+    rt->streamCreate(&s);
+    rt->setDevice(1);
+    QCOMPARE(rt->launchHost(s, "k", setTo(x, 1, 1.0f)), cudaErrorInvalidResourceHandle);
+    QVERIFY(rt->lastErrorDetail().find("cudaSetDevice missing") != std::string::npos);
+    QCOMPARE(rt->getLastError(), cudaErrorInvalidResourceHandle);
+    QCOMPARE(rt->getLastError(), cudaSuccess);
+  }
+
+  // cudaMemcpy runs on the legacy default stream, which a non-blocking stream does not wait
+  // for: a kernel queued right after a pageable cudaMemcpy reads the memory before the copy
+  // (with jitter, always). Queued on the kernel's own stream, the copy comes first.
+  void legacyDefaultStreamIsNotOrdered() {
+    auto rt = simulator(1);
+    rt->setDevice(0);
+    float *table = nullptr, *out = nullptr;
+    rt->malloc(reinterpret_cast<void**>(&table), 4);
+    rt->malloc(reinterpret_cast<void**>(&out), 4);
+    cudaStream_t s;
+    rt->streamCreate(&s);
+    const float value = 5.0f;
+    const HostKernel reader = [=](DeviceMemoryAccess& m) { *m.at(out, 1) = *m.at(table, 1); };
+    QCOMPARE(rt->memcpy(table, &value, 4, cudaMemcpyHostToDevice), cudaSuccess);
+    rt->launchHost(s, "reader", reader);
+    QVERIFY(std::isnan(readBack(*rt, out, s)));
+    QCOMPARE(rt->memcpyAsync(table, &value, 4, cudaMemcpyHostToDevice, s), cudaSuccess);
+    rt->launchHost(s, "reader", reader);
+    QCOMPARE(readBack(*rt, out, s), 5.0f);
+  }
+
+  // Note [Simulated NCCL]: non-blocking init and a lazily connecting first collective return
+  // ncclInProgress; a call meanwhile is ncclInvalidArgument; an event recorded right after
+  // ncclInProgress precedes the collective, so the buffer is read unsummed.
+  void ncclNonBlockingSemantics() {
+    auto rt = simulator(2);
+    ncclUniqueId id;
+    QCOMPARE(rt->getUniqueId(&id), ncclSuccess);
+    ncclComm_t comms[2];
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    QCOMPARE(rt->groupStart(), ncclSuccess);
+    for (int r = 0; r < 2; ++r) {
+      rt->setDevice(r);
+      QCOMPARE(rt->commInitRank(&comms[r], 2, id, r, &config), ncclSuccess);
+    }
+    QCOMPARE(rt->groupEnd(), ncclInProgress);
+    float* buffers[2];
+    cudaStream_t streams[2];
+    for (int r = 0; r < 2; ++r) {
+      rt->setDevice(r);
+      rt->malloc(reinterpret_cast<void**>(&buffers[r]), 4 * sizeof(float));
+      rt->streamCreate(&streams[r]);
+      rt->launchHost(streams[r], "init", setTo(buffers[r], 4, static_cast<float>(r + 1)));
+    }
+    ncclResult_t state = ncclSuccess;
+    QCOMPARE(rt->commGetAsyncError(comms[0], &state), ncclSuccess);
+    QCOMPARE(state, ncclInProgress);
+    QCOMPARE(rt->allReduceSum(buffers[0], buffers[0], 4, comms[0], streams[0]), ncclInvalidArgument);
+    QVERIFY(rt->lastErrorDetail().find("still in progress") != std::string::npos);
+    auto waitReady = [&](ncclComm_t c) {
+      ncclResult_t st = ncclInProgress;
+      while (st == ncclInProgress) rt->commGetAsyncError(c, &st);
+      return st;
+    };
+    for (auto c : comms) QCOMPARE(waitReady(c), ncclSuccess);
+
+    // The first collective connects the ranks: ncclInProgress. Reading right away (the bug):
+    rt->setDevice(0);
+    QCOMPARE(rt->allReduceSum(buffers[0], buffers[0], 4, comms[0], streams[0]), ncclInProgress);
+    QCOMPARE(readBack(*rt, buffers[0], streams[0]), 1.0f);  // not summed yet
+    rt->setDevice(1);
+    QCOMPARE(rt->allReduceSum(buffers[1], buffers[1], 4, comms[1], streams[1]), ncclInProgress);
+    for (auto c : comms) QCOMPARE(waitReady(c), ncclSuccess);
+    for (int r = 0; r < 2; ++r) QCOMPARE(readBack(*rt, buffers[r], streams[r]), 3.0f);
+
+    // Counts that differ across ranks: ncclInvalidUsage on both, the buffers untouched.
+    rt->setDevice(0);
+    ncclResult_t r0 = rt->allReduceSum(buffers[0], buffers[0], 4, comms[0], streams[0]);
+    rt->setDevice(1);
+    ncclResult_t r1 = rt->allReduceSum(buffers[1], buffers[1], 2, comms[1], streams[1]);
+    QVERIFY(r0 == ncclSuccess || r0 == ncclInProgress);
+    QVERIFY(r1 == ncclSuccess || r1 == ncclInProgress);
+    for (int r = 0; r < 2; ++r) rt->streamSynchronize(streams[r]);
+    for (auto c : comms) {
+      ncclResult_t st = ncclInProgress;
+      const auto start = std::chrono::steady_clock::now();
+      while ((st == ncclInProgress || st == ncclSuccess) &&
+             std::chrono::steady_clock::now() - start < std::chrono::seconds(5)) {
+        rt->commGetAsyncError(c, &st);
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      QCOMPARE(st, ncclInvalidUsage);
+    }
+    QVERIFY(rt->ncclLastError(comms[0]).find("does not match") != std::string::npos);
+    for (auto c : comms) QCOMPARE(rt->commAbort(c), ncclSuccess);
+    QCOMPARE(rt->commAbort(comms[0]), ncclInvalidArgument);
+  }
+
+  // ncclCommAbort ends this rank's collective that waits for a peer that never comes.
+  void ncclAbortEndsAWaitingCollective() {
+    auto rt = simulator(2, false);
+    ncclUniqueId id;
+    rt->getUniqueId(&id);
+    ncclComm_t comms[2];
+    QCOMPARE(rt->groupStart(), ncclSuccess);
+    for (int r = 0; r < 2; ++r) {
+      rt->setDevice(r);
+      rt->commInitRank(&comms[r], 2, id, r, nullptr);  // blocking
+    }
+    QCOMPARE(rt->groupEnd(), ncclSuccess);
+    rt->setDevice(0);
+    float* x = nullptr;
+    rt->malloc(reinterpret_cast<void**>(&x), 4);
+    cudaStream_t s;
+    rt->streamCreate(&s);
+    QCOMPARE(rt->allReduceSum(x, x, 1, comms[0], s), ncclSuccess);
+    cudaEvent_t e;
+    rt->eventCreate(&e);
+    rt->eventRecord(e, s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    QCOMPARE(rt->eventQuery(e), cudaErrorNotReady);  // waiting for rank 1
+    QCOMPARE(rt->commAbort(comms[0]), ncclSuccess);
+    QCOMPARE(rt->streamSynchronize(s), cudaSuccess);
+    rt->commAbort(comms[1]);
+  }
+
+  // Two ranks on one GPU cannot form a communicator.
+  void ncclOneGpuPerRank() {
+    auto rt = simulator(2, false);
+    ncclUniqueId id;
+    rt->getUniqueId(&id);
+    ncclComm_t comms[2];
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    rt->setDevice(0);
+    rt->groupStart();
+    for (int r = 0; r < 2; ++r) rt->commInitRank(&comms[r], 2, id, r, &config);
+    rt->groupEnd();
+    ncclResult_t st = ncclInProgress;
+    while (st == ncclInProgress) rt->commGetAsyncError(comms[0], &st);
+    QCOMPARE(st, ncclInvalidUsage);
+    QVERIFY(rt->ncclLastError(comms[0]).find("one GPU per rank") != std::string::npos);
+  }
+
+  // Without CUDA_DEVICE_ORDER=PCI_BUS_ID the runtime numbers GPUs in another order than NVML.
+  void driverOrderDiffersFromPciOrder() {
+    auto rt = simulator(4, false, false);
+    char bus[32];
+    rt->deviceGetPCIBusId(bus, sizeof bus, 0);
+    QCOMPARE(std::string(bus), std::string("0000:28:00.0"));  // the last GPU on the bus
+  }
+
+  // Note [GPU numbering]: the backend's runtime numbers cuda:N as NVML (nvidia-smi) does. CTest
+  // starts this test with NETSMITH_SIMULATED_GPUS=4 and no CUDA_DEVICE_ORDER.
+  void cudaOrdinalIsNvmlIndex() {
+    GpuRuntime& rt = gpuRuntime();
+    QVERIFY(rt.simulated());
+    Nvml* nvml = Nvml::instance();
+    QVERIFY2(nvml, Nvml::instanceError().c_str());
+    int count = 0;
+    rt.getDeviceCount(&count);
+    QCOMPARE(count, 4);
+    QCOMPARE(nvml->deviceCount(), 4);
+    for (int n = 0; n < count; ++n) {
+      char bus[32];
+      QCOMPARE(rt.deviceGetPCIBusId(bus, sizeof bus, n), cudaSuccess);
+      QCOMPARE(nvml->indexOfPciBusId(bus), n);
+    }
+    const auto sample = nvml->sample(0);
+    QVERIFY(sample && sample->temperatureC && sample->powerW);
+    QVERIFY(*sample->temperatureC >= 30 && *sample->temperatureC <= 85);
+    QVERIFY(*sample->powerW >= 60 && *sample->powerW <= 360);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSimRuntime)
+#include "tst_sim_runtime.moc"
