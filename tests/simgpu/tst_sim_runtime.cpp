@@ -38,6 +38,18 @@ HostKernel setTo(float* p, int64_t n, float value, int sleepMs = 0) {
   };
 }
 
+// n floats of the current device's memory, and a stream of it.
+float* deviceFloats(GpuRuntime& rt, int64_t n) {
+  void* p = nullptr;
+  rt.malloc(&p, static_cast<size_t>(n) * sizeof(float));
+  return static_cast<float*>(p);
+}
+cudaStream_t newStream(GpuRuntime& rt) {
+  cudaStream_t s = nullptr;
+  rt.streamCreate(&s);
+  return s;
+}
+
 float readBack(GpuRuntime& rt, const float* device, cudaStream_t s) {
   float value = 0;
   [&] { QCOMPARE(rt.memcpyAsync(&value, device, sizeof value, cudaMemcpyDeviceToHost, s), cudaSuccess); }();
@@ -151,12 +163,9 @@ class TestSimRuntime : public QObject {
   void eventsOrderStreams() {
     auto rt = simulator(1);
     rt->setDevice(0);
-    float *x = nullptr, *y = nullptr;
-    rt->malloc(reinterpret_cast<void**>(&x), 4);
-    rt->malloc(reinterpret_cast<void**>(&y), 4);
-    cudaStream_t a, b;
-    rt->streamCreate(&a);
-    rt->streamCreate(&b);
+    float* x = deviceFloats(*rt, 1);
+    float* y = deviceFloats(*rt, 1);
+    cudaStream_t a = newStream(*rt), b = newStream(*rt);
     cudaEvent_t done;
     rt->eventCreate(&done);
     const HostKernel copyXtoY = [=](DeviceMemoryAccess& m) { *m.at(y, 1) = *m.at(x, 1); };
@@ -188,10 +197,8 @@ class TestSimRuntime : public QObject {
   void launchNeedsCurrentDevice() {
     auto rt = simulator(2);
     rt->setDevice(0);
-    float* x = nullptr;
-    rt->malloc(reinterpret_cast<void**>(&x), 4);
-    cudaStream_t s;
-    rt->streamCreate(&s);
+    float* x = deviceFloats(*rt, 1);
+    cudaStream_t s = newStream(*rt);
     rt->setDevice(1);
     QCOMPARE(rt->launchHost(s, "k", setTo(x, 1, 1.0f)), cudaErrorInvalidResourceHandle);
     QVERIFY(rt->lastErrorDetail().find("cudaSetDevice missing") != std::string::npos);
@@ -205,11 +212,9 @@ class TestSimRuntime : public QObject {
   void legacyDefaultStreamIsNotOrdered() {
     auto rt = simulator(1);
     rt->setDevice(0);
-    float *table = nullptr, *out = nullptr;
-    rt->malloc(reinterpret_cast<void**>(&table), 4);
-    rt->malloc(reinterpret_cast<void**>(&out), 4);
-    cudaStream_t s;
-    rt->streamCreate(&s);
+    float* table = deviceFloats(*rt, 1);
+    float* out = deviceFloats(*rt, 1);
+    cudaStream_t s = newStream(*rt);
     const float value = 5.0f;
     const HostKernel reader = [=](DeviceMemoryAccess& m) { *m.at(out, 1) = *m.at(table, 1); };
     QCOMPARE(rt->memcpy(table, &value, 4, cudaMemcpyHostToDevice), cudaSuccess);
@@ -240,8 +245,8 @@ class TestSimRuntime : public QObject {
     cudaStream_t streams[2];
     for (int r = 0; r < 2; ++r) {
       rt->setDevice(r);
-      rt->malloc(reinterpret_cast<void**>(&buffers[r]), 4 * sizeof(float));
-      rt->streamCreate(&streams[r]);
+      buffers[r] = deviceFloats(*rt, 4);
+      streams[r] = newStream(*rt);
       rt->launchHost(streams[r], "init", setTo(buffers[r], 4, static_cast<float>(r + 1)));
     }
     ncclResult_t state = ncclSuccess;
@@ -301,10 +306,8 @@ class TestSimRuntime : public QObject {
     }
     QCOMPARE(rt->groupEnd(), ncclSuccess);
     rt->setDevice(0);
-    float* x = nullptr;
-    rt->malloc(reinterpret_cast<void**>(&x), 4);
-    cudaStream_t s;
-    rt->streamCreate(&s);
+    float* x = deviceFloats(*rt, 1);
+    cudaStream_t s = newStream(*rt);
     QCOMPARE(rt->allReduceSum(x, x, 1, comms[0], s), ncclSuccess);
     cudaEvent_t e;
     rt->eventCreate(&e);

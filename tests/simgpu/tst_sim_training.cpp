@@ -5,13 +5,12 @@
 // figures.
 #include <QtTest>
 
-#include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "engine/backend/cuda/cuda_device.h"
 #include "engine/comm/nccl_communicator.h"
 #include "support/cli_runner.h"
+#include "support/train_runner.h"
 
 using namespace netsmith;
 using namespace netsmith::test;
@@ -25,14 +24,11 @@ std::vector<std::string> gpus(int n) {
 }
 
 // The sample, in reproducible mode with the logical batch kept on any device count.
-QString reproducibleCopy(const QString& sample, const QString& folder) {
-  std::ifstream in(sourcePath("projects/" + sample + ".nsproj").toStdString());
-  Json p = Json::parse(in);
+QString reproducibleCopy(const std::string& sample, const QTemporaryDir& dir) {
+  Json p = sampleProject(sample);
   p["config"]["deterministic"] = true;
   p["parallel"]["lr_policy"] = "keep_logical_batch";
-  const QString path = folder + "/" + sample + ".nsproj";
-  std::ofstream(path.toStdString()) << p.dump(1);
-  return path;
+  return QString::fromStdString(saveProject(dir, sample, p));
 }
 
 }  // namespace
@@ -121,7 +117,7 @@ class TestSimTraining : public QObject {
   void reproducibleOnOneTwoFourGpus() {
     QFETCH(QString, sample);
     QTemporaryDir dir;
-    const QString project = reproducibleCopy(sample, dir.path());
+    const QString project = reproducibleCopy(sample.toStdString(), dir);
     std::string first;
     for (const QString& devices : {QString("cuda:0"), QString("cuda:0,cuda:1"), QString("cuda:0,cuda:1,cuda:2,cuda:3")}) {
       const CliRun run = runProcess(cliPath(), {"train", project, "--devices", devices, "--max-epoch", "1",

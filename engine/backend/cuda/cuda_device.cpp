@@ -109,12 +109,6 @@ void CudaDeviceContext::synchronize() {
   NS_CUDA_CHECK(gpuRuntime().streamSynchronize(m_stream));
 }
 
-std::optional<CudaDeviceContext::Figures> CudaDeviceContext::figures() const {
-  if (m_nvmlIndex < 0) return std::nullopt;
-  const auto s = Nvml::instance()->sample(m_nvmlIndex);
-  if (!s) return std::nullopt;
-  return Figures{s->utilization, s->memoryUsedMb, s->temperatureC, s->powerW};
-}
 
 double CudaDeviceContext::busySeconds() const {
   const auto now = std::chrono::steady_clock::now();
@@ -142,25 +136,13 @@ void CudaDeviceContext::download(float* dst, const float* src, int64_t n) {
 
 void CudaDeviceContext::copy(float* dst, const float* src, int64_t n) {
   if (n <= 0 || dst == src) return;
-  makeCurrent();
   NS_CUDA_CHECK(gpuRuntime().memcpyAsync(dst, src, static_cast<size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice,
                                          m_stream));
 }
 
-// The element-wise work may be queued by the thread that owns the worker or by its gradient
-// reducer's thread, besides the worker's own: each binds itself to the device first.
-void CudaDeviceContext::fill(float* dst, int64_t n, float value) {
-  makeCurrent();
-  launchFill(dst, n, value, m_stream);
-}
-void CudaDeviceContext::accumulate(float* acc, const float* x, int64_t n) {
-  makeCurrent();
-  launchAccumulate(acc, x, n, m_stream);
-}
-void CudaDeviceContext::scale(float* dst, const float* src, int64_t n, float s) {
-  makeCurrent();
-  launchScale(dst, src, n, s, m_stream);
-}
+void CudaDeviceContext::fill(float* dst, int64_t n, float value) { launchFill(dst, n, value, m_stream); }
+void CudaDeviceContext::accumulate(float* acc, const float* x, int64_t n) { launchAccumulate(acc, x, n, m_stream); }
+void CudaDeviceContext::scale(float* dst, const float* src, int64_t n, float s) { launchScale(dst, src, n, s, m_stream); }
 
 void* CudaDeviceContext::workspace(size_t bytes) {
   const auto floats = static_cast<int64_t>((bytes + sizeof(float) - 1) / sizeof(float));

@@ -12,8 +12,6 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
-#include <optional>
-
 #include <chrono>
 #include <memory>
 #include <string>
@@ -72,14 +70,6 @@ class CudaDeviceContext final : public DeviceContext {
   // A simulated GPU's CPU kernel context (one OpenMP thread, used on the compute stream's thread);
   // null on a real GPU.
   DeviceContext* hostKernelContext() { return m_hostKernels.get(); }
-  // The GPU's current NVML figures (utilization, memory, temperature, power); nullopt without
-  // NVML or when the GPU is not matched by PCI bus id.
-  struct Figures {
-    double utilization = 0;
-    int64_t memoryUsedMb = 0;
-    std::optional<double> temperatureC, powerW;
-  };
-  std::optional<Figures> figures() const;
   DevicePool& pool() { return m_pool; }
   // A scratch buffer of at least `bytes` on the device, valid until the next call (cuDNN
   // workspaces); grows, never shrinks. Compute stream only.

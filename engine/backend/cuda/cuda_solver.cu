@@ -256,44 +256,18 @@ class CudaSolver final : public DeviceSolver {
       const Chunk* table = m_table;
       const Kind kind = m_kind;
       NS_CUDA_CHECK(runtime.launchHost(st, "solver step", [=](DeviceMemoryAccess& m) {
-        forEachChunk(m, table, blocks, [&](const Chunk& c) { hostUpdate(kind, l2, c, s); });
+        forEachChunk(m, table, blocks, [&](const Chunk& c) {
+          solver::withUpdate(kind, l2, [&](auto k, auto withL2) {
+            for (int64_t i = 0; i < c.n; ++i) solver::update<decltype(k)::value, decltype(withL2)::value>(c, i, s);
+          });
+        });
       }));
       return;
     }
-#define NS_SOLVER_CASE(K)                                                                   \
-  case K:                                                                                   \
-    if (l2) solverKernel<K, true><<<blocks, kThreads, 0, st>>>(m_table, s);                 \
-    else solverKernel<K, false><<<blocks, kThreads, 0, st>>>(m_table, s);                   \
-    break;
-    switch (m_kind) {
-      NS_SOLVER_CASE(Kind::Sgd)
-      NS_SOLVER_CASE(Kind::Momentum)
-      NS_SOLVER_CASE(Kind::Nesterov)
-      NS_SOLVER_CASE(Kind::Adagrad)
-      NS_SOLVER_CASE(Kind::RmsProp)
-      NS_SOLVER_CASE(Kind::Adam)
-      NS_SOLVER_CASE(Kind::AdamW)
-    }
-#undef NS_SOLVER_CASE
+    solver::withUpdate(m_kind, l2, [&](auto k, auto withL2) {
+      solverKernel<decltype(k)::value, decltype(withL2)::value><<<blocks, kThreads, 0, st>>>(m_table, s);
+    });
     NS_CUDA_CHECK_LAUNCH();
-  }
-
-  static void hostUpdate(Kind kind, bool l2, const Chunk& c, const StepScalars& s) {
-#define NS_SOLVER_HOST_CASE(K)                                              \
-  case K:                                                                   \
-    if (l2) for (int64_t i = 0; i < c.n; ++i) solver::update<K, true>(c, i, s);  \
-    else for (int64_t i = 0; i < c.n; ++i) solver::update<K, false>(c, i, s);    \
-    break;
-    switch (kind) {
-      NS_SOLVER_HOST_CASE(Kind::Sgd)
-      NS_SOLVER_HOST_CASE(Kind::Momentum)
-      NS_SOLVER_HOST_CASE(Kind::Nesterov)
-      NS_SOLVER_HOST_CASE(Kind::Adagrad)
-      NS_SOLVER_HOST_CASE(Kind::RmsProp)
-      NS_SOLVER_HOST_CASE(Kind::Adam)
-      NS_SOLVER_HOST_CASE(Kind::AdamW)
-    }
-#undef NS_SOLVER_HOST_CASE
   }
 
   CudaDeviceContext& m_device;

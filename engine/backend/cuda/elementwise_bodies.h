@@ -1,5 +1,5 @@
 // The per-element bodies of the backend's small kernels (cuda_elementwise.cu), shared by the GPU
-// kernels and the simulator's host loops.
+// kernels and the simulator's host loops. body(i, args...) does element i.
 #pragma once
 
 #include <cstdint>
@@ -8,9 +8,17 @@
 
 namespace netsmith::cuda::body {
 
-NS_HOST_DEVICE inline void fill(float* dst, int64_t i, float value) { dst[i] = value; }
-NS_HOST_DEVICE inline void accumulate(float* acc, const float* x, int64_t i) { acc[i] += x[i]; }
-NS_HOST_DEVICE inline void scale(float* dst, const float* src, int64_t i, float s) { dst[i] = src[i] * s; }
-NS_HOST_DEVICE inline void add(float* dst, const float* a, const float* b, int64_t i) { dst[i] = a[i] + b[i]; }
+struct Fill {
+  NS_HOST_DEVICE void operator()(int64_t i, float* dst, float value) const { dst[i] = value; }
+};
+struct Accumulate {
+  NS_HOST_DEVICE void operator()(int64_t i, float* acc, const float* x) const { acc[i] += x[i]; }
+};
+struct Scale {
+  NS_HOST_DEVICE void operator()(int64_t i, float* dst, const float* src, float s) const { dst[i] = src[i] * s; }
+};
+struct Add {
+  NS_HOST_DEVICE void operator()(int64_t i, float* dst, const float* a, const float* b) const { dst[i] = a[i] + b[i]; }
+};
 
 }  // namespace netsmith::cuda::body

@@ -31,12 +31,6 @@ bool simulatedGpusRequested() {
   return text && *text;
 }
 
-std::string simulatedGpusSettingError() {
-  std::string why;
-  simulatedDeviceCount(&why);
-  return why;
-}
-
 void throwCudaError(cudaError_t status, const char* call, const char* file, int line) {
   GpuRuntime& runtime = gpuRuntime();
   const std::string detail = runtime.lastErrorDetail();

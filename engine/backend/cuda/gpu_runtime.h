@@ -107,8 +107,6 @@ class GpuRuntime {
 GpuRuntime& gpuRuntime();
 // NETSMITH_SIMULATED_GPUS is set (valid or not: gpuRuntime() says what is wrong with it).
 bool simulatedGpusRequested();
-// Why NETSMITH_SIMULATED_GPUS cannot be used; empty when it is unset or valid.
-std::string simulatedGpusSettingError();
 
 // The simulator (engine/backend/cuda/sim/); gpuRuntime() makes it when asked to.
 struct SimulatorOptions {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "engine/backend/cuda/host_device.h"
 
@@ -59,6 +60,26 @@ NS_HOST_DEVICE inline void update(const Chunk& c, int64_t i, const StepScalars& 
     w = next;
   }
   c.w[i] = w;
+}
+
+// Calls f(kind, l2) with the solver kind and "weight decay as L2" as compile-time constants
+// (std::integral_constant, std::bool_constant), so the GPU kernel and the simulated GPUs' host
+// loop instantiate update<K, kL2> from one dispatch.
+template <typename F>
+void withUpdate(Kind kind, bool l2, F&& f) {
+  const auto go = [&](auto k) {
+    if (l2) f(k, std::true_type{});
+    else f(k, std::false_type{});
+  };
+  switch (kind) {
+    case Kind::Sgd: go(std::integral_constant<Kind, Kind::Sgd>{}); break;
+    case Kind::Momentum: go(std::integral_constant<Kind, Kind::Momentum>{}); break;
+    case Kind::Nesterov: go(std::integral_constant<Kind, Kind::Nesterov>{}); break;
+    case Kind::Adagrad: go(std::integral_constant<Kind, Kind::Adagrad>{}); break;
+    case Kind::RmsProp: go(std::integral_constant<Kind, Kind::RmsProp>{}); break;
+    case Kind::Adam: go(std::integral_constant<Kind, Kind::Adam>{}); break;
+    case Kind::AdamW: go(std::integral_constant<Kind, Kind::AdamW>{}); break;
+  }
 }
 
 // Element i of the loss-scale division; returns false when the result is not finite.

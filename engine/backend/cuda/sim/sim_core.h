@@ -49,8 +49,6 @@ class DeviceMemory {
   bool release(void* p, std::string* why);
   // The host address behind [p, p + bytes). Throws Fault naming `use`.
   void* translate(const void* p, size_t bytes, const std::string& use) const;
-  // Says what p is: "allocation of 4096 bytes at +256", "freed", "not allocated".
-  std::string describe(const void* p) const;
   size_t used() const;
   size_t capacity() const { return m_capacity; }
 
@@ -96,7 +94,6 @@ class Stream {
   // Ends a wait inside an operation of this stream (a collective) when the stream goes.
   bool stopping() const { return m_stopping.load(); }
   Device& device() { return m_device; }
-  int id() const { return m_id; }
 
  private:
   void run();

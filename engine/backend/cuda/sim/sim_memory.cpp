@@ -183,15 +183,6 @@ void* DeviceMemory::translate(const void* p, size_t bytes, const std::string& us
   throw Fault(format("{}: {} is in cuda:{}'s address range but was never allocated", use, p, m_device));
 }
 
-std::string DeviceMemory::describe(const void* p) const {
-  try {
-    translate(p, 0, "");
-    return "live";
-  } catch (const Fault& f) {
-    return f.what();
-  }
-}
-
 size_t DeviceMemory::used() const {
   std::lock_guard lock(m_mutex);
   return m_used;

@@ -114,6 +114,73 @@ void treeSum(const std::vector<std::vector<float>>& data, int lo, int hi, float*
 
 const char* kindName(SimNccl::Kind kind) { return kind == SimNccl::Kind::AllReduce ? "all-reduce" : "broadcast"; }
 
+// One rank's part of collective #seq, on its stream's thread: put its input in, wait for every
+// rank (or this rank's abort), check they agree, write its own result.
+void runRound(Comm& comm, SimNccl::Kind kind, const float* send, float* recv, size_t count, int root, uint64_t seq,
+              Stream& stream, const std::string& what) {
+  Device& device = stream.device();
+  std::vector<float> mine;
+  std::string failure;
+  float* out = nullptr;
+  try {
+    if (device.faulted.load()) throw Fault("the GPU has a sticky error: " + device.faultMessage());
+    if (kind == SimNccl::Kind::AllReduce || comm.rank == root) {
+      const float* in = static_cast<const float*>(device.memory->translate(send, count * sizeof(float), what));
+      mine.assign(in, in + count);
+    }
+    out = static_cast<float*>(device.memory->translate(recv, count * sizeof(float), what));
+  } catch (const Fault& f) {
+    failure = f.what();
+  }
+  Clique& clique = *comm.clique;
+  std::unique_lock lock(clique.mutex);
+  Round& round = clique.rounds[seq];
+  if (round.data.empty()) {
+    const auto n = static_cast<size_t>(clique.ranks);
+    round.data.resize(n);
+    round.kind.assign(n, -1);
+    round.count.assign(n, 0);
+    round.root.assign(n, -1);
+    round.failure.resize(n);
+  }
+  const auto r = static_cast<size_t>(comm.rank);
+  round.data[r] = std::move(mine);
+  round.kind[r] = static_cast<int>(kind);
+  round.count[r] = count;
+  round.root[r] = root;
+  round.failure[r] = failure;
+  ++round.arrived;
+  clique.changed.notify_all();
+  clique.changed.wait(lock, [&] {
+    return round.arrived == clique.ranks || comm.aborted.load() || stream.stopping();
+  });
+  if (round.arrived < clique.ranks) {  // aborted: this rank's collective ends unfinished
+    --comm.pending;
+    return;
+  }
+  std::string problem;
+  for (size_t q = 0; q < round.kind.size() && problem.empty(); ++q) {
+    if (!round.failure[q].empty()) problem = format("rank {} could not take part: {}", q, round.failure[q]);
+    else if (round.kind[q] != round.kind[0] || round.count[q] != round.count[0] || round.root[q] != round.root[0])
+      problem = format("collective #{} does not match across ranks: rank 0 made a {} of {} floats, rank {} a {} "
+                       "of {} floats",
+                       seq + 1, kindName(static_cast<SimNccl::Kind>(round.kind[0])), round.count[0], q,
+                       kindName(static_cast<SimNccl::Kind>(round.kind[q])), round.count[q]);
+  }
+  lock.unlock();
+  if (problem.empty()) {
+    if (kind == SimNccl::Kind::AllReduce) treeSum(round.data, 0, clique.ranks, out, count);
+    else std::memcpy(out, round.data[static_cast<size_t>(root)].data(), count * sizeof(float));
+  } else {
+    comm.setAsyncError(ncclInvalidUsage, problem);
+  }
+  lock.lock();
+  if (++round.left == clique.ranks) clique.rounds.erase(seq);
+  lock.unlock();
+  --comm.pending;
+  if (!failure.empty()) throw Fault(failure);  // this GPU's own bad buffer: its sticky error
+}
+
 }  // namespace
 
 SimNccl::SimNccl(SimulatedRuntime& runtime, bool jitter, uint64_t seed)
@@ -339,67 +406,7 @@ ncclResult_t SimNccl::collective(Kind kind, const float* send, float* recv, size
     op.what = format("NCCL {} #{} of {}", kindName(kind), seq + 1, comm->name());
     op.marker = true;  // a faulted rank must still arrive, or its peers would wait for it forever
     op.run = [comm, kind, send, recv, count, root, seq, &stream, what = op.what] {
-      Device& device = stream.device();
-      std::vector<float> mine;
-      std::string failure;
-      float* out = nullptr;
-      try {
-        if (device.faulted.load()) throw Fault("the GPU has a sticky error: " + device.faultMessage());
-        if (kind == Kind::AllReduce || comm->rank == root) {
-          const float* in = static_cast<const float*>(device.memory->translate(send, count * sizeof(float), what));
-          mine.assign(in, in + count);
-        }
-        out = static_cast<float*>(device.memory->translate(recv, count * sizeof(float), what));
-      } catch (const Fault& f) {
-        failure = f.what();
-      }
-      Clique& clique = *comm->clique;
-      std::unique_lock lock(clique.mutex);
-      Round& round = clique.rounds[seq];
-      if (round.data.empty()) {
-        const auto n = static_cast<size_t>(clique.ranks);
-        round.data.resize(n);
-        round.kind.assign(n, -1);
-        round.count.assign(n, 0);
-        round.root.assign(n, -1);
-        round.failure.resize(n);
-      }
-      const auto r = static_cast<size_t>(comm->rank);
-      round.data[r] = std::move(mine);
-      round.kind[r] = static_cast<int>(kind);
-      round.count[r] = count;
-      round.root[r] = root;
-      round.failure[r] = failure;
-      ++round.arrived;
-      clique.changed.notify_all();
-      clique.changed.wait(lock, [&] {
-        return round.arrived == clique.ranks || comm->aborted.load() || stream.stopping();
-      });
-      if (round.arrived < clique.ranks) {  // aborted: this rank's collective ends unfinished
-        --comm->pending;
-        return;
-      }
-      std::string problem;
-      for (size_t q = 0; q < round.kind.size() && problem.empty(); ++q) {
-        if (!round.failure[q].empty()) problem = format("rank {} could not take part: {}", q, round.failure[q]);
-        else if (round.kind[q] != round.kind[0] || round.count[q] != round.count[0] || round.root[q] != round.root[0])
-          problem = format("collective #{} does not match across ranks: rank 0 made a {} of {} floats, rank {} a {} "
-                           "of {} floats",
-                           seq + 1, kindName(static_cast<SimNccl::Kind>(round.kind[0])), round.count[0], q,
-                           kindName(static_cast<SimNccl::Kind>(round.kind[q])), round.count[q]);
-      }
-      lock.unlock();
-      if (problem.empty()) {
-        if (kind == Kind::AllReduce) treeSum(round.data, 0, clique.ranks, out, count);
-        else std::memcpy(out, round.data[static_cast<size_t>(root)].data(), count * sizeof(float));
-      } else {
-        comm->setAsyncError(ncclInvalidUsage, problem);
-      }
-      lock.lock();
-      if (++round.left == clique.ranks) clique.rounds.erase(seq);
-      lock.unlock();
-      --comm->pending;
-      if (!failure.empty()) throw Fault(failure);  // this GPU's own bad buffer: its sticky error
+      runRound(*comm, kind, send, recv, count, root, seq, stream, what);
     };
     stream.enqueue(std::move(op));
   };

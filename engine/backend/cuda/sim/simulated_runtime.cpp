@@ -108,8 +108,6 @@ cudaError_t SimulatedRuntime::fail(cudaError_t status, std::string detail) {
   return status;
 }
 
-int SimulatedRuntime::currentOrdinal() const { return t_current; }
-
 Device* SimulatedRuntime::deviceByOrdinal(int ordinal) {
   if (ordinal < 0 || ordinal >= deviceCount()) return nullptr;
   return m_devices[static_cast<size_t>(m_ordinalToPci[static_cast<size_t>(ordinal)])].get();
@@ -188,15 +186,7 @@ cudaError_t SimulatedRuntime::free(void* pointer) {
   Device* d = deviceOf(pointer);
   if (!d) return fail(cudaErrorInvalidValue, format("cudaFree({}): not device memory", pointer));
   // cudaFree waits for the device: nothing queued may still use the block.
-  std::set<void*> streams;
-  {
-    std::lock_guard lock(m_mutex);
-    streams = m_streams;
-  }
-  for (void* s : streams) {
-    auto* st = reinterpret_cast<Stream*>(s);
-    if (&st->device() == d) st->waitFor(st->lastTicket());
-  }
+  for (Stream* s : streamsOf(*d)) s->waitFor(s->lastTicket());
   std::string why;
   if (!d->memory->release(pointer, &why)) return fail(cudaErrorInvalidValue, "cudaFree: " + why);
   return cudaSuccess;
@@ -217,6 +207,14 @@ cudaError_t SimulatedRuntime::freeHost(void* pointer) {
   }
   std::free(pointer);
   return cudaSuccess;
+}
+
+std::vector<Stream*> SimulatedRuntime::streamsOf(const Device& device) {
+  std::lock_guard lock(m_mutex);
+  std::vector<Stream*> streams;
+  for (void* s : m_streams)
+    if (&reinterpret_cast<Stream*>(s)->device() == &device) streams.push_back(reinterpret_cast<Stream*>(s));
+  return streams;
 }
 
 Stream& SimulatedRuntime::legacyStream(Device& device) {
@@ -433,13 +431,7 @@ cudaError_t SimulatedRuntime::streamWaitEvent(cudaStream_t streamHandle, cudaEve
 
 cudaError_t SimulatedRuntime::deviceSynchronize() {
   Device& device = *deviceByOrdinal(t_current);
-  std::vector<Stream*> streams;
-  {
-    std::lock_guard lock(m_mutex);
-    for (void* s : m_streams)
-      if (&reinterpret_cast<Stream*>(s)->device() == &device) streams.push_back(reinterpret_cast<Stream*>(s));
-  }
-  for (Stream* s : streams) s->waitFor(s->lastTicket());
+  for (Stream* s : streamsOf(device)) s->waitFor(s->lastTicket());
   if (device.legacyStream) device.legacyStream->waitFor(device.legacyStream->lastTicket());
   return checkDevice(device);
 }

@@ -71,14 +71,12 @@ class SimulatedRuntime final : public GpuRuntime {
   Device& deviceByPciIndex(int index) { return *m_devices.at(static_cast<size_t>(index)); }
   // The CUDA ordinal's device (the runtime's order: PCI bus order, or the driver's).
   Device* deviceByOrdinal(int ordinal);
-  const SimulatorOptions& options() const { return m_options; }
   // The stream behind a handle; null (with the thread's error detail set) when it is not live.
   Stream* stream(cudaStream_t handle, const char* call);
   // The device whose memory `p` is, or null.
   Device* deviceOf(const void* p);
   // Sets this thread's error detail and returns `status`.
   cudaError_t fail(cudaError_t status, std::string detail);
-  int currentOrdinal() const;
   uint64_t nextStreamSeed();
 
  private:
@@ -88,6 +86,8 @@ class SimulatedRuntime final : public GpuRuntime {
   cudaError_t enqueueCopy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, Stream& stream,
                           const char* call, bool synchronous);
   Stream& legacyStream(Device& device);
+  // The live streams of `device` (not its legacy stream).
+  std::vector<Stream*> streamsOf(const Device& device);
 
   SimulatorOptions m_options;
   std::vector<std::unique_ptr<Device>> m_devices;  // PCI bus order
