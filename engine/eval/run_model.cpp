@@ -46,8 +46,9 @@ Predictions RunModel::predict(const Dataset& data, std::vector<std::string> devi
   std::vector<const DeviceKind*> kinds;
   for (const auto& d : devices) kinds.push_back(&deviceKindOf(d));
   const int n = static_cast<int>(devices.size());
-  const int threads = m_project.parallel.threadsPerDevice > 0 ? m_project.parallel.threadsPerDevice
-                                                              : std::max(1, availableCores() / std::max(n, 1));
+  // A sample's prediction must not depend on how many devices share the work: the thread count
+  // of the kernels must not either (on some CPUs oneDNN's results do).
+  const int threads = cpuThreadsPerWorker(m_project.parallel.threadsPerDevice, true, availableCores(), n);
   Predictions out;
   out.samples = data.size;
   out.width = numel(m_graph->prediction().outputShape);

@@ -177,9 +177,7 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
 
   // CPU threads: the workers share the cores (Note [CPU threads per worker]).
   // Reproducible mode fixes the count whatever the number of devices: Note [Reproducible training].
-  const int threads = par.threadsPerDevice > 0 ? par.threadsPerDevice
-                      : plan.deterministic     ? 1
-                                               : std::max(1, cores / static_cast<int>(n));
+  const int threads = cpuThreadsPerWorker(par.threadsPerDevice, plan.deterministic, cores, static_cast<int>(n));
   // A GPU worker's thread only queues work: one thread, and the device's utilization is the GPU's.
   const bool gpus = localDeviceId(plan.devices.front().id).rfind("cuda:", 0) == 0;
   for (auto& d : plan.devices) d.threads = d.batch > 0 ? (gpus ? 1 : threads) : 0;
@@ -285,6 +283,12 @@ std::string TrainingPlan::toText() const {
                                             : "repeatable on these devices only");
   for (const auto& w : warnings) s += "Warning: " + w + "\n";
   return s;
+}
+
+int cpuThreadsPerWorker(int threadsPerDevice, bool sameOnAnyDeviceCount, int cores, int devices) {
+  if (threadsPerDevice > 0) return threadsPerDevice;
+  if (sameOnAnyDeviceCount) return 1;
+  return std::max(1, cores / std::max(devices, 1));
 }
 
 }  // namespace netsmith

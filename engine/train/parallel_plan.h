@@ -59,4 +59,10 @@ std::vector<std::string> parseDeviceList(const std::string& commaSeparated);
 TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t maxEpoch, int cores,
                           bool hasBatchNormalization);
 
+// OpenMP threads of each of `devices` CPU workers (Note [CPU threads per worker]):
+// parallel.threads_per_device when set; else, when results must not depend on the number of
+// devices (reproducible training, evaluation), 1, because a multi-threaded kernel's sums depend on
+// its thread count (Note [Reproducible training]); else the cores shared out.
+int cpuThreadsPerWorker(int threadsPerDevice, bool sameOnAnyDeviceCount, int cores, int devices);
+
 }  // namespace netsmith
