@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/core/reduction_tree.h"  // Note [Reduction tree]
 
 namespace netsmith {
 
@@ -78,22 +79,6 @@ class Communicator {
 // that left early could free or reuse its buffer while another still uses it); between A and B
 // a rank runs only bounded code that cannot throw, so B always completes. Waiting spins briefly
 // (the partner is usually microseconds away), then sleeps on a condition variable.
-
-// Note [Reduction tree]
-// Ranks [lo, hi) are summed as tree(lo, mid) + tree(mid, hi), where mid = lo + the largest power
-// of two below hi - lo: 2 ranks give x0 + x1, 3 give (x0 + x1) + x2, 4 give (x0 + x1) + (x2 + x3),
-// 6 give ((x0 + x1) + (x2 + x3)) + (x4 + x5). The same rule orders the per-chunk sums inside a
-// worker in reproducible mode (Note [Reproducible training]): when every rank holds the same
-// power-of-two number of consecutive chunks, each rank's chunks form one subtree of the tree over
-// all chunks, and this tree over the ranks completes it, so the logical batch's gradient is
-// added in the same order whatever the number of devices.
-
-// The rank where the tree of Note [Reduction tree] splits ranks [lo, hi) (hi - lo >= 2).
-inline int reductionTreeSplit(int lo, int hi) {
-  int half = 1;
-  while (half * 2 < hi - lo) half *= 2;
-  return lo + half;
-}
 
 // Owns the state the ranks share. Create it once per run, hand communicator(r) to the thread of
 // rank r, and keep the group alive until every rank has returned from its last call.

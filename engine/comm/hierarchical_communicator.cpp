@@ -5,22 +5,6 @@
 #include "engine/core/error.h"
 
 namespace netsmith {
-namespace {
-
-// Adds parts [lo, hi) into out in the tree order of Note [Reduction tree].
-void treeSum(const std::vector<std::vector<float>>& parts, int lo, int hi, std::vector<float>& out) {
-  if (hi - lo == 1) {
-    out = parts[static_cast<size_t>(lo)];
-    return;
-  }
-  const int mid = reductionTreeSplit(lo, hi);
-  std::vector<float> right;
-  treeSum(parts, lo, mid, out);
-  treeSum(parts, mid, hi, right);
-  for (size_t i = 0; i < out.size(); ++i) out[i] += right[i];
-}
-
-}  // namespace
 
 HierarchicalCommunicator::HierarchicalCommunicator(Communicator& local, MpiJob& job, std::vector<std::string> globalNames,
                                                    int firstGlobalRank, double timeoutS)

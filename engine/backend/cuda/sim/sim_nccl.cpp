@@ -28,8 +28,8 @@
 #include <cstring>
 
 #include "engine/backend/cuda/sim/simulated_runtime.h"
-#include "engine/comm/communicator.h"
 #include "engine/core/error.h"
+#include "engine/core/reduction_tree.h"
 
 namespace netsmith::cuda::sim {
 
@@ -99,19 +99,6 @@ GroupState& group() {
 
 std::string keyOf(const ncclUniqueId& id) { return std::string(id.internal, sizeof id.internal); }
 
-// out = the sum of data[lo..hi) in the tree of Note [Reduction tree].
-void treeSum(const std::vector<std::vector<float>>& data, int lo, int hi, float* out, size_t n) {
-  if (hi - lo == 1) {
-    std::memcpy(out, data[static_cast<size_t>(lo)].data(), n * sizeof(float));
-    return;
-  }
-  const int mid = reductionTreeSplit(lo, hi);
-  treeSum(data, lo, mid, out, n);
-  std::vector<float> right(n);
-  treeSum(data, mid, hi, right.data(), n);
-  for (size_t i = 0; i < n; ++i) out[i] = out[i] + right[i];
-}
-
 const char* kindName(SimNccl::Kind kind) { return kind == SimNccl::Kind::AllReduce ? "all-reduce" : "broadcast"; }
 
 // One rank's part of collective #seq, on its stream's thread: put its input in, wait for every
@@ -169,7 +156,11 @@ void runRound(Comm& comm, SimNccl::Kind kind, const float* send, float* recv, si
   }
   lock.unlock();
   if (problem.empty()) {
-    if (kind == SimNccl::Kind::AllReduce) treeSum(round.data, 0, clique.ranks, out, count);
+    if (kind == SimNccl::Kind::AllReduce) {
+      std::vector<float> sum;
+      treeSum(round.data, 0, clique.ranks, sum);
+      std::memcpy(out, sum.data(), count * sizeof(float));
+    }
     else std::memcpy(out, round.data[static_cast<size_t>(root)].data(), count * sizeof(float));
   } else {
     comm.setAsyncError(ncclInvalidUsage, problem);

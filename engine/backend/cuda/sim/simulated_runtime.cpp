@@ -40,16 +40,6 @@ namespace {
 thread_local int t_current = 0;
 thread_local cudaError_t t_lastError = cudaSuccess;
 
-const char* kindName(cudaMemcpyKind kind) {
-  switch (kind) {
-    case cudaMemcpyHostToHost: return "HostToHost";
-    case cudaMemcpyHostToDevice: return "HostToDevice";
-    case cudaMemcpyDeviceToHost: return "DeviceToHost";
-    case cudaMemcpyDeviceToDevice: return "DeviceToDevice";
-    default: return "Default";
-  }
-}
-
 // A stream's view of device memory for a kernel: only the stream's own GPU.
 class StreamMemory final : public DeviceMemoryAccess {
  public:
@@ -113,6 +103,8 @@ Device* SimulatedRuntime::deviceByOrdinal(int ordinal) {
   return m_devices[static_cast<size_t>(m_ordinalToPci[static_cast<size_t>(ordinal)])].get();
 }
 
+Device& SimulatedRuntime::currentDevice() { return *deviceByOrdinal(t_current); }
+
 Device* SimulatedRuntime::deviceOf(const void* p) {
   for (auto& d : m_devices)
     if (d->memory->inRange(p)) return d.get();
@@ -166,14 +158,14 @@ cudaError_t SimulatedRuntime::deviceGetPCIBusId(char* busId, int length, int ord
 }
 
 cudaError_t SimulatedRuntime::memGetInfo(size_t* freeBytes, size_t* totalBytes) {
-  Device& d = *deviceByOrdinal(t_current);
+  Device& d = currentDevice();
   *totalBytes = d.memory->capacity();
   *freeBytes = d.memory->capacity() - d.memory->used();
   return cudaSuccess;
 }
 
 cudaError_t SimulatedRuntime::malloc(void** pointer, size_t bytes) {
-  Device& d = *deviceByOrdinal(t_current);
+  Device& d = currentDevice();
   if (const cudaError_t e = checkDevice(d); e != cudaSuccess) return e;
   std::string why;
   *pointer = d.memory->allocate(bytes, &why);
@@ -217,111 +209,8 @@ std::vector<Stream*> SimulatedRuntime::streamsOf(const Device& device) {
   return streams;
 }
 
-Stream& SimulatedRuntime::legacyStream(Device& device) {
-  std::lock_guard lock(device.legacyMutex);
-  if (!device.legacyStream) device.legacyStream = std::make_unique<Stream>(device, 0, m_options.jitter, nextStreamSeed());
-  return *device.legacyStream;
-}
-
-cudaError_t SimulatedRuntime::enqueueCopy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, Stream& stream,
-                                          const char* call, bool synchronous) {
-  Device& device = stream.device();
-  if (const cudaError_t e = checkDevice(device); e != cudaSuccess) return e;
-  if (bytes == 0) return cudaSuccess;
-  Device* dstDevice = deviceOf(dst);
-  Device* srcDevice = deviceOf(src);
-  const bool wantDstDevice = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
-  const bool wantSrcDevice = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
-  if (kind == cudaMemcpyDefault)
-    return fail(cudaErrorInvalidValue, format("{}: the backend names the direction of every copy", call));
-  const std::string what = format("{} ({}, {} bytes)", call, kindName(kind), bytes);
-  if (wantDstDevice != (dstDevice != nullptr))
-    return fail(cudaErrorInvalidValue, format("{}: the destination {} is {}", what, dst,
-                                              dstDevice ? format("memory of cuda:{}", dstDevice->ordinal) : "host memory"));
-  if (wantSrcDevice != (srcDevice != nullptr))
-    return fail(cudaErrorInvalidValue, format("{}: the source {} is {}", what, src,
-                                              srcDevice ? format("memory of cuda:{}", srcDevice->ordinal) : "host memory"));
-  for (Device* d : {dstDevice, srcDevice})
-    if (d && d != &device)
-      return fail(cudaErrorInvalidValue, format("{}: {} is memory of cuda:{}, the stream is cuda:{}'s", what,
-                                                d == dstDevice ? dst : src, d->ordinal, device.ordinal));
-  try {  // the ranges must be inside live allocations now (a GPU checks this at the call too)
-    if (dstDevice) dstDevice->memory->translate(dst, bytes, what);
-    if (srcDevice) srcDevice->memory->translate(src, bytes, what);
-  } catch (const Fault& f) {
-    return fail(cudaErrorInvalidValue, f.what());
-  }
-  bool pinnedSrc, pinnedDst;
-  {
-    std::lock_guard lock(m_mutex);
-    pinnedSrc = !srcDevice && m_pinned.count(const_cast<void*>(src));
-    pinnedDst = !dstDevice && m_pinned.count(dst);
-  }
-  Stream::Op op;
-  op.what = what;
-  if (kind == cudaMemcpyHostToDevice && !pinnedSrc) {
-    // Pageable source: staged now, so the caller may reuse it when the call returns.
-    auto staged = std::make_shared<std::vector<std::byte>>(static_cast<const std::byte*>(src),
-                                                            static_cast<const std::byte*>(src) + bytes);
-    // cudaMemcpy returns once the source is staged; with jitter its DMA lands late, after work
-    // that other (non-blocking) streams were given meanwhile.
-    const bool late = synchronous && m_options.jitter;
-    op.run = [&device, dst, bytes, staged, what, late] {
-      if (late) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      std::memcpy(device.memory->translate(dst, bytes, what), staged->data(), bytes);
-    };
-  } else {
-    if (pinnedDst) std::memset(dst, 0xFF, bytes);  // undefined until the copy has run
-    op.run = [&device, dst, src, bytes, what, dstDevice, srcDevice] {
-      void* to = dstDevice ? device.memory->translate(dst, bytes, what) : dst;
-      const void* from = srcDevice ? device.memory->translate(src, bytes, what) : src;
-      std::memmove(to, from, bytes);
-    };
-  }
-  const uint64_t ticket = stream.enqueue(std::move(op));
-  // To pageable memory the call returns once the values are there (and cudaMemcpy waits for its
-  // copy except from pageable memory, which returns once the source is staged).
-  const bool waits = (kind == cudaMemcpyDeviceToHost && !pinnedDst) || (synchronous && kind != cudaMemcpyHostToDevice) ||
-                     (synchronous && pinnedSrc);
-  if (waits) {
-    stream.waitFor(ticket);
-    if (const cudaError_t e = checkDevice(device); e != cudaSuccess) return e;
-  }
-  return cudaSuccess;
-}
-
-cudaError_t SimulatedRuntime::memcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
-  Device& device = *deviceByOrdinal(t_current);
-  return enqueueCopy(dst, src, bytes, kind, legacyStream(device), "cudaMemcpy", true);
-}
-
-cudaError_t SimulatedRuntime::memcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
-                                          cudaStream_t handle) {
-  Stream* s = stream(handle, "cudaMemcpyAsync");
-  if (!s) return t_lastError;
-  return enqueueCopy(dst, src, bytes, kind, *s, "cudaMemcpyAsync", false);
-}
-
-cudaError_t SimulatedRuntime::memsetAsync(void* dst, int value, size_t bytes, cudaStream_t handle) {
-  Stream* s = stream(handle, "cudaMemsetAsync");
-  if (!s) return t_lastError;
-  Device& device = s->device();
-  if (const cudaError_t e = checkDevice(device); e != cudaSuccess) return e;
-  const std::string what = format("cudaMemsetAsync({} bytes)", bytes);
-  try {
-    if (!device.memory->inRange(dst)) throw Fault(format("{}: {} is not memory of the stream's cuda:{}", what, dst, device.ordinal));
-    device.memory->translate(dst, bytes, what);
-  } catch (const Fault& f) {
-    return fail(cudaErrorInvalidValue, f.what());
-  }
-  s->enqueue({what, [&device, dst, value, bytes, what] {
-                std::memset(device.memory->translate(dst, bytes, what), value, bytes);
-              }});
-  return cudaSuccess;
-}
-
 cudaError_t SimulatedRuntime::streamCreate(cudaStream_t* handle) {
-  Device& device = *deviceByOrdinal(t_current);
+  Device& device = currentDevice();
   const uint64_t seed = nextStreamSeed();
   auto* s = new Stream(device, static_cast<int>(seed & 0xffff), m_options.jitter, seed);
   std::lock_guard lock(m_mutex);
@@ -332,7 +221,7 @@ cudaError_t SimulatedRuntime::streamCreate(cudaStream_t* handle) {
 
 cudaError_t SimulatedRuntime::streamDestroy(cudaStream_t handle) {
   Stream* s = stream(handle, "cudaStreamDestroy");
-  if (!s) return t_lastError;
+  if (!s) return cudaErrorInvalidResourceHandle;
   m_nccl.flush();  // a collective the proxy has yet to queue on it
   {
     std::lock_guard lock(m_mutex);
@@ -344,14 +233,14 @@ cudaError_t SimulatedRuntime::streamDestroy(cudaStream_t handle) {
 
 cudaError_t SimulatedRuntime::streamSynchronize(cudaStream_t handle) {
   Stream* s = stream(handle, "cudaStreamSynchronize");
-  if (!s) return t_lastError;
+  if (!s) return cudaErrorInvalidResourceHandle;
   s->waitFor(s->lastTicket());
   return checkDevice(s->device());
 }
 
 cudaError_t SimulatedRuntime::eventCreate(cudaEvent_t* handle) {
   auto* e = new Event();
-  e->device = deviceByOrdinal(t_current);
+  e->device = &currentDevice();
   std::lock_guard lock(m_mutex);
   m_events.insert(e);
   *handle = reinterpret_cast<cudaEvent_t>(e);
@@ -375,7 +264,7 @@ cudaError_t SimulatedRuntime::eventRecord(cudaEvent_t handle, cudaStream_t strea
   Event* e = liveEvent(m_events, m_mutex, handle);
   if (!e) return fail(cudaErrorInvalidResourceHandle, format("cudaEventRecord: {} is not a live event", static_cast<void*>(handle)));
   Stream* s = stream(streamHandle, "cudaEventRecord");
-  if (!s) return t_lastError;
+  if (!s) return cudaErrorInvalidResourceHandle;
   if (&s->device() != e->device)
     return fail(cudaErrorInvalidResourceHandle, format("cudaEventRecord: the event belongs to cuda:{}, the stream to cuda:{}",
                                                        e->device->ordinal, s->device().ordinal));
@@ -411,7 +300,7 @@ cudaError_t SimulatedRuntime::streamWaitEvent(cudaStream_t streamHandle, cudaEve
   Event* e = liveEvent(m_events, m_mutex, handle);
   if (!e) return fail(cudaErrorInvalidResourceHandle, format("cudaStreamWaitEvent: {} is not a live event", static_cast<void*>(handle)));
   Stream* s = stream(streamHandle, "cudaStreamWaitEvent");
-  if (!s) return t_lastError;
+  if (!s) return cudaErrorInvalidResourceHandle;
   uint64_t generation;
   {
     std::lock_guard lock(e->mutex);
@@ -430,7 +319,7 @@ cudaError_t SimulatedRuntime::streamWaitEvent(cudaStream_t streamHandle, cudaEve
 }
 
 cudaError_t SimulatedRuntime::deviceSynchronize() {
-  Device& device = *deviceByOrdinal(t_current);
+  Device& device = currentDevice();
   for (Stream* s : streamsOf(device)) s->waitFor(s->lastTicket());
   if (device.legacyStream) device.legacyStream->waitFor(device.legacyStream->lastTicket());
   return checkDevice(device);
@@ -472,7 +361,7 @@ const char* SimulatedRuntime::errorString(cudaError_t status) {
 
 cudaError_t SimulatedRuntime::launchHost(cudaStream_t handle, const char* kernel, HostKernel body) {
   Stream* s = stream(handle, kernel);
-  if (!s) return t_lastError;
+  if (!s) return cudaErrorInvalidResourceHandle;
   Device& device = s->device();
   if (const cudaError_t e = checkDevice(device); e != cudaSuccess) return e;
   if (device.ordinal != t_current)
@@ -492,7 +381,7 @@ cudaError_t SimulatedRuntime::launchHost(cudaStream_t handle, const char* kernel
 
 ncclResult_t SimulatedRuntime::commInitRank(ncclComm_t* comm, int ranks, ncclUniqueId id, int rank,
                                             ncclConfig_t* config) {
-  return m_nccl.commInitRank(comm, ranks, id, rank, config ? config->blocking != 0 : true, *deviceByOrdinal(t_current));
+  return m_nccl.commInitRank(comm, ranks, id, rank, config ? config->blocking != 0 : true, currentDevice());
 }
 
 ncclResult_t SimulatedRuntime::allReduceSum(const float* send, float* recv, size_t count, ncclComm_t comm,

@@ -71,7 +71,10 @@ class SimulatedRuntime final : public GpuRuntime {
   Device& deviceByPciIndex(int index) { return *m_devices.at(static_cast<size_t>(index)); }
   // The CUDA ordinal's device (the runtime's order: PCI bus order, or the driver's).
   Device* deviceByOrdinal(int ordinal);
-  // The stream behind a handle; null (with the thread's error detail set) when it is not live.
+  // The calling thread's device (cudaSetDevice; cuda:0 until then).
+  Device& currentDevice();
+  // The stream behind a handle; null, with the thread's error cudaErrorInvalidResourceHandle and
+  // its detail set, when it is not live.
   Stream* stream(cudaStream_t handle, const char* call);
   // The device whose memory `p` is, or null.
   Device* deviceOf(const void* p);
