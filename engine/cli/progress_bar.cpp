@@ -94,6 +94,17 @@ void ProgressBarSink::publish(const Json& e) {
       std::fprintf(m_out, ", best validation error %s (accuracy %s)", percent(e["best_validation_error"]).c_str(),
                    percent(1.0 - e["best_validation_error"].get<double>()).c_str());
     std::fprintf(m_out, "\n");
+    if (e.contains("scaling_verdict") && e["scaling_verdict"].is_object())
+      std::fprintf(m_out, "Scaling: %s\n", e["scaling_verdict"].value("text", "").c_str());
+    if (e.contains("gpus") && e["gpus"].is_array())
+      for (const Json& g : e["gpus"]) {
+        std::fprintf(m_out, "%s:", g.value("id", "").c_str());
+        if (g.contains("max_temperature_c") && g["max_temperature_c"].is_number())
+          std::fprintf(m_out, " peak %.0f °C", g["max_temperature_c"].get<double>());
+        if (g.contains("mean_power_w") && g["mean_power_w"].is_number())
+          std::fprintf(m_out, ", mean power %.0f W", g["mean_power_w"].get<double>());
+        std::fprintf(m_out, "\n");
+      }
     if (e.contains("parameters_sha256")) std::fprintf(m_out, "parameters_sha256 %s\n", e.value("parameters_sha256", "").c_str());
     if (e.contains("run")) std::fprintf(m_out, "Run folder: %s\n", e.value("run", "").c_str());
   }

@@ -16,6 +16,20 @@ namespace netsmith {
 
 Communicator::~Communicator() = default;
 
+void Communicator::allReduceSumPieces(std::span<const ReducePiece> pieces, float* flat) {
+  int64_t total = 0;
+  for (const ReducePiece& p : pieces) {
+    if (p.count) std::memcpy(flat + total, p.data, static_cast<size_t>(p.count) * sizeof(float));
+    total += p.count;
+  }
+  allReduceSum(flat, total);
+  total = 0;
+  for (const ReducePiece& p : pieces) {
+    if (p.count) std::memcpy(p.data, flat + total, static_cast<size_t>(p.count) * sizeof(float));
+    total += p.count;
+  }
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

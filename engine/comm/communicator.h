@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ class CommError : public Error {
   int m_culpritRank;
 };
 
+// One buffer of a fused all-reduce (allReduceSumPieces): `count` floats at `data`.
+struct ReducePiece {
+  float* data = nullptr;
+  int64_t count = 0;
+};
+
 // One rank's handle. Collectives must be made by all ranks, in the same order, with the same
 // count (and root), each rank from one thread at a time (Note [Bucket order]); a mismatch of kind
 // or count is detected and thrown as CommError on every rank. All calls may throw CommError.
@@ -41,6 +48,12 @@ class Communicator {
   // In place: data[i] = sum over ranks of rank r's data[i], added in the fixed tree order of
   // Note [Reduction tree]. The result is bitwise identical on every rank and independent of timing.
   virtual void allReduceSum(float* data, int64_t count) = 0;
+  // Several buffers summed as one all-reduce (a gradient bucket: Note [Bucket order]): the pieces
+  // are copied into `flat` one after another, flat (the pieces' total count) is all-reduced as by
+  // allReduceSum, and the sums are copied back into the pieces. This default copies on the host
+  // (host buffers); a communicator of device memory copies on the device, in order with its
+  // collective (NCCL: Note [NCCL collectives]).
+  virtual void allReduceSumPieces(std::span<const ReducePiece> pieces, float* flat);
   // In place: every rank's data becomes root's data.
   virtual void broadcast(float* data, int64_t count, int root) = 0;
   virtual void barrier() = 0;

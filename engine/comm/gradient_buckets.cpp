@@ -1,13 +1,13 @@
 #include "engine/comm/gradient_buckets.h"
 
 #include <chrono>
-#include <cstring>
 
 #include "engine/core/error.h"
 
 namespace netsmith {
 
-GradientBuckets::GradientBuckets(std::vector<Tensor*> grads, BucketOptions options) : m_grads(std::move(grads)) {
+GradientBuckets::GradientBuckets(std::vector<Tensor*> grads, BucketOptions options, TensorAllocator* flatMemory)
+    : m_grads(std::move(grads)) {
   NS_CHECK(options.firstBucketBytes > 0 && options.bucketBytes > 0,
            "bucket caps must be > 0 bytes, got first {} and {}", options.firstBucketBytes, options.bucketBytes);
   for (size_t g = 0; g < m_grads.size(); ++g) {
@@ -24,7 +24,7 @@ GradientBuckets::GradientBuckets(std::vector<Tensor*> grads, BucketOptions optio
     while (b.endGradient < n && b.size * static_cast<int64_t>(sizeof(float)) < capBytes) {
       b.size += m_sizes[static_cast<size_t>(b.endGradient++)];
     }
-    if (b.endGradient - b.firstGradient > 1) b.flat.resize({b.size});
+    if (b.endGradient - b.firstGradient > 1) b.flat = Tensor(Shape{b.size}, flatMemory);
     for (int g = b.firstGradient; g < b.endGradient; ++g) m_bucketOf.push_back(bucketCount());
     first = b.endGradient;
     m_buckets.push_back(std::move(b));
@@ -64,27 +64,18 @@ void GradientBuckets::checkSize(int gradient) const {
            m_sizes[static_cast<size_t>(gradient)], now);
 }
 
-void GradientBuckets::gather(int bucket) {
+void GradientBuckets::reduce(int bucket, Communicator& comm) {
   Bucket& b = m_buckets[static_cast<size_t>(bucket)];
-  if (b.flat.empty()) return;
-  float* out = b.flat.data();
+  if (b.flat.empty()) {
+    if (b.size > 0) comm.allReduceSum(bucketData(bucket), b.size);
+    return;
+  }
+  std::vector<ReducePiece> pieces;
   for (int g = b.firstGradient; g < b.endGradient; ++g) {
     checkSize(g);
-    const int64_t n = m_sizes[static_cast<size_t>(g)];
-    if (n) std::memcpy(out, m_grads[static_cast<size_t>(g)]->data(), static_cast<size_t>(n) * sizeof(float));
-    out += n;
+    pieces.push_back({m_grads[static_cast<size_t>(g)]->data(), m_sizes[static_cast<size_t>(g)]});
   }
-}
-
-void GradientBuckets::scatter(int bucket) {
-  Bucket& b = m_buckets[static_cast<size_t>(bucket)];
-  if (b.flat.empty()) return;
-  const float* in = b.flat.data();
-  for (int g = b.firstGradient; g < b.endGradient; ++g) {
-    const int64_t n = m_sizes[static_cast<size_t>(g)];
-    if (n) std::memcpy(m_grads[static_cast<size_t>(g)]->data(), in, static_cast<size_t>(n) * sizeof(float));
-    in += n;
-  }
+  comm.allReduceSumPieces(pieces, b.flat.data());
 }
 
 BucketReducer::BucketReducer(Communicator& communicator, GradientBuckets& buckets)
@@ -173,9 +164,7 @@ void BucketReducer::run() {
     }
     const auto start = std::chrono::steady_clock::now();
     try {
-      m_buckets.gather(bucket);
-      m_comm.allReduceSum(m_buckets.bucketData(bucket), m_buckets.bucketSize(bucket));
-      m_buckets.scatter(bucket);
+      m_buckets.reduce(bucket, m_comm);
     } catch (const CommError&) {
       std::lock_guard lock(m_mutex);
       m_error = std::current_exception();

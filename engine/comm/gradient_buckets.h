@@ -45,14 +45,17 @@ struct BucketOptions {
 // Groups gradients into buckets of consecutive gradients: a bucket is closed once it holds at
 // least its cap (firstBucketBytes for bucket 0, bucketBytes after), so a bucket exceeds its cap by
 // less than one gradient, and a gradient larger than the cap has a bucket to itself. A bucket of
-// several gradients has its own 64-byte aligned flat buffer (gather() copies the gradients in,
-// scatter() copies the reduced values back); a bucket of one gradient is reduced in place.
-// Not thread-safe; BucketReducer calls gather/scatter from its thread.
+// several gradients has its own flat buffer, which reduce() hands to the communicator with the
+// gradients (Communicator::allReduceSumPieces: copied in, summed, copied back, on the device
+// where the gradients live); a bucket of one gradient is reduced in place.
+// Not thread-safe; BucketReducer calls reduce() from its thread.
 class GradientBuckets {
  public:
   // grads: the trainable gradients in the order backward finishes them. They must outlive this
-  // object and keep their sizes.
-  explicit GradientBuckets(std::vector<Tensor*> grads, BucketOptions options = {});
+  // object and keep their sizes. flatMemory: where the flat buffers live, the gradients' memory
+  // (a device's allocator; null: the host).
+  explicit GradientBuckets(std::vector<Tensor*> grads, BucketOptions options = {},
+                           TensorAllocator* flatMemory = nullptr);
 
   int bucketCount() const { return static_cast<int>(m_buckets.size()); }
   int gradientCount() const { return static_cast<int>(m_grads.size()); }
@@ -60,9 +63,10 @@ class GradientBuckets {
   // The gradients of bucket b are [firstGradient(b), firstGradient(b + 1)).
   int firstGradient(int bucket) const;
   int64_t bucketSize(int bucket) const;  // floats
+  // Where the bucket's sums are formed: its flat buffer, or the gradient of a one-gradient bucket.
   float* bucketData(int bucket);
-  void gather(int bucket);
-  void scatter(int bucket);
+  // Sums bucket `bucket` over the ranks of `comm`: one collective.
+  void reduce(int bucket, Communicator& comm);
 
  private:
   struct Bucket {

@@ -92,6 +92,32 @@ class NcclCommunicator final : public Communicator {
       return gpuRuntime().allReduceSum(data, data, static_cast<size_t>(count), comm, s);
     });
   }
+  // Note [NCCL collectives]: a bucket's gradients are copied into its flat buffer, summed and
+  // copied back on the communication stream, device to device, after the event that orders the
+  // collective behind backward; the copies back are queued once NCCL has queued the collective.
+  void allReduceSumPieces(std::span<const ReducePiece> pieces, float* flat) override {
+    int64_t total = 0;
+    for (const ReducePiece& p : pieces) total += p.count;
+    const auto copyPieces = [&](cudaStream_t s, bool intoFlat) {
+      int64_t offset = 0;
+      for (const ReducePiece& p : pieces) {
+        if (p.count) {
+          float* dst = intoFlat ? flat + offset : p.data;
+          const float* src = intoFlat ? p.data : flat + offset;
+          NS_CUDA_CHECK(gpuRuntime().memcpyAsync(dst, src, static_cast<size_t>(p.count) * sizeof(float),
+                                                 cudaMemcpyDeviceToDevice, s));
+        }
+        offset += p.count;
+      }
+    };
+    run(
+        "all-reduce",
+        [&](ncclComm_t comm, cudaStream_t s) {
+          copyPieces(s, true);
+          return gpuRuntime().allReduceSum(flat, flat, static_cast<size_t>(total), comm, s);
+        },
+        [&](cudaStream_t s) { copyPieces(s, false); });
+  }
   void broadcast(float* data, int64_t count, int root) override {
     run("broadcast", [&](ncclComm_t comm, cudaStream_t s) {
       return gpuRuntime().broadcast(data, data, static_cast<size_t>(count), root, comm, s);
@@ -171,8 +197,10 @@ class NcclCommunicator final : public Communicator {
     return gpuRuntime().commGetAsyncError(comm, &state) == ncclSuccess && state == ncclSuccess;
   }
 
-  template <typename Call>
-  void run(const char* what, Call&& call) {
+  // Queues call(comm, commStream) behind the compute stream's work, then after(commStream) once
+  // NCCL has the collective on the stream, and waits for both.
+  template <typename Call, typename After = void (*)(cudaStream_t)>
+  void run(const char* what, Call&& call, After&& after = [](cudaStream_t) {}) {
     NS_CHECK(m_device, "{}: the NCCL communicator of rank {} has no device attached (a bug)", deviceName(m_rank),
              m_rank);
     if (m_shared->aborted.load()) throwAborted();
@@ -193,6 +221,7 @@ class NcclCommunicator final : public Communicator {
     // collective is on the stream only once the communicator reports ncclSuccess. The event
     // must come after it, and NCCL takes no other call before then.
     if (queued == ncclInProgress) waitFor(comm, what, start, [&] { return ready(comm); });
+    after(commStream);
     NS_CUDA_CHECK(runtime.eventRecord(m_done, commStream));
     waitFor(comm, what, start, [&] {
       const cudaError_t state = runtime.eventQuery(m_done);

@@ -6,11 +6,18 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "engine/core/tensor.h"
 
 namespace netsmith {
+
+// A GPU's sensors (NVML) as read at the last busySeconds() call; a CPU worker has none.
+struct DeviceSensors {
+  std::optional<double> temperatureC;
+  std::optional<double> powerW;
+};
 
 class DeviceContext {
  public:
@@ -25,6 +32,7 @@ class DeviceContext {
   // utilization over a window is Δ busySeconds / (Δ wall seconds × parallelism()). A CPU worker
   // counts the CPU time of its threads. Call on the worker's thread.
   virtual double busySeconds() const = 0;
+  virtual DeviceSensors sensors() const { return {}; }
   virtual int parallelism() const = 0;
 
   // Note [Device memory] (engine/train/network.h) — the memory kernels read and write.

@@ -62,11 +62,9 @@ Replica::Replica(const Graph& graph, const TrainingPlan& plan, const DevicePlan&
   for (const Tensor* t : m_runningStats) statsSize += t->size();
   m_statsBuffer.resize({statsSize});
   if (comm.size() > 1 && !m_gradients.empty()) {
-    // GradientBuckets gathers a bucket of several gradients with host copies, so on device memory
-    // every gradient is its own bucket, reduced in place by the device's communicator (NCCL).
-    BucketOptions options;
-    if (device.deviceAllocator()) options = BucketOptions{1, 1};
-    m_buckets = std::make_unique<GradientBuckets>(m_gradients, options);
+    // Note [Bucket order]: ~25 MB buckets in reverse layer order, their flat buffers in the
+    // gradients' memory (the GPU's, where the communicator copies them on the device).
+    m_buckets = std::make_unique<GradientBuckets>(m_gradients, BucketOptions{}, device.deviceAllocator());
     m_reducer = std::make_unique<BucketReducer>(comm, *m_buckets);
   }
   if (plan.deterministic) {

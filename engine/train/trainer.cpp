@@ -31,6 +31,7 @@
 #include "engine/train/job_channel.h"
 #include "engine/train/network.h"
 #include "engine/train/replica.h"
+#include "engine/train/scaling_verdict.h"
 #include "engine/train/worker_pool.h"
 
 namespace fs = std::filesystem;
@@ -85,10 +86,29 @@ struct WorkerTotals {
 };
 
 // One worker's step as the processes report it to the leader: [compute, sync, wait, busy
-// seconds, memory bytes].
-Json stepReport(const StepFigures& f, double busy, int64_t memoryBytes) {
-  return Json::array({f.computeSeconds, f.syncSeconds, f.waitSeconds, busy, memoryBytes});
+// seconds, memory bytes, temperature °C, power W] (the last two null without sensors).
+Json stepReport(const StepFigures& f, double busy, int64_t memoryBytes, const DeviceSensors& sensors) {
+  return Json::array({f.computeSeconds, f.syncSeconds, f.waitSeconds, busy, memoryBytes,
+                      optionalJson(sensors.temperatureC), optionalJson(sensors.powerW)});
 }
+
+std::optional<double> optionalNumber(const Json& v) {
+  return v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt;
+}
+
+// A GPU's sensors over the run, for the run summary.
+struct SensorTotals {
+  std::optional<double> maxTemperatureC;
+  double powerSum = 0;
+  int64_t powerSamples = 0;
+  void add(const DeviceSensors& s) {
+    if (s.temperatureC) maxTemperatureC = std::max(maxTemperatureC.value_or(*s.temperatureC), *s.temperatureC);
+    if (s.powerW) {
+      powerSum += *s.powerW;
+      ++powerSamples;
+    }
+  }
+};
 
 
 class TrainingRun {
@@ -118,6 +138,7 @@ class TrainingRun {
   void emitIteration(int64_t epoch, int64_t iteration, double batchLoss, double lr);
   Json deviceFigures();
   Json scalingSummary() const;
+  Json runResult(const TrainResult& result);
   void resetEventWindow();
   TrainResult fail(TrainResult result, const std::string& message);
 
@@ -165,7 +186,13 @@ class TrainingRun {
   // seconds now and at the last event, memory.
   std::vector<StepFigures> m_step;
   std::vector<double> m_localBusy;
+  std::vector<DeviceSensors> m_localSensors;
   std::vector<double> m_busy;
+  std::vector<DeviceSensors> m_sensors;
+  std::vector<SensorTotals> m_sensorTotals;
+  std::vector<WorkerTotals> m_runTotals;  // this session's training iterations, per worker
+  double m_runTrainWall = 0.0;
+  int64_t m_runTrainSamples = 0;
   std::vector<double> m_memoryBytes;
   std::vector<double> m_busyAtEvent;
   std::vector<WorkerTotals> m_sinceEvent;
@@ -393,7 +420,11 @@ void TrainingRun::startWorkers() {
   const auto total = m_jobWorkers.size();
   m_step.assign(static_cast<size_t>(n), {});
   m_localBusy.assign(static_cast<size_t>(n), 0.0);
+  m_localSensors.assign(static_cast<size_t>(n), {});
   m_busy.assign(total, 0.0);
+  m_sensors.assign(total, {});
+  m_sensorTotals.assign(total, {});
+  m_runTotals.assign(total, {});
   m_busyAtEvent.assign(total, 0.0);
   m_memoryBytes.assign(total, 0.0);
   m_sinceEvent.assign(total, {});
@@ -607,12 +638,16 @@ Json TrainingRun::deviceFigures() {
     const double per = t.iterations ? 1000.0 / static_cast<double>(t.iterations) : 0.0;
     const double busy = m_busy[w] - m_busyAtEvent[w];
     const double utilization = wall > 0 ? std::clamp(busy / (wall * m_jobWorkers[w].threads), 0.0, 1.0) : 0.0;
-    devices.push_back({{"id", m_jobWorkers[w].id},
-                       {"compute_ms", t.compute * per},
-                       {"sync_ms", t.sync * per},
-                       {"wait_ms", t.wait * per},
-                       {"utilization", utilization},
-                       {"memory_mb", m_memoryBytes[w] / (1024.0 * 1024.0)}});
+    Json d = {{"id", m_jobWorkers[w].id},
+              {"compute_ms", t.compute * per},
+              {"sync_ms", t.sync * per},
+              {"overlap_ms", std::max(0.0, t.sync - t.wait) * per},
+              {"wait_ms", t.wait * per},
+              {"utilization", utilization},
+              {"memory_mb", m_memoryBytes[w] / (1024.0 * 1024.0)}};
+    if (m_sensors[w].temperatureC) d["temperature_c"] = *m_sensors[w].temperatureC;
+    if (m_sensors[w].powerW) d["power_w"] = *m_sensors[w].powerW;
+    devices.push_back(std::move(d));
   }
   return devices;
 }
@@ -635,6 +670,52 @@ Json TrainingRun::scalingSummary() const {
           {"communication_share", compute + wait > 0 ? wait / (compute + wait) : 0.0},
           {"sync_seconds", sync},
           {"speedup_estimate", wall > 0 ? compute / wall : 0.0}};
+}
+
+// The run's summary in run.json ("result"; Note [Scaling verdict] reads it as a baseline): speed,
+// the scaling verdict of a multi-device run, and each GPU's peak temperature and mean power.
+Json TrainingRun::runResult(const TrainResult& result) {
+  const int devices = static_cast<int>(m_jobWorkers.size());
+  const bool gpu = m_jobWorkers[0].id.rfind("cuda:", 0) == 0;
+  const int64_t batchPerDevice = m_workers[0].batch;
+  const double samplesPerS = m_runTrainWall > 0 ? static_cast<double>(m_runTrainSamples) / m_runTrainWall : 0.0;
+  Json r = {{"status", result.status},
+            {"devices", devices},
+            {"backend", gpu ? "cuda" : "cpu"},
+            {"batch_per_device", batchPerDevice},
+            {"samples_per_s", samplesPerS},
+            {"parameters_sha256", result.parametersSha256}};
+  if (devices > 1 && m_runTrainSamples > 0) {
+    ScalingInput in;
+    in.devices = devices;
+    in.gpu = gpu;
+    in.samplesPerS = samplesPerS;
+    in.wallSeconds = m_runTrainWall;
+    for (const WorkerTotals& t : m_runTotals) {
+      in.computeSeconds += t.compute;
+      in.syncSeconds += t.sync;
+      in.waitSeconds += t.wait;
+    }
+    in.singleDeviceSamplesPerS =
+        lastSingleDeviceSamplesPerS(m_runDir.parent_path(), m_runDir, r["backend"], batchPerDevice, &in.baselineRun);
+    r["scaling_verdict"] = scalingVerdict(in);
+  }
+  Json gpus = Json::array();
+  for (size_t w = 0; w < m_sensorTotals.size(); ++w) {
+    const SensorTotals& s = m_sensorTotals[w];
+    if (!s.maxTemperatureC && !s.powerSamples) continue;
+    gpus.push_back({{"id", m_jobWorkers[w].id},
+                    {"max_temperature_c", optionalJson(s.maxTemperatureC)},
+                    {"mean_power_w", s.powerSamples ? Json(s.powerSum / static_cast<double>(s.powerSamples)) : Json(nullptr)}});
+  }
+  if (!gpus.empty()) r["gpus"] = gpus;
+  m_settings["result"] = r;
+  try {
+    writeTextAtomically(m_runDir / "run.json", m_settings.dump(2) + "\n");
+  } catch (const Error& e) {
+    m_bus.publish({{"event", "warning"}, {"message", format("the run summary was not saved: {}", e.what())}});
+  }
+  return r;
 }
 
 void TrainingRun::emitIteration(int64_t epoch, int64_t iteration, double batchLoss, double lr) {
@@ -740,13 +821,14 @@ TrainResult TrainingRun::run() {
             (*first)[0] += 1e-3f;
           }
           m_localBusy[i] = m_contexts[i]->busySeconds();
+          m_localSensors[i] = m_contexts[i]->sensors();
         });
         // Every process reports its workers' figures to the leader, in global rank order.
         Json report = {{"loss", 0.0}, {"workers", Json::array()}};
         double localLoss = 0.0;
         for (size_t w = 0; w < m_step.size(); ++w) {
           localLoss += m_step[w].lossSum;
-          report["workers"].push_back(stepReport(m_step[w], m_localBusy[w], m_replicas[w]->memoryBytes()));
+          report["workers"].push_back(stepReport(m_step[w], m_localBusy[w], m_replicas[w]->memoryBytes(), m_localSensors[w]));
         }
         report["loss"] = localLoss;
         const std::vector<Json> reports = m_job->gather(report);
@@ -762,8 +844,11 @@ TrainResult TrainingRun::run() {
             const StepFigures figures{0.0, f[0].get<double>(), f[1].get<double>(), f[2].get<double>()};
             m_sinceEvent[g].add(figures);
             m_epochTotals[g].add(figures);
+            m_runTotals[g].add(figures);
             m_busy[g] = f[3].get<double>();
             m_memoryBytes[g] = f[4].get<double>();
+            m_sensors[g] = {optionalNumber(f[5]), optionalNumber(f[6])};
+            m_sensorTotals[g].add(m_sensors[g]);
             ++g;
           }
         }
@@ -778,6 +863,8 @@ TrainResult TrainingRun::run() {
         m_epochSamples += batch;
         m_epochTrainWall += stepSeconds;
         m_epochTrainSamples += batch;
+        m_runTrainWall += stepSeconds;
+        m_runTrainSamples += batch;
         m_samplesSinceEvent += batch;
         if (secondsSince(m_lastEvent) >= kIterationEventSeconds || m_iteration + 1 == m_iterationsPerEpoch)
           emitIteration(m_epoch, m_iteration + 1, lossSum / static_cast<double>(batch), lr);
@@ -838,12 +925,18 @@ TrainResult TrainingRun::run() {
   result.parametersSha256 = m_replicas[0]->fingerprint();
   result.bestValidationError = m_bestValidationError;
   if (result.status == "completed" && leader) writeFinalParameters();
-  m_bus.publish({{"event", "finished"},
-                 {"status", result.status},
-                 {"run", m_runDir.string()},
-                 {"epochs", static_cast<int64_t>(m_curve.size())},
-                 {"best_validation_error", optionalJson(m_bestValidationError)},
-                 {"parameters_sha256", result.parametersSha256}});
+  Json finished = {{"event", "finished"},
+                   {"status", result.status},
+                   {"run", m_runDir.string()},
+                   {"epochs", static_cast<int64_t>(m_curve.size())},
+                   {"best_validation_error", optionalJson(m_bestValidationError)},
+                   {"parameters_sha256", result.parametersSha256}};
+  if (leader) {
+    const Json summary = runResult(result);
+    if (summary.contains("scaling_verdict")) finished["scaling_verdict"] = summary["scaling_verdict"];
+    if (summary.contains("gpus")) finished["gpus"] = summary["gpus"];
+  }
+  m_bus.publish(finished);
   return result;
 }
 

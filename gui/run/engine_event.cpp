@@ -83,7 +83,8 @@ EngineEvent readEvent(const std::string& type, const Json& o) {
     for (const Json& d : array(o, "devices")) {
       if (!d.is_object()) continue;
       e.devices.push_back({text(d, "id"), number(d, "compute_ms"), number(d, "sync_ms"), number(d, "wait_ms"),
-                           number(d, "utilization"), number(d, "memory_mb")});
+                           number(d, "utilization"), number(d, "memory_mb"), number(d, "overlap_ms"),
+                           number(d, "temperature_c"), number(d, "power_w")});
     }
     return e;
   }
@@ -116,6 +117,16 @@ EngineEvent readEvent(const std::string& type, const Json& o) {
     e.bestValidationError = number(o, "best_validation_error");
     e.parametersSha256 = text(o, "parameters_sha256");
     e.message = text(o, "message");
+    if (const auto it = o.find("scaling_verdict"); it != o.end() && it->is_object()) e.scalingVerdict = text(*it, "text");
+    for (const Json& g : array(o, "gpus")) {
+      if (!g.is_object()) continue;
+      QString line = text(g, "id") + QLatin1Char(':');
+      if (hasValue(number(g, "max_temperature_c")))
+        line += QStringLiteral(" peak %1 °C").arg(number(g, "max_temperature_c"), 0, 'f', 0);
+      if (hasValue(number(g, "mean_power_w")))
+        line += QStringLiteral(", mean power %1 W").arg(number(g, "mean_power_w"), 0, 'f', 0);
+      e.gpuSummaries << line;
+    }
     return e;
   }
   if (type == "plan") return PlanEvent{readPlan(o)};

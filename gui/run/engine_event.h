@@ -26,6 +26,9 @@ struct DeviceSample {
   double waitMs = kNoValue;
   double utilization = kNoValue;  // busy fraction 0..1
   double memoryMb = kNoValue;
+  double overlapMs = kNoValue;      // all-reduce time hidden behind backward
+  double temperatureC = kNoValue;   // GPUs only (NVML)
+  double powerW = kNoValue;         // GPUs only (NVML)
 };
 
 // A device as `started` and the dry-run plan list it.
@@ -123,6 +126,8 @@ struct FinishedEvent {
   double bestValidationError = kNoValue;
   QString parametersSha256;
   QString message;  // when failed
+  QString scalingVerdict;  // a multi-device run's verdict sentence (Note [Scaling verdict])
+  QStringList gpuSummaries;  // "cuda:0: peak 71 °C, mean power 212 W", one per GPU
 };
 
 // The dry-run plan printed as one object with "event":"plan".

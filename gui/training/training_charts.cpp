@@ -3,6 +3,7 @@
 #include <qcustomplot.h>
 
 #include <QDir>
+#include <algorithm>
 #include <QFile>
 
 namespace netsmith::gui {
@@ -33,36 +34,44 @@ void trim(QCPGraph* graph, int keep = 200000) {
 }
 }  // namespace
 
-TrainingCharts::TrainingCharts(QCustomPlot* curve, QCustomPlot* utilization, QCustomPlot* memory, QCustomPlot* timing,
-                               QObject* parent)
-    : QObject(parent), m_curve(curve), m_utilization(utilization), m_memory(memory), m_timing(timing) {
+TrainingCharts::TrainingCharts(QCustomPlot* curve, const DevicePlots& devices, QObject* parent)
+    : QObject(parent), m_curve(curve), m_plots(devices) {
   styleCurvePlot();
 
-  m_utilization->xAxis->setLabel(tr("elapsed (s)"));
-  m_utilization->yAxis->setLabel(tr("utilization (%)"));
-  m_utilization->yAxis->setRange(0, 105);
-  styleLegend(m_utilization);
-  m_memory->xAxis->setLabel(tr("elapsed (s)"));
-  m_memory->yAxis->setLabel(tr("memory (MB)"));
-  styleLegend(m_memory);
+  const QString yLabels[kMetrics] = {tr("utilization (%)"), tr("memory (MB)"), tr("temperature (°C)"), tr("power (W)")};
+  for (int m = 0; m < kMetrics; ++m) {
+    metricPlot(m)->xAxis->setLabel(tr("elapsed (s)"));
+    metricPlot(m)->yAxis->setLabel(yLabels[m]);
+    styleLegend(metricPlot(m));
+  }
+  m_plots.utilization->yAxis->setRange(0, 105);
 
-  m_timing->xAxis->setLabel(tr("device"));
-  m_timing->yAxis->setLabel(tr("ms per iteration (mean)"));
-  m_computeBars = new QCPBars(m_timing->xAxis, m_timing->yAxis);
+  // Per device, side by side: the step (compute, then the wait for the all-reduce that was not
+  // hidden, stacked) and the all-reduce time that ran while backward went on (hidden).
+  QCustomPlot* timing = m_plots.timing;
+  timing->xAxis->setLabel(tr("device"));
+  timing->yAxis->setLabel(tr("ms per iteration (mean)"));
+  auto* group = new QCPBarsGroup(timing);
+  group->setSpacing(1);
+  m_computeBars = new QCPBars(timing->xAxis, timing->yAxis);
   m_computeBars->setName(tr("compute"));
   m_computeBars->setBrush(QColor(0x1f, 0x77, 0xb4, 200));
   m_computeBars->setPen(Qt::NoPen);
-  m_syncBars = new QCPBars(m_timing->xAxis, m_timing->yAxis);
-  m_syncBars->setName(tr("sync (all-reduce)"));
-  m_syncBars->setBrush(QColor(0xff, 0x7f, 0x0e, 200));
-  m_syncBars->setPen(Qt::NoPen);
-  m_syncBars->moveAbove(m_computeBars);
-  m_waitBars = new QCPBars(m_timing->xAxis, m_timing->yAxis);
-  m_waitBars->setName(tr("wait"));
+  m_computeBars->setWidth(0.35);
+  m_computeBars->setBarsGroup(group);
+  m_waitBars = new QCPBars(timing->xAxis, timing->yAxis);
+  m_waitBars->setName(tr("waiting for all-reduce"));
   m_waitBars->setBrush(QColor(0x99, 0x99, 0x99, 180));
   m_waitBars->setPen(Qt::NoPen);
-  m_waitBars->moveAbove(m_syncBars);
-  styleLegend(m_timing);
+  m_waitBars->setWidth(0.35);
+  m_waitBars->moveAbove(m_computeBars);
+  m_overlapBars = new QCPBars(timing->xAxis, timing->yAxis);
+  m_overlapBars->setName(tr("all-reduce hidden behind backward"));
+  m_overlapBars->setBrush(QColor(0xff, 0x7f, 0x0e, 200));
+  m_overlapBars->setPen(Qt::NoPen);
+  m_overlapBars->setWidth(0.35);
+  m_overlapBars->setBarsGroup(group);
+  styleLegend(timing);
 
   m_timer.setInterval(kReplotIntervalMs);
   connect(&m_timer, &QTimer::timeout, this, &TrainingCharts::flush);
@@ -101,11 +110,10 @@ void TrainingCharts::styleCurvePlot() {
 
 void TrainingCharts::clear() {
   for (QCPGraph* g : {m_iterLoss, m_smoothLoss, m_epochTrain, m_epochValLoss, m_epochValError}) g->data()->clear();
-  for (auto& d : m_devices) {
-    m_utilization->removeGraph(d.utilization);
-    m_memory->removeGraph(d.memory);
-  }
+  for (auto& d : m_devices)
+    for (int m = 0; m < kMetrics; ++m) metricPlot(m)->removeGraph(d.graph[m]);
   m_devices.clear();
+  m_sensorsSeen = false;
   m_timingIds.clear();
   m_pendingIterX.clear();
   m_pendingIterLoss.clear();
@@ -122,12 +130,11 @@ TrainingCharts::DeviceSeries& TrainingCharts::device(const QString& id) {
   if (it != m_devices.end()) return *it;
   DeviceSeries s;
   const QColor color = deviceColor(m_devices.size());
-  s.utilization = m_utilization->addGraph();
-  s.utilization->setName(id);
-  s.utilization->setPen(QPen(color, 1.6));
-  s.memory = m_memory->addGraph();
-  s.memory->setName(id);
-  s.memory->setPen(QPen(color, 1.6));
+  for (int m = 0; m < kMetrics; ++m) {
+    s.graph[m] = metricPlot(m)->addGraph();
+    s.graph[m]->setName(id);
+    s.graph[m]->setPen(QPen(color, 1.6));
+  }
   m_timingIds << id;
   return *m_devices.insert(id, s);
 }
@@ -143,14 +150,19 @@ void TrainingCharts::addIteration(const IterationEvent& e, double elapsedS) {
   }
   for (const DeviceSample& d : e.devices) {
     DeviceSeries& s = device(d.id);
-    if (hasValue(d.utilization) || hasValue(d.memoryMb)) {
+    const double values[kMetrics] = {hasValue(d.utilization) ? 100.0 * d.utilization : kNoValue, d.memoryMb,
+                                     d.temperatureC, d.powerW};
+    if (std::any_of(std::begin(values), std::end(values), hasValue)) {
       s.t << elapsedS;
-      s.util << (hasValue(d.utilization) ? 100.0 * d.utilization : qQNaN());
-      s.mem << (hasValue(d.memoryMb) ? d.memoryMb : qQNaN());
+      for (int m = 0; m < kMetrics; ++m) s.values[m] << (hasValue(values[m]) ? values[m] : qQNaN());
+      if (!m_sensorsSeen && (hasValue(d.temperatureC) || hasValue(d.powerW))) {
+        m_sensorsSeen = true;
+        emit sensorDataArrived();
+      }
     }
     if (hasValue(d.computeMs)) {
       s.computeSum += d.computeMs;
-      s.syncSum += hasValue(d.syncMs) ? d.syncMs : 0;
+      s.overlapSum += hasValue(d.overlapMs) ? d.overlapMs : 0;
       s.waitSum += hasValue(d.waitMs) ? d.waitMs : 0;
       ++s.samples;
       m_timingDirty = true;
@@ -216,13 +228,12 @@ void TrainingCharts::flush() {
   m_pendingEpochs.clear();
   for (auto& s : m_devices) {
     if (s.t.isEmpty()) continue;
-    s.utilization->addData(s.t, s.util, true);
-    s.memory->addData(s.t, s.mem, true);
-    trim(s.utilization, 20000);
-    trim(s.memory, 20000);
+    for (int m = 0; m < kMetrics; ++m) {
+      s.graph[m]->addData(s.t, s.values[m], true);
+      trim(s.graph[m], 20000);
+      s.values[m].clear();
+    }
     s.t.clear();
-    s.util.clear();
-    s.mem.clear();
   }
 
   // Axes: the curve from 0 to the furthest epoch seen, losses from their range.
@@ -252,10 +263,11 @@ void TrainingCharts::flush() {
   m_curve->xAxis->setRange(0, std::ceil(maxKey));
   m_curve->replot(QCustomPlot::rpQueuedReplot);
 
-  for (QCustomPlot* p : {m_utilization, m_memory}) {
+  for (int m = 0; m < kMetrics; ++m) {
+    QCustomPlot* p = metricPlot(m);
     p->legend->setVisible(p->graphCount() > 0);  // no empty legend box before the first device
     p->xAxis->rescale();
-    if (p == m_memory) {
+    if (m != kUtilization) {
       p->yAxis->rescale();
       const QCPRange r = p->yAxis->range();
       p->yAxis->setRange(0, std::max(1.0, r.upper * 1.15));
@@ -267,7 +279,7 @@ void TrainingCharts::flush() {
 }
 
 void TrainingCharts::updateTimingBars() {
-  QVector<double> keys, compute, sync, wait;
+  QVector<double> keys, compute, overlap, wait;
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   double top = 0;
   for (int i = 0; i < m_timingIds.size(); ++i) {
@@ -275,27 +287,41 @@ void TrainingCharts::updateTimingBars() {
     const double n = std::max(1, s.samples);
     keys << i + 1;
     compute << s.computeSum / n;
-    sync << s.syncSum / n;
+    overlap << s.overlapSum / n;
     wait << s.waitSum / n;
-    top = std::max(top, (s.computeSum + s.syncSum + s.waitSum) / n);
+    top = std::max(top, std::max(s.computeSum + s.waitSum, s.overlapSum) / n);
     ticker->addTick(i + 1, m_timingIds[i]);
   }
   m_computeBars->setData(keys, compute, true);
-  m_syncBars->setData(keys, sync, true);
+  m_overlapBars->setData(keys, overlap, true);
   m_waitBars->setData(keys, wait, true);
-  m_timing->xAxis->setTicker(ticker);
-  m_timing->xAxis->setRange(0.3, std::max<qsizetype>(1, m_timingIds.size()) + 0.7);
-  m_timing->yAxis->setRange(0, std::max(1.0, top * 1.3));
-  m_timing->replot(QCustomPlot::rpQueuedReplot);
+  QCustomPlot* timing = m_plots.timing;
+  timing->xAxis->setTicker(ticker);
+  timing->xAxis->setRange(0.3, std::max<qsizetype>(1, m_timingIds.size()) + 0.7);
+  timing->yAxis->setRange(0, std::max(1.0, top * 1.3));
+  timing->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QCustomPlot* TrainingCharts::metricPlot(int metric) const {
+  switch (metric) {
+    case kUtilization: return m_plots.utilization;
+    case kMemory: return m_plots.memory;
+    case kTemperature: return m_plots.temperature;
+    default: return m_plots.power;
+  }
+}
+
+int TrainingCharts::metricPoints(int metric) const {
+  int n = 0;
+  for (const auto& s : m_devices) n += s.graph[metric]->data()->size();
+  return n;
 }
 
 int TrainingCharts::iterationPoints() const { return m_iterLoss->data()->size(); }
 int TrainingCharts::epochPoints() const { return m_epochTrain->data()->size(); }
-int TrainingCharts::utilizationPoints() const {
-  int n = 0;
-  for (const auto& s : m_devices) n += s.utilization->data()->size();
-  return n;
-}
+int TrainingCharts::utilizationPoints() const { return metricPoints(kUtilization); }
+int TrainingCharts::temperaturePoints() const { return metricPoints(kTemperature); }
+int TrainingCharts::powerPoints() const { return metricPoints(kPower); }
 
 CurvePoints readLearningCurve(const QString& runFolder) {
   CurvePoints c;

@@ -22,14 +22,23 @@ struct CurvePoints {
   QVector<double> epoch, trainLoss, validationLoss, validationError;
 };
 
+// The per-device plots: one line per device over elapsed time (utilization, memory, and a GPU's
+// temperature and power from NVML), and the mean step time per device as bars.
+struct DevicePlots {
+  QCustomPlot* utilization = nullptr;
+  QCustomPlot* memory = nullptr;
+  QCustomPlot* temperature = nullptr;
+  QCustomPlot* power = nullptr;
+  QCustomPlot* timing = nullptr;
+};
+
 class TrainingCharts : public QObject {
   Q_OBJECT
  public:
   static constexpr int kReplotIntervalMs = 50;
 
   // The plots are owned by the caller's widgets; this object fills them.
-  TrainingCharts(QCustomPlot* curve, QCustomPlot* utilization, QCustomPlot* memory, QCustomPlot* timing,
-                 QObject* parent = nullptr);
+  TrainingCharts(QCustomPlot* curve, const DevicePlots& devices, QObject* parent = nullptr);
 
   void clear();  // a new run starts
   void addIteration(const IterationEvent& e, double elapsedS);
@@ -43,25 +52,35 @@ class TrainingCharts : public QObject {
   int iterationPoints() const;
   int epochPoints() const;
   int utilizationPoints() const;  // summed over devices
+  int temperaturePoints() const;  // summed over devices
+  int powerPoints() const;        // summed over devices
   int timingDevices() const { return m_timingIds.size(); }
+  // Some device reported temperature or power (a GPU): the page shows those plots.
+  bool hasSensorData() const { return m_sensorsSeen; }
+
+ signals:
+  void sensorDataArrived();  // the first temperature or power value of a run
 
  private:
+  enum Metric { kUtilization, kMemory, kTemperature, kPower, kMetrics };
   struct DeviceSeries {
-    QCPGraph* utilization = nullptr;
-    QCPGraph* memory = nullptr;
-    QVector<double> t, util, mem;  // pending
-    double computeSum = 0, syncSum = 0, waitSum = 0;
+    QCPGraph* graph[kMetrics] = {};
+    QVector<double> t, values[kMetrics];  // pending
+    double computeSum = 0, overlapSum = 0, waitSum = 0;
     int samples = 0;
   };
+  QCustomPlot* metricPlot(int metric) const;
+  int metricPoints(int metric) const;
   DeviceSeries& device(const QString& id);
   void styleCurvePlot();
   void updateTimingBars();
 
-  QCustomPlot *m_curve, *m_utilization, *m_memory, *m_timing;
+  QCustomPlot* m_curve;
+  DevicePlots m_plots;
   QCPGraph *m_iterLoss = nullptr, *m_smoothLoss = nullptr, *m_epochTrain = nullptr, *m_epochValLoss = nullptr,
            *m_epochValError = nullptr;
   QList<QCPGraph*> m_overlayGraphs;
-  QCPBars *m_computeBars = nullptr, *m_syncBars = nullptr, *m_waitBars = nullptr;
+  QCPBars *m_computeBars = nullptr, *m_waitBars = nullptr, *m_overlapBars = nullptr;
   QHash<QString, DeviceSeries> m_devices;
   QStringList m_timingIds;
   QVector<double> m_pendingIterX, m_pendingIterLoss, m_pendingSmooth;
@@ -69,6 +88,7 @@ class TrainingCharts : public QObject {
   double m_smoothed = kNoValue;
   bool m_dirty = false;
   bool m_timingDirty = false;
+  bool m_sensorsSeen = false;
   QTimer m_timer;
 };
 

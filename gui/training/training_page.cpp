@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -134,14 +135,25 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   m_curvePlot->setMinimumHeight(260);
   m_utilPlot = newPlot(this, tr("Utilization per device"));
   m_memPlot = newPlot(this, tr("Memory per device"));
-  m_timingPlot = newPlot(this, tr("Compute vs. sync per device"));
-  m_charts = new TrainingCharts(m_curvePlot, m_utilPlot, m_memPlot, m_timingPlot, this);
+  m_timingPlot = newPlot(this, tr("Step time per device"));
+  // A GPU's temperature and power (NVML): shown once a device reports them.
+  m_temperaturePlot = newPlot(this, tr("Temperature per GPU"));
+  m_powerPlot = newPlot(this, tr("Power per GPU"));
+  m_charts = new TrainingCharts(m_curvePlot, {m_utilPlot, m_memPlot, m_temperaturePlot, m_powerPlot, m_timingPlot}, this);
   auto* smallCharts = new QWidget(this);
-  auto* smallLayout = new QHBoxLayout(smallCharts);
+  auto* smallLayout = new QGridLayout(smallCharts);
   smallLayout->setContentsMargins(0, 0, 0, 0);
-  smallLayout->addWidget(m_utilPlot);
-  smallLayout->addWidget(m_memPlot);
-  smallLayout->addWidget(m_timingPlot);
+  smallLayout->addWidget(m_utilPlot, 0, 0);
+  smallLayout->addWidget(m_memPlot, 0, 1);
+  smallLayout->addWidget(m_timingPlot, 0, 2, 2, 1);
+  smallLayout->addWidget(m_temperaturePlot, 1, 0);
+  smallLayout->addWidget(m_powerPlot, 1, 1);
+  m_temperaturePlot->hide();
+  m_powerPlot->hide();
+  connect(m_charts, &TrainingCharts::sensorDataArrived, this, [this] {
+    m_temperaturePlot->show();
+    m_powerPlot->show();
+  });
 
   m_log = new QPlainTextEdit(this);
   m_log->setReadOnly(true);
@@ -457,8 +469,11 @@ bool TrainingPage::start() {
     return false;
   }
   m_charts->clear();
+  m_temperaturePlot->hide();
+  m_powerPlot->hide();
   m_iterationEvents = m_epochEvents = 0;
   m_sawFinished = false;
+  m_scalingVerdict.clear();
   m_maxEpoch = m_doc->settings().config.maxEpoch;
   m_lastOutcome.reset();
   m_log->clear();
@@ -543,6 +558,9 @@ void TrainingPage::onEvent(const EngineEvent& event) {
   } else if (const auto* e = std::get_if<FinishedEvent>(&event)) {
     m_sawFinished = true;
     m_log->appendPlainText(tr("finished: %1").arg(e->status));
+    m_scalingVerdict = e->scalingVerdict;
+    if (!e->scalingVerdict.isEmpty()) m_log->appendPlainText(tr("scaling: %1").arg(e->scalingVerdict));
+    for (const QString& gpu : e->gpuSummaries) m_log->appendPlainText(gpu);
   }
 }
 
@@ -558,7 +576,8 @@ void TrainingPage::onFinished(const RunOutcome& outcome) {
   const QString folder = QDir::toNativeSeparators(m_runFolder);
   switch (outcome.status) {
     case RunOutcome::Status::Completed:
-      setStatus(tr("Run completed in %1 — %2").arg(duration(m_elapsed.elapsed() / 1000.0), folder));
+      setStatus(tr("Run completed in %1 — %2").arg(duration(m_elapsed.elapsed() / 1000.0), folder) +
+                (m_scalingVerdict.isEmpty() ? QString() : QStringLiteral("\n") + m_scalingVerdict));
       break;
     case RunOutcome::Status::Stopped:
       setStatus(tr("Run stopped; a checkpoint was written. Resume it with: netsmith-cli train --resume %1").arg(folder));

@@ -110,6 +110,7 @@ class TrainingPage : public QWidget {
   QList<RunSummary> m_history;
   int m_iterationEvents = 0, m_epochEvents = 0;
   bool m_sawFinished = false;
+  QString m_scalingVerdict;  // of the last finished run (Note [Scaling verdict])
   long long m_maxEpoch = 0;
   QElapsedTimer m_elapsed;
   QTimer m_planDebounce;
@@ -129,7 +130,7 @@ class TrainingPage : public QWidget {
   QLabel* m_status;
   QCheckBox* m_logScale;
   QPlainTextEdit* m_log;
-  QCustomPlot *m_curvePlot, *m_utilPlot, *m_memPlot, *m_timingPlot;
+  QCustomPlot *m_curvePlot, *m_utilPlot, *m_memPlot, *m_timingPlot, *m_temperaturePlot, *m_powerPlot;
   TrainingCharts* m_charts;
 };
 

@@ -1,12 +1,19 @@
 #include "gpu_check.h"
 
+#include "gpu_tolerance.h"
+
 #include <algorithm>
+#include <barrier>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <thread>
 #include <tuple>
+
+#include <unistd.h>
 
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/backend/device_factory.h"
@@ -16,7 +23,9 @@
 #include "engine/optim/optimizer.h"
 #include "engine/project/graph.h"
 #include "engine/project/project_io.h"
+#include "engine/train/checkpoint.h"
 #include "engine/train/network.h"
+#include "engine/train/trainer.h"
 #include "support/param_synthesis.h"
 
 #ifdef NETSMITH_HAVE_CUDA
@@ -137,7 +146,6 @@ void fillInput(Tensor& t, Rng& rng, const std::string& op) {
 OpResult checkExample(const OpSchema& schema, const Example& example, const std::string& device,
                       const std::string& precision, DeviceContext& cpu, DeviceContext& gpu) {
   OpResult r{schema.name, example.variant, precision};
-  r.tolerance = precision == "float" ? 1e-5 : precision == "half" ? 5e-2 : 1e-1;
   try {
     const Json params = validateParams(schema, example.params, "params");
     const OpParams p(params);
@@ -196,9 +204,22 @@ OpResult checkExample(const OpSchema& schema, const Example& example, const std:
       dwGpu.push_back(blobs[i].trainable ? &dwsGpu[i] : nullptr);
     }
     Tensor y(withBatch(kBatch, outShape)), yGpu(withBatch(kBatch, outShape), memory);
-    const auto note = [&](double e, const std::string& what, double& into) {
+    // Note [GPU tolerances]: each tensor against its own bound, from the terms behind a value.
+    const double macs = schema.multiplyAdds ? static_cast<double>(kBatch) *
+                                                  static_cast<double>(schema.multiplyAdds(example.inputs, outShape, p))
+                                            : 0.0;
+    double inputValues = 0;
+    for (const Tensor& x : xs) inputValues += static_cast<double>(x.size());
+    for (const Tensor& w : ws) inputValues += static_cast<double>(w.size());
+    const auto note = [&](double e, const std::string& what, double& into, const Tensor& t, double from) {
       if (e > into) into = e;
-      if (e > r.tolerance && r.worst.empty()) r.worst = what;
+      const double tolerance = gpuTolerance(precision, reductionLength(macs, from, static_cast<double>(t.size())));
+      const double margin = std::isfinite(e) ? e / tolerance : INFINITY;
+      if (margin > r.margin || r.worst.empty()) {
+        r.margin = margin;
+        r.tolerance = tolerance;
+        r.worst = what;
+      }
     };
     for (const bool training : {false, true}) {
       KernelCall c{cpu, inCpu, pCpu, y};
@@ -210,9 +231,10 @@ OpResult checkExample(const OpSchema& schema, const Example& example, const std:
       cpuKernel->forward(c);
       gpuKernel->forward(g);
       const std::string mode = training ? "training" : "inference";
-      note(relativeError(y, download(gpu, yGpu)), mode + " forward output", r.forwardError);
+      note(relativeError(y, download(gpu, yGpu)), mode + " forward output", r.forwardError, y, inputValues);
       for (size_t i = 0; i < ws.size(); ++i)
-        note(relativeError(ws[i], download(gpu, wsGpu[i])), mode + " forward " + blobs[i].name, r.forwardError);
+        note(relativeError(ws[i], download(gpu, wsGpu[i])), mode + " forward " + blobs[i].name, r.forwardError, ws[i],
+             inputValues);
     }
     // Backward after the training forward: output gradient random (for a loss: the per-sample
     // weights, positive).
@@ -233,11 +255,14 @@ OpResult checkExample(const OpSchema& schema, const Example& example, const std:
     g.paramGrads = dwGpu;
     cpuKernel->backward(c);
     gpuKernel->backward(g);
+    const double backwardFrom = inputValues + static_cast<double>(dy.size());
     for (size_t i = 0; i < dxs.size(); ++i)
-      note(relativeError(dxs[i], download(gpu, dxsGpu[i])), format("backward dx{}", i), r.backwardError);
+      note(relativeError(dxs[i], download(gpu, dxsGpu[i])), format("backward dx{}", i), r.backwardError, dxs[i],
+           backwardFrom);
     for (size_t i = 0; i < dws.size(); ++i)
       if (blobs[i].trainable)
-        note(relativeError(dws[i], download(gpu, dwsGpu[i])), "backward d" + blobs[i].name, r.backwardError);
+        note(relativeError(dws[i], download(gpu, dwsGpu[i])), "backward d" + blobs[i].name, r.backwardError, dws[i],
+             backwardFrom);
   } catch (const std::exception& e) {
     r.error = e.what();
   }
@@ -277,6 +302,15 @@ std::string gpuUnavailableReason(const std::string& device) {
   } catch (const std::exception& e) {
     return e.what();
   }
+}
+
+std::vector<std::string> allGpus() {
+  std::vector<std::string> ids;
+#ifdef NETSMITH_HAVE_CUDA
+  const int n = cuda::cudaDeviceCount();
+  for (int i = 0; i < n; ++i) ids.push_back("cuda:" + std::to_string(i));
+#endif
+  return ids;
 }
 
 std::vector<OpResult> checkOps(const std::string& device, const std::string& precision) {
@@ -337,6 +371,55 @@ TrainResult compareTraining(const std::string& projectPath, const std::string& d
   return r;
 }
 
+DeviceCountResult compareDeviceCounts(const std::string& projectPath, const std::vector<std::string>& devices,
+                                      int iterations) {
+  DeviceCountResult r;
+  r.project = projectPath;
+  r.devices = static_cast<int>(devices.size());
+  r.iterations = iterations;
+  try {
+    NS_CHECK(!devices.empty(), "no devices given");
+    Project project = loadProject(projectPath);
+    project.config.deterministic = false;
+    project.parallel.lrPolicy = "keep_logical_batch";
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                      format("netsmith-device-counts-{}-{}", ::getpid(), Clock::now().time_since_epoch().count());
+    std::filesystem::create_directories(dir);
+    const std::string copy = (dir / "project.nsproj").string();
+    {
+      std::ofstream out(copy);
+      out << projectToPortableJson(project).dump(2);
+    }
+    std::vector<CheckpointData> parameters;
+    for (const std::vector<std::string>& set : {std::vector<std::string>{devices[0]}, devices}) {
+      TrainOptions o;
+      o.projectPath = copy;
+      o.runDir = (dir / format("{}-devices", set.size())).string();
+      o.maxEpoch = 1;
+      o.trainSamples = static_cast<int64_t>(iterations) * project.config.batchSize;
+      o.validationSamples = project.config.batchSize;
+      o.devices = set;
+      const netsmith::TrainResult run = runTraining(o);
+      NS_CHECK(run.status == "completed", "training on {} device(s) {}: {}", set.size(), run.status, run.message);
+      parameters.push_back(readCheckpoint(o.runDir + "/parameters.nsparams"));
+    }
+    const auto& one = parameters[0].tensors;
+    const auto& all = parameters[1].tensors;
+    NS_CHECK(one.size() == all.size(), "{} blobs on one device, {} on all", one.size(), all.size());
+    for (size_t i = 0; i < one.size(); ++i) {
+      const double e = relativeError(one[i].second, all[i].second);
+      if (e > r.maxParameterError || r.worst.empty()) {
+        r.maxParameterError = e;
+        r.worst = one[i].first;
+      }
+    }
+    std::filesystem::remove_all(dir);
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
 std::string checkNccl(const std::vector<std::string>& devices) {
   try {
     const DeviceKind& kind = deviceKindOf(devices.at(0));
@@ -350,8 +433,14 @@ std::string checkNccl(const std::vector<std::string>& devices) {
     std::vector<std::thread> threads;
     std::vector<double> sums(static_cast<size_t>(n), 0), broadcasts(static_cast<size_t>(n), 0);
     std::vector<int> abortSeen(static_cast<size_t>(n), 0);
+    // The abort must come after every rank has left the barrier: a collective completes on each
+    // rank's stream on its own time, so rank 0 can return from barrier() while another rank still
+    // waits for its completion event, and an abort then fails that rank's barrier instead of the
+    // collective after it (the race the review found).
+    std::barrier leftBarrier(n);
     for (int r = 0; r < n; ++r)
       threads.emplace_back([&, r] {
+        bool arrived = false;
         try {
           auto ctx = makeContext(devices[static_cast<size_t>(r)], "float");
           kind.attachWorker(*group, r, *ctx);
@@ -367,6 +456,8 @@ std::string checkNccl(const std::vector<std::string>& devices) {
           comm.broadcast(dev.data(), dev.size(), n - 1);
           broadcasts[static_cast<size_t>(r)] = download(*ctx, dev)[0];
           comm.barrier();
+          leftBarrier.arrive_and_wait();
+          arrived = true;
           if (r == 0) comm.abort("test abort");
           try {
             comm.allReduceSum(dev.data(), dev.size());
@@ -377,6 +468,7 @@ std::string checkNccl(const std::vector<std::string>& devices) {
           ctx.reset();
         } catch (const std::exception& e) {
           errors[static_cast<size_t>(r)] = e.what();
+          if (!arrived) leftBarrier.arrive_and_drop();  // the others must not wait for this rank
         }
       });
     for (auto& t : threads) t.join();

@@ -1,6 +1,7 @@
 // Training on cuda:0: the LeNet and ResNet networks with their solvers follow the CPU step by step
 // (gpu_check.h, synthetic data); a real run on Fashion-MNIST through the trainer, in reproducible
-// mode, gives the same parameters_sha256 twice. Skips when there is no GPU (or, for the real run,
+// mode, gives the same parameters_sha256 twice; the trainer on cuda:0 and on every GPU agrees
+// after K iterations. Skips when there is no GPU (or, for the real run,
 // no dataset).
 #include <QtTest>
 
@@ -38,6 +39,18 @@ class TestCudaTraining : public QObject {
     QVERIFY2(r.error.empty(), r.error.c_str());
     QVERIFY2(r.maxLossError < 1e-3, qPrintable(QString("loss differs by %1").arg(r.maxLossError)));
     QVERIFY2(r.maxParameterError < 1e-3, qPrintable(QString("parameters differ by %1").arg(r.maxParameterError)));
+  }
+
+  // The trainer for K iterations on cuda:0 and on every GPU present (fast mode, the logical batch
+  // kept): the parameters agree to rounding (gpu_check.h, compareDeviceCounts).
+  void oneGpuAgainstEveryGpu() {
+    if (!std::filesystem::exists(datasetsRoot() + "/fashion-mnist/train-images-idx3-ubyte.gz"))
+      QSKIP("Fashion-MNIST is not installed (set DATASETS to the folder that holds fashion-mnist/)");
+    const DeviceCountResult r = compareDeviceCounts(
+        std::string(NETSMITH_SOURCE_DIR) + "/projects/fashion_mnist_lenet.nsproj", allGpus(), 20);
+    QVERIFY2(r.error.empty(), r.error.c_str());
+    QVERIFY2(r.maxParameterError < 1e-3,
+             qPrintable(QString("%1 differs by %2").arg(QString::fromStdString(r.worst)).arg(r.maxParameterError)));
   }
 
   void reproducibleTwice() {

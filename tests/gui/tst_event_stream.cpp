@@ -3,6 +3,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "gui/run/engine_event.h"
 #include "gui/run/engine_process.h"
 #include "gui/run/event_stream_reader.h"
 
@@ -64,6 +65,27 @@ QString script(QTemporaryDir& dir, const QByteArray& body) {
 class TestEventStream : public QObject {
   Q_OBJECT
  private slots:
+  // A GPU's sensors and the hidden all-reduce per device; the scaling verdict and each GPU's
+  // summary at the end (docs/events.md).
+  void gpuFiguresAndTheScalingVerdict() {
+    const auto it = parseEngineEvent(
+        "{\"event\":\"iteration\",\"epoch\":1,\"iteration\":3,\"devices\":[{\"id\":\"cuda:0\",\"compute_ms\":5,"
+        "\"sync_ms\":2,\"overlap_ms\":1.5,\"wait_ms\":0.5,\"temperature_c\":61,\"power_w\":230.5},{\"id\":\"cpu:0\"}]}");
+    QVERIFY(it.has_value());
+    const auto& devices = std::get<IterationEvent>(*it).devices;
+    QCOMPARE(devices[0].overlapMs, 1.5);
+    QCOMPARE(devices[0].temperatureC, 61.0);
+    QCOMPARE(devices[0].powerW, 230.5);
+    QVERIFY(!hasValue(devices[1].temperatureC) && !hasValue(devices[1].powerW));
+    const auto finished = parseEngineEvent(
+        "{\"event\":\"finished\",\"status\":\"completed\",\"scaling_verdict\":{\"text\":\"2 GPUs: 1.80x\"},"
+        "\"gpus\":[{\"id\":\"cuda:0\",\"max_temperature_c\":70.4,\"mean_power_w\":212},{\"id\":\"cuda:1\",\"max_temperature_c\":null}]}");
+    QVERIFY(finished.has_value());
+    const auto& f = std::get<FinishedEvent>(*finished);
+    QCOMPARE(f.scalingVerdict, QString("2 GPUs: 1.80x"));
+    QCOMPARE(f.gpuSummaries, (QStringList{QString::fromUtf8("cuda:0: peak 70 °C, mean power 212 W"), QString("cuda:1:")}));
+  }
+
   void wholeStreamAtOnce() {
     EventStreamReader reader;
     Collected c;

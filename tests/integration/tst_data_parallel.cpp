@@ -276,6 +276,12 @@ class DataParallelTest : public QObject {
     QVERIFY(scaling.value("samples_per_s", 0.0) > 0);
     QVERIFY(scaling.value("communication_share", -1.0) >= 0 && scaling.value("communication_share", 2.0) < 1);
     QVERIFY(scaling.value("speedup_estimate", 0.0) > 0);
+    // Note [Scaling verdict]: CPU workers get one too; no GPU summary for them.
+    const Json finished = two.events->last("finished");
+    const std::string verdict = finished["scaling_verdict"].value("text", "");
+    QVERIFY2(verdict.rfind("2 CPU workers: ", 0) == 0 && verdict.find("all-reduce") != std::string::npos, verdict.c_str());
+    QVERIFY(!finished.contains("gpus"));
+    QVERIFY(!one.events->last("finished").contains("scaling_verdict"));
   }
 
   // Loads [3, 1]: the two devices' slices (48 + 16 samples) weighted by share give the update of

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "engine/backend/cuda/cuda_device.h"
+#include "engine/comm/gradient_buckets.h"
 #include "engine/comm/nccl_communicator.h"
 #include "support/cli_runner.h"
 #include "support/train_runner.h"
@@ -92,6 +93,53 @@ class TestSimTraining : public QObject {
     for (int r = 0; r < ranks; ++r) QVERIFY2(failures[static_cast<size_t>(r)].empty(), failures[static_cast<size_t>(r)].c_str());
   }
 
+  // Note [Bucket order] on GPUs: several gradients in device memory make one bucket, gathered
+  // into its flat device buffer, all-reduced and scattered back on the device (one NCCL call).
+  // Host copies of device pointers would fault on the simulator's checked memory.
+  void fusedBucketsOnTwoGpus() {
+    constexpr int kRanks = 2;
+    const std::vector<int64_t> sizes = {300, 7, 1000};
+    cuda::NcclGroup group(gpus(kRanks), 30);
+    std::vector<std::string> failures(kRanks);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < kRanks; ++r) {
+      threads.emplace_back([&, r] {
+        try {
+          cuda::CudaDeviceContext device("cuda:" + std::to_string(r));
+          group.attach(r, device);
+          std::vector<Tensor> grads;
+          std::vector<Tensor*> pointers;
+          for (int64_t s : sizes) grads.emplace_back(Shape{s}, device.deviceAllocator());
+          for (auto& g : grads) pointers.push_back(&g);
+          GradientBuckets buckets(pointers, BucketOptions{}, device.deviceAllocator());
+          if (buckets.bucketCount() != 1) throw Error(format("{} buckets, expected 1", buckets.bucketCount()));
+          for (int iteration = 0; iteration < 10; ++iteration) {
+            for (size_t g = 0; g < grads.size(); ++g) {
+              std::vector<float> host(static_cast<size_t>(sizes[g]));
+              for (size_t i = 0; i < host.size(); ++i) host[i] = float((r + 1) * (iteration + 1) + 10 * g + i);
+              device.upload(grads[g].data(), host.data(), sizes[g]);
+            }
+            buckets.reduce(0, group.communicator(r));
+            for (size_t g = 0; g < grads.size(); ++g) {
+              std::vector<float> back(static_cast<size_t>(sizes[g]));
+              device.download(back.data(), grads[g].data(), sizes[g]);
+              for (size_t i = 0; i < back.size(); ++i) {
+                const float want = float(3 * (iteration + 1) + kRanks * (10 * g + i));
+                if (back[i] != want)
+                  throw Error(format("iteration {}: gradient {} element {} is {}, the sum is {}", iteration, g, i,
+                                     back[i], want));
+              }
+            }
+          }
+        } catch (const std::exception& e) {
+          failures[static_cast<size_t>(r)] = e.what();
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (int r = 0; r < kRanks; ++r) QVERIFY2(failures[static_cast<size_t>(r)].empty(), failures[static_cast<size_t>(r)].c_str());
+  }
+
   void devicesListsSimulatedGpus() {
     const CliRun run = runProcess(cliPath(), {"devices", "--json"});
     QCOMPARE(run.exitCode, 0);
@@ -133,22 +181,53 @@ class TestSimTraining : public QObject {
     }
   }
 
-  // Fast mode on 2 GPUs: the gradient all-reduce overlaps backward; the run completes, and every
-  // iteration event has each GPU's figures from the simulated NVML.
+  // Fast mode on 2 GPUs: the gradient all-reduce overlaps backward; the run completes; every
+  // iteration event has each GPU's figures from the simulated NVML (utilization, memory,
+  // temperature, power, the all-reduce time hidden behind backward); and the run ends with a
+  // scaling verdict measured against the 1-GPU run before it in the same runs folder (Note
+  // [Scaling verdict]) and each GPU's peak temperature and mean power, in `finished` and run.json.
   void fastModeOnTwoGpus() {
     QTemporaryDir dir;
-    const CliRun run = runProcess(cliPath(), {"train", sourcePath("projects/fashion_mnist_lenet.nsproj"), "--devices",
-                                              "cuda:0,cuda:1", "--max-epoch", "1", "--train-samples", "2048",
-                                              "--validation-samples", "256", "--run-dir", dir.path(), "--events", "-"});
+    const auto train = [&](const QString& devices, const QString& folder) {
+      return runProcess(cliPath(), {"train", sourcePath("projects/fashion_mnist_lenet.nsproj"), "--devices", devices,
+                                    "--max-epoch", "1", "--train-samples", "2048", "--validation-samples", "256",
+                                    "--run-dir", dir.path() + "/" + folder, "--events", "-"});
+    };
+    const CliRun one = train("cuda:0", "one");
+    QVERIFY2(one.exitCode == 0, one.stderrText.constData());
+    QVERIFY(!one.last("finished").contains("scaling_verdict"));  // one device: nothing to compare
+    const CliRun run = train("cuda:0,cuda:1", "two");
     QVERIFY2(run.exitCode == 0, run.stderrText.constData());
-    QCOMPARE(run.last("finished")["status"].get<std::string>(), std::string("completed"));
+    const Json finished = run.last("finished");
+    QCOMPARE(finished["status"].get<std::string>(), std::string("completed"));
     const auto iterations = run.ofKind("iteration");
     QVERIFY(!iterations.empty());
     const Json devices = iterations.back()["devices"];
     QCOMPARE(devices.size(), size_t{2});
-    for (const Json& d : devices) QVERIFY(d["memory_mb"].get<double>() > 0);
+    for (const Json& d : devices) {
+      QVERIFY(d["memory_mb"].get<double>() > 0);
+      QVERIFY2(d["temperature_c"].get<double>() >= 20 && d["temperature_c"].get<double>() <= 100, d.dump().c_str());
+      QVERIFY2(d["power_w"].get<double>() > 0, d.dump().c_str());
+      QVERIFY(d["overlap_ms"].get<double>() >= 0 && d["overlap_ms"].get<double>() <= d["sync_ms"].get<double>() + 1e-9);
+    }
     const double error = run.last("epoch")["validation_error"].get<double>();
     QVERIFY2(error < 0.5, qPrintable(QString::number(error)));  // it learned something in one short epoch
+
+    const Json verdict = finished["scaling_verdict"];
+    QVERIFY2(verdict["single_device_measured"].get<bool>(), verdict.dump().c_str());
+    QCOMPARE(verdict["baseline_run"].get<std::string>(), std::string("one"));
+    QCOMPARE(verdict["devices"].get<int>(), 2);
+    QVERIFY(verdict["speedup"].get<double>() > 0);
+    QVERIFY2(verdict["text"].get<std::string>().rfind("2 GPUs: ", 0) == 0, verdict.dump().c_str());
+    QCOMPARE(finished["gpus"].size(), size_t{2});
+    for (const Json& g : finished["gpus"]) QVERIFY(g["max_temperature_c"].get<double>() >= 20);
+
+    QFile runJson(dir.path() + "/two/run.json");
+    QVERIFY(runJson.open(QIODevice::ReadOnly));
+    const Json result = Json::parse(runJson.readAll().toStdString())["result"];
+    QCOMPARE(result["devices"].get<int>(), 2);
+    QCOMPARE(result["backend"].get<std::string>(), std::string("cuda"));
+    QCOMPARE(result["scaling_verdict"]["text"], verdict["text"]);
   }
 };
 

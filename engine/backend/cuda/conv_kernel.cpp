@@ -2,9 +2,7 @@
 // Algorithms come from cuDNN's heuristics (cudnnGet*Algorithm_v7, what PyTorch does without
 // cudnn.benchmark), re-chosen when the batch size changes: the first one that succeeds, fits the
 // workspace limit (1 GiB) and, in reproducible mode (config.deterministic), is deterministic.
-// Math type (Note [Precision]): float uses CUDNN_FMA_MATH, plain float32 (no TF32), so results
-// match the CPU to 1e-5; half and bfloat16 allow tensor cores on converted inputs
-// (CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) with float32 tensors and accumulation.
+// Math type by precision: Note [Precision] (precision_math.h).
 #include "engine/backend/cuda/conv_kernel.h"
 
 #include "engine/backend/cuda/cuda_op.h"
@@ -41,8 +39,7 @@ class CudnnConvKernel final : public Kernel {
     NS_CUDNN_CHECK(cudnnSetConvolutionGroupCount(m_conv, static_cast<int>(group)));
     const auto& options = cudaContext(setup.device).options();
     m_deterministic = options.deterministic;
-    NS_CUDNN_CHECK(cudnnSetConvolutionMathType(
-        m_conv, options.precision == Precision::Float ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION));
+    NS_CUDNN_CHECK(cudnnSetConvolutionMathType(m_conv, precisionMath(options.precision).convolution));
     m_bias.set(1, m_biasChannels, 1, 1);
   }
   ~CudnnConvKernel() override {

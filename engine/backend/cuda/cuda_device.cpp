@@ -73,9 +73,7 @@ CudaDeviceContext::CudaDeviceContext(std::string id, CudaOptions options)
     NS_CUDNN_CHECK(cudnnSetStream(m_cudnn, m_stream));
     NS_CUBLAS_CHECK(cublasCreate(&m_cublas));
     NS_CUBLAS_CHECK(cublasSetStream(m_cublas, m_stream));
-    // Float: IEEE float32 products (no TF32), so results match the CPU kernels (Note [Precision]).
-    NS_CUBLAS_CHECK(cublasSetMathMode(m_cublas, options.precision == Precision::Float ? CUBLAS_PEDANTIC_MATH
-                                                                                       : CUBLAS_DEFAULT_MATH));
+    NS_CUBLAS_CHECK(cublasSetMathMode(m_cublas, precisionMath(options.precision).cublasMode));
   }
   // NVML numbers GPUs by PCI bus; match ours by bus id, never by ordinal (Note [GPU numbering]).
   if (Nvml* nvml = Nvml::instance()) {
@@ -115,7 +113,10 @@ double CudaDeviceContext::busySeconds() const {
   const double wall = std::chrono::duration<double>(now - m_lastSample).count();
   m_lastSample = now;
   if (m_nvmlIndex >= 0)
-    if (const auto s = Nvml::instance()->sample(m_nvmlIndex)) m_busy += s->utilization * wall;
+    if (const auto s = Nvml::instance()->sample(m_nvmlIndex)) {
+      m_busy += s->utilization * wall;
+      m_sensors = {s->temperatureC, s->powerW};
+    }
   return m_busy;
 }
 

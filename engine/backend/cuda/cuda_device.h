@@ -17,16 +17,13 @@
 #include <string>
 
 #include "engine/backend/cuda/cuda_memory.h"
+#include "engine/backend/cuda/precision_math.h"
 #include "engine/core/device_context.h"
 
 namespace netsmith::cuda {
 
-// config.precision. Note [Precision]: tensors are float32 in every mode (the master weights, the
-// activations, the gradients); Half and BFloat16 let cuDNN and cuBLAS compute convolutions and
-// matrix products on tensor cores from 16-bit conversions of their inputs, with float32
-// accumulation, and Half adds dynamic loss scaling (DeviceSolver). Float computes in float32
-// throughout (no TF32), so CUDA results match the CPU kernels to 1e-5.
-enum class Precision { Float, Half, BFloat16 };
+// config.precision; what each means for cuDNN, cuBLAS and loss scaling: Note [Precision]
+// (precision_math.h).
 Precision parsePrecision(const std::string& name);  // "float" | "half" | "bfloat16"; throws otherwise
 const char* precisionName(Precision p);
 
@@ -49,6 +46,8 @@ class CudaDeviceContext final : public DeviceContext {
   void synchronize() override;
   // Seconds the GPU was busy (NVML utilization × wall time, integrated at every call); 0 without NVML.
   double busySeconds() const override;
+  // Temperature and power at the last busySeconds() call (NVML; none without it).
+  DeviceSensors sensors() const override { return m_sensors; }
   int parallelism() const override { return 1; }
 
   TensorAllocator* deviceAllocator() override { return &m_pool; }
@@ -91,6 +90,7 @@ class CudaDeviceContext final : public DeviceContext {
   std::unique_ptr<DeviceContext> m_hostKernels;
   int m_nvmlIndex = -1;
   mutable double m_busy = 0;
+  mutable DeviceSensors m_sensors;
   mutable std::chrono::steady_clock::time_point m_lastSample;
 };
 

@@ -80,7 +80,7 @@ class CudaSolver final : public DeviceSolver {
     m_beta1 = get("beta1", 0.9);
     m_beta2 = get("beta2", 0.999);
     m_steps = config.steps();
-    if (device.options().precision == Precision::Half) m_lossScale = 65536.0f;
+    m_lossScale = precisionMath(device.options().precision).initialLossScale;
     device.makeCurrent();
     NS_CUDA_CHECK(gpuRuntime().malloc(reinterpret_cast<void**>(&m_overflow), sizeof(int)));
     NS_CUDA_CHECK(gpuRuntime().hostAlloc(reinterpret_cast<void**>(&m_overflowHost), sizeof(int)));

@@ -1,0 +1,36 @@
+// The maths each config.precision asks of cuDNN, cuBLAS and the solver, in one table
+// (Note [Precision]), so a convolution, a matrix product and the loss scaling cannot disagree.
+//
+// Note [Precision]: tensors are float32 in every mode (master weights, activations, gradients,
+// optimizer state); the precision says what the library may convert to while it computes, and
+// every mode accumulates in float32.
+//   float    — IEEE float32 products throughout (cuDNN FMA math, cuBLAS pedantic; no TF32), so
+//              CUDA results match the CPU kernels to 1e-5.
+//   half     — fp16 conversions on tensor cores (cuDNN's ALLOW_CONVERSION converts to fp16;
+//              cuBLAS 32F_FAST_16F). fp16's 5-bit exponent underflows small gradients, hence
+//              dynamic loss scaling (DeviceSolver), starting at 2^16.
+//   bfloat16 — conversions that keep float32's 8-bit exponent: cuBLAS 32F_FAST_16BF (bf16 inputs)
+//              and, because cuDNN offers no bf16 conversion of float32 tensors, TF32 tensor cores
+//              for convolutions (CUDNN_DEFAULT_MATH: 8-bit exponent, 10-bit mantissa, at least
+//              bf16's accuracy, the rule of oneDNN's fpmath_mode). Same range as float32: no loss
+//              scaling. (ALLOW_CONVERSION here would compute bf16 runs in fp16, with fp16's range
+//              and no loss scaling to protect it.)
+#pragma once
+
+#include <cublas_v2.h>
+#include <cudnn.h>
+
+namespace netsmith::cuda {
+
+enum class Precision { Float, Half, BFloat16 };
+
+struct PrecisionMath {
+  cudnnMathType_t convolution;      // cudnnSetConvolutionMathType
+  cublasComputeType_t gemm;         // cublasGemmEx's compute type
+  cublasMath_t cublasMode;          // cublasSetMathMode of the device's handle
+  float initialLossScale;           // 1: no loss scaling
+};
+
+PrecisionMath precisionMath(Precision precision);
+
+}  // namespace netsmith::cuda
