@@ -10,11 +10,6 @@
 namespace netsmith::cuda {
 namespace {
 
-template <typename Body, typename... Args>
-__global__ void elementwiseKernel(int64_t n, Body body, Args... args) {
-  NS_GRID_STRIDE(i, n) body(i, args...);
-}
-
 // On a simulated GPU: a pointer argument is device memory of n elements, checked and turned into
 // its host address; any other argument passes as it is.
 template <typename T>
@@ -34,8 +29,7 @@ void launchElementwise(const char* name, cudaStream_t stream, int64_t n, Body bo
     }));
     return;
   }
-  elementwiseKernel<<<blocksFor(n), kThreads, 0, stream>>>(n, body, args...);
-  NS_CUDA_CHECK_LAUNCH();
+  launchGridStride(name, stream, n, body, args...);
 }
 
 }  // namespace

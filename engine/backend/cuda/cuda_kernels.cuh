@@ -1,37 +1,39 @@
-// Device-side helpers for the CUDA kernels of the ops (nvcc only): launch geometry, the
-// counter-based random numbers of engine/core/rng.h, and block reductions.
+// Device-side helpers for the CUDA kernels of the ops (nvcc only): launch geometry (checked shapes
+// from launch_shape.h), the grid-stride loop and kernel, the counter-based random numbers
+// (counter_random.h), and block reductions.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "engine/backend/cuda/counter_random.h"
 #include "engine/backend/cuda/cuda_check.h"
+#include "engine/backend/cuda/launch_shape.h"
 
 namespace netsmith::cuda {
 
-constexpr int kThreads = 256;
-
-// Blocks for a grid-stride loop over n elements: enough to fill an H100 several times over.
-inline unsigned blocksFor(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(b < 1 ? 1 : (b > 65535 * 8 ? 65535 * 8 : b));
-}
+// A checked launch shape (Note [Launch shapes]) as the grid of a <<<grid, block>>> launch.
+inline dim3 gridOf(const LaunchShape& s) { return dim3(s.gridX, s.gridY, s.gridZ); }
 
 #define NS_GRID_STRIDE(i, n) \
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
-// The same arithmetic as netsmith::mix64 / counterUniform / RandomKey::uniform (engine/core/rng.h,
-// engine/ops/op_schema.h), so Dropout draws the same mask on the GPU as on the CPU.
-__host__ __device__ inline uint64_t mix64Device(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
+// body(i, args...) for every i in [0, n): the kernel of each per-element body. The bodies are
+// host-device functors in headers next to their kernels, so tst_cuda_kernel_bodies runs the same
+// code on the CPU and compares it with the CPU op.
+template <typename Body, typename... Args>
+__global__ void gridStrideKernel(int64_t n, Body body, Args... args) {
+  NS_GRID_STRIDE(i, n) body(i, args...);
 }
-__host__ __device__ inline float counterUniformDevice(uint64_t seed, uint64_t stream, uint64_t counter) {
-  const uint64_t bits = mix64Device(mix64Device(seed ^ mix64Device(stream)) + counter);
-  return static_cast<float>(bits >> 40) * (1.0f / 16777216.0f);
+
+// gridStrideKernel queued on `stream` with a checked shape; `kernel` names it in errors.
+template <typename Body, typename... Args>
+void launchGridStride(const char* kernel, cudaStream_t stream, int64_t n, Body body, Args... args) {
+  if (n <= 0) return;
+  const LaunchShape shape = gridStride(kernel, n);
+  gridStrideKernel<<<gridOf(shape), shape.block, 0, stream>>>(n, body, args...);
+  NS_CUDA_CHECK_LAUNCH();
 }
 
 // Sum of `v` over the block (blockDim.x a multiple of 32, at most 1024); the result is valid in

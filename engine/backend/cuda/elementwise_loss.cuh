@@ -1,8 +1,9 @@
 // The CUDA kernel of every loss that compares a prediction with a same-shaped target element by
 // element (SigmoidCrossEntropy, BinaryCrossEntropy, SquaredError, HuberLoss); the loss contract of
-// engine/backend/cpu/elementwise_loss_kernel.h. A loss's cuda.cu supplies the formula as a struct
-// with __device__ loss(x, t) and grad(x, t) in double, the CPU formula's arithmetic. Forward: one
-// block per sample sums its elements in double (fixed order); backward: element-wise.
+// engine/backend/cpu/elementwise_loss_kernel.h. A loss's cuda_math.h supplies the formula as a
+// struct with NS_HOST_DEVICE loss(x, t) and grad(x, t) in double, the CPU formula's arithmetic.
+// Forward: one block per sample sums its elements in double (fixed order); backward: element-wise.
+// The per-element steps are in elementwise_loss_body.h.
 #pragma once
 
 #include <memory>
@@ -11,6 +12,7 @@
 #include "engine/backend/cpu/elementwise_loss_kernel.h"
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_op.h"
+#include "engine/backend/cuda/elementwise_loss_body.h"
 
 namespace netsmith::cuda {
 
@@ -18,18 +20,9 @@ template <typename Formula>
 __global__ void elementwiseLossForward(Formula f, const float* x, const float* t, float* y, int64_t perSample) {
   const int64_t base = blockIdx.x * perSample;
   double sum = 0.0;
-  for (int64_t i = threadIdx.x; i < perSample; i += blockDim.x) sum += f.loss(x[base + i], t[base + i]);
+  for (int64_t i = threadIdx.x; i < perSample; i += blockDim.x) sum += lossTerm(f, x[base + i], t[base + i]);
   sum = blockSum(sum);
-  if (threadIdx.x == 0) y[blockIdx.x] = static_cast<float>(sum);
-}
-
-template <typename Formula>
-__global__ void elementwiseLossBackward(Formula f, const float* x, const float* t, const float* w, float* dx,
-                                        int64_t perSample, int64_t n) {
-  NS_GRID_STRIDE(i, n) {
-    const double weight = w[i / perSample];
-    dx[i] = static_cast<float>(weight * f.grad(x[i], t[i]));
-  }
+  if (threadIdx.x == 0) y[blockIdx.x] = sampleLoss(sum);
 }
 
 template <typename Formula>
@@ -42,7 +35,8 @@ class CudaElementwiseLossKernel final : public Kernel {
     const Tensor& x = *call.inputs[0];
     const int64_t batch = x.dim(0);
     if (batch == 0) return;
-    elementwiseLossForward<<<static_cast<unsigned>(batch), 128, 0, ctx(call).stream()>>>(
+    const LaunchShape shape = perBlock("elementwiseLossForward", batch, 128);
+    elementwiseLossForward<<<gridOf(shape), shape.block, 0, ctx(call).stream()>>>(
         m_formula, x.data(), call.target->data(), call.output.data(), x.size() / batch);
     NS_CUDA_CHECK_LAUNCH();
   }
@@ -54,9 +48,9 @@ class CudaElementwiseLossKernel final : public Kernel {
     const Tensor& x = *call.inputs[0];
     const int64_t batch = x.dim(0);
     if (batch == 0) return;
-    elementwiseLossBackward<<<blocksFor(x.size()), kThreads, 0, ctx(call).stream()>>>(
-        m_formula, x.data(), call.target->data(), call.outputGrad->data(), dx->data(), x.size() / batch, x.size());
-    NS_CUDA_CHECK_LAUNCH();
+    launchGridStride("elementwiseLossBackward", ctx(call).stream(), x.size(),
+                     body::ElementwiseLossGradient<Formula>{m_formula, x.size() / batch}, x.data(),
+                     call.target->data(), call.outputGrad->data(), dx->data());
   }
 
  private:

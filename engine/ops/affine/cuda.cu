@@ -6,13 +6,10 @@
 // bf16 tensor-core inputs.
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_op.h"
+#include "engine/ops/affine/cuda_math.h"
 
 namespace netsmith::cuda {
 namespace {
-
-__global__ void addBias(float* y, const float* b, int64_t rows, int64_t outmaps) {
-  NS_GRID_STRIDE(i, rows * outmaps) y[i] += b[i % outmaps];
-}
 
 class AffineKernel final : public Kernel {
  public:
@@ -29,11 +26,9 @@ class AffineKernel final : public Kernel {
     const float one = 1.0f, zero = 0.0f;
     gemm(c, CUBLAS_OP_N, CUBLAS_OP_N, m_outmaps, rows, m_inner, call.params[0]->data(), m_outmaps,
          call.inputs[0]->data(), m_inner, &zero, call.output.data(), m_outmaps, &one);
-    if (m_withBias) {
-      addBias<<<blocksFor(rows * m_outmaps), kThreads, 0, c.stream()>>>(call.output.data(), call.params[1]->data(), rows,
-                                                                        m_outmaps);
-      NS_CUDA_CHECK_LAUNCH();
-    }
+    if (m_withBias)
+      launchGridStride("affineAddBias", c.stream(), rows * m_outmaps, body::AddBias{m_outmaps}, call.output.data(),
+                       call.params[1]->data());
   }
 
   void backward(KernelCall& call) override {

@@ -1,29 +1,15 @@
 // Dropout on the GPU: the same mask as dropout/cpu.cpp, element for element — the value drawn for
-// (sample, element) comes from RandomKey's counter-based stream (cuda_kernels.cuh repeats its
-// arithmetic), so a sample is masked alike on any device and at any batch position. The batch's
-// global sample ids are copied to the device with the call.
+// (sample, element) comes from RandomKey's counter-based stream (the bodies in cuda_math.h repeat
+// its arithmetic), so a sample is masked alike on any device and at any batch position. The
+// batch's global sample ids are copied to the device with the call.
 #include <vector>
 
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_op.h"
+#include "engine/ops/dropout/cuda_math.h"
 
 namespace netsmith::cuda {
 namespace {
-
-__global__ void dropoutForward(const float* x, float* y, float* mask, int64_t batch, int64_t perSample, uint64_t seed,
-                               const int64_t* sampleIds, float p, float scale) {
-  NS_GRID_STRIDE(i, batch * perSample) {
-    const int64_t row = i / perSample, element = i % perSample;
-    const uint64_t sample = sampleIds ? static_cast<uint64_t>(sampleIds[row]) : static_cast<uint64_t>(row);
-    const float m = counterUniformDevice(seed, sample, static_cast<uint64_t>(element)) < p ? 0.0f : scale;
-    mask[i] = m;
-    y[i] = x[i] * m;
-  }
-}
-
-__global__ void multiply(const float* a, const float* b, float* out, int64_t n) {
-  NS_GRID_STRIDE(i, n) out[i] = a[i] * b[i];
-}
 
 class DropoutKernel final : public Kernel {
  public:
@@ -52,10 +38,9 @@ class DropoutKernel final : public Kernel {
       ids = reinterpret_cast<const int64_t*>(m_ids.data());
     }
     const RandomKey& k = call.random;
-    const uint64_t seed = k.seed ^ mix64Device(k.node * 0x1000193u + k.pass);
-    dropoutForward<<<blocksFor(x.size()), kThreads, 0, c.stream()>>>(x.data(), call.output.data(), m_mask.data(), batch,
-                                                                      perSample, seed, ids, m_p, m_scale);
-    NS_CUDA_CHECK_LAUNCH();
+    const body::DropoutForward draw{dropoutSeed(k.seed, k.node, k.pass), m_p, m_scale};
+    launchGridStride("dropoutForward", c.stream(), x.size(), draw, x.data(), call.output.data(), m_mask.data(),
+                     perSample, ids);
   }
 
   void backward(KernelCall& call) override {
@@ -67,8 +52,7 @@ class DropoutKernel final : public Kernel {
       c.copy(dx->data(), dy.data(), dy.size());
       return;
     }
-    multiply<<<blocksFor(dy.size()), kThreads, 0, c.stream()>>>(dy.data(), m_mask.data(), dx->data(), dy.size());
-    NS_CUDA_CHECK_LAUNCH();
+    launchGridStride("dropoutBackward", c.stream(), dy.size(), body::Multiply{}, dy.data(), m_mask.data(), dx->data());
   }
 
  private:

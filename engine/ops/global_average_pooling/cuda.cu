@@ -1,7 +1,8 @@
 // GlobalAveragePooling on the GPU: one block per (sample, channel) plane sums it (fixed order,
-// deterministic); backward spreads dy / (H·W) over the plane.
+// deterministic); backward spreads dy / (H·W) over the plane. Steps in cuda_math.h.
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_op.h"
+#include "engine/ops/global_average_pooling/cuda_math.h"
 
 namespace netsmith::cuda {
 namespace {
@@ -11,11 +12,7 @@ __global__ void planeMeans(const float* x, float* y, int64_t planeSize, float sc
   float sum = 0.0f;
   for (int64_t i = threadIdx.x; i < planeSize; i += blockDim.x) sum += xp[i];
   sum = blockSum(sum);
-  if (threadIdx.x == 0) y[blockIdx.x] = sum * scale;
-}
-
-__global__ void spread(const float* dy, float* dx, int64_t planeSize, int64_t n, float scale) {
-  NS_GRID_STRIDE(i, n) dx[i] = dy[i / planeSize] * scale;
+  if (threadIdx.x == 0) y[blockIdx.x] = planeMean(sum, scale);
 }
 
 class GlobalAveragePoolingKernel final : public Kernel {
@@ -25,20 +22,22 @@ class GlobalAveragePoolingKernel final : public Kernel {
   void forward(KernelCall& call) override {
     const int64_t planes = call.inputs[0]->dim(0) * m_channels;
     if (planes == 0) return;
-    planeMeans<<<static_cast<unsigned>(planes), kThreads, 0, ctx(call).stream()>>>(
-        call.inputs[0]->data(), call.output.data(), m_planeSize, 1.0f / static_cast<float>(m_planeSize));
+    const LaunchShape shape = perBlock("globalAveragePoolingForward", planes, kThreads);
+    planeMeans<<<gridOf(shape), shape.block, 0, ctx(call).stream()>>>(call.inputs[0]->data(), call.output.data(),
+                                                                      m_planeSize, scale());
     NS_CUDA_CHECK_LAUNCH();
   }
 
   void backward(KernelCall& call) override {
     Tensor* dx = call.inputGrads[0];
     if (!dx) return;
-    spread<<<blocksFor(dx->size()), kThreads, 0, ctx(call).stream()>>>(call.outputGrad->data(), dx->data(), m_planeSize,
-                                                                       dx->size(), 1.0f / static_cast<float>(m_planeSize));
-    NS_CUDA_CHECK_LAUNCH();
+    launchGridStride("globalAveragePoolingBackward", ctx(call).stream(), dx->size(),
+                     body::GlobalAverageSpread{m_planeSize, scale()}, call.outputGrad->data(), dx->data());
   }
 
  private:
+  float scale() const { return 1.0f / static_cast<float>(m_planeSize); }
+
   int64_t m_channels;
   int64_t m_planeSize;
 };

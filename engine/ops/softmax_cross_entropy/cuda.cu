@@ -1,9 +1,11 @@
 // SoftmaxCrossEntropy on the GPU: one block per sample, log-sum-exp with the maximum taken out and
 // the sum in double, as softmax_cross_entropy/cpu.cpp. The labels are on the device, so a label
 // that is not a class index cannot be reported with its row before the kernel: its loss is NaN,
-// and the trainer stops with "the training loss became nan" (the CPU kernel names the row).
+// and the trainer stops with "the training loss became nan" (the CPU kernel names the row). The
+// per-element and per-row steps are in cuda_math.h.
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_op.h"
+#include "engine/ops/softmax_cross_entropy/cuda_math.h"
 
 namespace netsmith::cuda {
 namespace {
@@ -17,36 +19,27 @@ __device__ double rowLogSumExp(const float* row, int64_t classes) {
   __syncthreads();
   m = shared;
   double sum = 0.0;
-  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) sum += exp(static_cast<double>(row[c] - m));
+  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) sum += sce::expTerm(row[c], m);
   sum = blockSum(sum);
   __shared__ double lse;
-  if (threadIdx.x == 0) lse = m + log(sum);
+  if (threadIdx.x == 0) lse = sce::logSumExp(m, sum);
   __syncthreads();
   return lse;
-}
-
-__device__ bool validLabel(float label, int64_t classes) {
-  return label >= 0.0f && label < static_cast<float>(classes) && label == floorf(label);
 }
 
 __global__ void sceForward(const float* x, const float* t, float* y, int64_t classes) {
   const float* row = x + blockIdx.x * classes;
   const double lse = rowLogSumExp(row, classes);
-  if (threadIdx.x == 0) {
-    const float label = t[blockIdx.x];
-    y[blockIdx.x] = validLabel(label, classes) ? static_cast<float>(lse - row[static_cast<int64_t>(label)]) : NAN;
-  }
+  if (threadIdx.x == 0) y[blockIdx.x] = sce::sampleLoss(row, lse, t[blockIdx.x], classes);
 }
 
 __global__ void sceBackward(const float* x, const float* t, const float* w, float* dx, int64_t classes) {
   const float* row = x + blockIdx.x * classes;
   const double lse = rowLogSumExp(row, classes);
-  const float label = t[blockIdx.x];
-  const int64_t target = validLabel(label, classes) ? static_cast<int64_t>(label) : -1;
+  const int64_t target = sce::targetClass(t[blockIdx.x], classes);
   const double weight = w[blockIdx.x];
   float* g = dx + blockIdx.x * classes;
-  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x)
-    g[c] = target < 0 ? NAN : static_cast<float>(weight * (exp(row[c] - lse) - (c == target ? 1.0 : 0.0)));
+  for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) g[c] = sce::gradient(row[c], lse, c, target, weight);
 }
 
 class SoftmaxCrossEntropyKernel final : public Kernel {
@@ -55,8 +48,9 @@ class SoftmaxCrossEntropyKernel final : public Kernel {
     const Tensor& x = *call.inputs[0];
     check(call);
     if (x.dim(0) == 0) return;
-    sceForward<<<static_cast<unsigned>(x.dim(0)), 128, 0, ctx(call).stream()>>>(x.data(), call.target->data(),
-                                                                               call.output.data(), x.dim(1));
+    const LaunchShape shape = perBlock("softmaxCrossEntropyForward", x.dim(0), 128);
+    sceForward<<<gridOf(shape), shape.block, 0, ctx(call).stream()>>>(x.data(), call.target->data(), call.output.data(),
+                                                                      x.dim(1));
     NS_CUDA_CHECK_LAUNCH();
   }
   void backward(KernelCall& call) override {
@@ -65,8 +59,9 @@ class SoftmaxCrossEntropyKernel final : public Kernel {
     const Tensor& x = *call.inputs[0];
     check(call);
     if (x.dim(0) == 0) return;
-    sceBackward<<<static_cast<unsigned>(x.dim(0)), 128, 0, ctx(call).stream()>>>(
-        x.data(), call.target->data(), call.outputGrad->data(), dx->data(), x.dim(1));
+    const LaunchShape shape = perBlock("softmaxCrossEntropyBackward", x.dim(0), 128);
+    sceBackward<<<gridOf(shape), shape.block, 0, ctx(call).stream()>>>(x.data(), call.target->data(),
+                                                                       call.outputGrad->data(), dx->data(), x.dim(1));
     NS_CUDA_CHECK_LAUNCH();
   }
 

@@ -1,0 +1,116 @@
+// The per-element bodies of MaxPooling's and AveragePooling's GPU kernels (pooling_kernel.cu),
+// host-device so tst_cuda_kernel_bodies runs them on the CPU against the CPU kernels
+// (engine/backend/cpu/pooling_kernel.cpp). Window rules: Note [Pooling windows]
+// (engine/ops/pooling_rules.h). Forward: one output element each; backward gathers, for one
+// input element, the windows that cover it, so it needs no atomics and is deterministic.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/backend/cuda/host_device.h"
+
+namespace netsmith::cuda::pool {
+
+NS_HOST_DEVICE inline int minOf(int a, int b) { return a < b ? a : b; }
+NS_HOST_DEVICE inline int maxOf(int a, int b) { return a > b ? a : b; }
+
+// One axis of the window geometry (ops::PoolingAxis in int, the GPU's index width).
+struct Axis {
+  int in, out, kernel, stride, pad;
+  NS_HOST_DEVICE int start(int o) const { return o * stride - pad; }
+  NS_HOST_DEVICE int begin(int o) const { return maxOf(start(o), 0); }
+  NS_HOST_DEVICE int end(int o) const { return minOf(start(o) + kernel, in); }
+  NS_HOST_DEVICE int paddedExtent(int o) const { return minOf(start(o) + kernel, in + pad) - start(o); }
+  // Outputs whose window covers input i: start(o) <= i < start(o) + kernel.
+  NS_HOST_DEVICE int firstCovering(int i) const {
+    const int num = i + pad - kernel + 1;
+    return num <= 0 ? 0 : (num + stride - 1) / stride;
+  }
+  NS_HOST_DEVICE int lastCovering(int i) const { return minOf((i + pad) / stride, out - 1); }
+};
+
+// 1 / the divisor of output (oh, ow): the window inside the padded input or inside the input.
+NS_HOST_DEVICE inline float averageScale(const Axis& h, const Axis& w, int oh, int ow, bool includingPad) {
+  const int count = includingPad ? h.paddedExtent(oh) * w.paddedExtent(ow)
+                                 : (h.end(oh) - h.begin(oh)) * (w.end(ow) - w.begin(ow));
+  return 1.0f / static_cast<float>(count);
+}
+
+// Output element i of (planes, h.out, w.out): its window's maximum, ties to the first in
+// row-major order, and its plane-local input index (argmax) when asked. Starts from the window's
+// first element, as the CPU kernel: a NaN there stays the result (starting from −∞ skipped it).
+struct MaxForward {
+  Axis h, w;
+  NS_HOST_DEVICE void operator()(int64_t i, const float* x, float* y, int* argmax) const {
+    const int ow = static_cast<int>(i % w.out);
+    const int oh = static_cast<int>((i / w.out) % h.out);
+    const int64_t plane = i / (static_cast<int64_t>(w.out) * h.out);
+    const float* xp = x + plane * h.in * w.in;
+    int where = h.begin(oh) * w.in + w.begin(ow);
+    float best = xp[where];
+    for (int ih = h.begin(oh); ih < h.end(oh); ++ih)
+      for (int iw = w.begin(ow); iw < w.end(ow); ++iw) {
+        const float v = xp[ih * w.in + iw];
+        if (v > best) {  // strict: ties keep the first in row-major order
+          best = v;
+          where = ih * w.in + iw;
+        }
+      }
+    if (y) y[i] = best;
+    if (argmax) argmax[i] = where;
+  }
+};
+
+// Input element i of (planes, h.in, w.in): the sum of dy over the windows whose maximum it was.
+struct MaxBackward {
+  Axis h, w;
+  NS_HOST_DEVICE void operator()(int64_t i, const float* dy, const int* argmax, float* dx) const {
+    const int iw = static_cast<int>(i % w.in);
+    const int ih = static_cast<int>((i / w.in) % h.in);
+    const int64_t plane = i / (static_cast<int64_t>(w.in) * h.in);
+    const int self = ih * w.in + iw;
+    const int64_t outBase = plane * h.out * w.out;
+    float sum = 0.0f;
+    for (int oh = h.firstCovering(ih); oh <= h.lastCovering(ih); ++oh)
+      for (int ow = w.firstCovering(iw); ow <= w.lastCovering(iw); ++ow) {
+        const int64_t o = outBase + oh * w.out + ow;
+        if (argmax[o] == self) sum += dy[o];
+      }
+    dx[i] = sum;
+  }
+};
+
+// Output element i: the window's sum (row-major, float) times averageScale.
+struct AverageForward {
+  Axis h, w;
+  bool includingPad;
+  NS_HOST_DEVICE void operator()(int64_t i, const float* x, float* y) const {
+    const int ow = static_cast<int>(i % w.out);
+    const int oh = static_cast<int>((i / w.out) % h.out);
+    const int64_t plane = i / (static_cast<int64_t>(w.out) * h.out);
+    const float* xp = x + plane * h.in * w.in;
+    float sum = 0.0f;
+    for (int ih = h.begin(oh); ih < h.end(oh); ++ih)
+      for (int iw = w.begin(ow); iw < w.end(ow); ++iw) sum += xp[ih * w.in + iw];
+    y[i] = sum * averageScale(h, w, oh, ow, includingPad);
+  }
+};
+
+// Input element i: Σ dy·averageScale over the windows that cover it, in (oh, ow) order.
+struct AverageBackward {
+  Axis h, w;
+  bool includingPad;
+  NS_HOST_DEVICE void operator()(int64_t i, const float* dy, float* dx) const {
+    const int iw = static_cast<int>(i % w.in);
+    const int ih = static_cast<int>((i / w.in) % h.in);
+    const int64_t plane = i / (static_cast<int64_t>(w.in) * h.in);
+    const int64_t outBase = plane * h.out * w.out;
+    float sum = 0.0f;
+    for (int oh = h.firstCovering(ih); oh <= h.lastCovering(ih); ++oh)
+      for (int ow = w.firstCovering(iw); ow <= w.lastCovering(iw); ++ow)
+        sum += dy[outBase + oh * w.out + ow] * averageScale(h, w, oh, ow, includingPad);
+    dx[i] = sum;
+  }
+};
+
+}  // namespace netsmith::cuda::pool

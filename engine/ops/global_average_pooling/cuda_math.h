@@ -1,0 +1,26 @@
+// GlobalAveragePooling's GPU steps, host-device so tst_cuda_kernel_bodies runs them on the CPU
+// against global_average_pooling/cpu.cpp. Forward is a reduction: one block sums a (sample,
+// channel) plane in float, then planeMean finishes it; backward is element-wise.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/backend/cuda/host_device.h"
+
+namespace netsmith::cuda {
+
+// scale = 1 / (H·W) in float, as the CPU kernel: multiplying by it, not dividing by H·W, keeps the
+// two backends' roundings alike.
+NS_HOST_DEVICE inline float planeMean(float sum, float scale) { return sum * scale; }
+
+namespace body {
+
+// dx[i] = dy[plane of i] · scale.
+struct GlobalAverageSpread {
+  int64_t planeSize;
+  float scale;
+  NS_HOST_DEVICE void operator()(int64_t i, const float* dy, float* dx) const { dx[i] = dy[i / planeSize] * scale; }
+};
+
+}  // namespace body
+}  // namespace netsmith::cuda
