@@ -49,7 +49,12 @@ struct TrainResult {
   int steps = 0;
   std::vector<double> cpuLoss, gpuLoss;  // mean loss per step
   double maxLossError = 0;               // relative
-  double maxParameterError = 0;          // relative, over all blobs after the last step
+  // Parameters after the last step: ‖Δθ‖₂ / ‖θ‖₂ over all blobs together, and the blob whose own
+  // relative L2 difference is largest. Not the largest per-blob max-relative error: under Adam a
+  // bias that starts at 0 moves by ~lr per step whatever its gradient's size, so a rounding-level
+  // gradient difference can flip its step, and its relative error says nothing about the network.
+  double parameterError = 0;
+  std::string worstParameter;
   std::string error;
 };
 
@@ -61,13 +66,14 @@ TrainResult compareTraining(const std::string& projectPath, const std::string& d
 // fast mode with the logical batch kept (parallel.lr_policy keep_logical_batch), once on
 // devices[0] and once on all of `devices`: with the same logical batch, the same samples and the
 // same learning rate, the parameters differ only by the gradient sums' rounding. Needs the
-// project's dataset. maxParameterError: the largest relative difference over the blobs.
+// project's dataset. parameterError: ‖Δθ‖₂ / ‖θ‖₂ over all blobs; worst: the blob whose own
+// relative L2 difference is largest.
 struct DeviceCountResult {
   std::string project;
   int devices = 0;
   int iterations = 0;
-  double maxParameterError = 0;
-  std::string worst;  // the blob with the largest difference
+  double parameterError = 0;
+  std::string worst;
   std::string error;
 };
 DeviceCountResult compareDeviceCounts(const std::string& projectPath, const std::vector<std::string>& devices,

@@ -27,7 +27,7 @@ class TestCudaTraining : public QObject {
     QTest::addColumn<QString>("project");
     QTest::addColumn<int>("steps");
     QTest::newRow("lenet") << "fashion_mnist_lenet" << 20;
-    QTest::newRow("resnet") << "fashion_mnist_resnet" << 10;
+    QTest::newRow("resnet") << "fashion_mnist_resnet" << 4;  // why 4: netsmith_gpu_check.cpp, `all`
     QTest::newRow("mlp") << "fashion_mnist_mlp" << 20;
   }
 
@@ -38,7 +38,9 @@ class TestCudaTraining : public QObject {
     const gpucheck::TrainResult r = compareTraining(path, "cuda:0", steps, 64);
     QVERIFY2(r.error.empty(), r.error.c_str());
     QVERIFY2(r.maxLossError < 1e-3, qPrintable(QString("loss differs by %1").arg(r.maxLossError)));
-    QVERIFY2(r.maxParameterError < 1e-3, qPrintable(QString("parameters differ by %1").arg(r.maxParameterError)));
+    QVERIFY2(r.parameterError < 1e-3, qPrintable(QString("parameters differ by %1 (most in %2)")
+                                                     .arg(r.parameterError)
+                                                     .arg(QString::fromStdString(r.worstParameter))));
   }
 
   // The trainer for K iterations on cuda:0 and on every GPU present (fast mode, the logical batch
@@ -49,8 +51,8 @@ class TestCudaTraining : public QObject {
     const DeviceCountResult r = compareDeviceCounts(
         std::string(NETSMITH_SOURCE_DIR) + "/projects/fashion_mnist_lenet.nsproj", allGpus(), 20);
     QVERIFY2(r.error.empty(), r.error.c_str());
-    QVERIFY2(r.maxParameterError < 1e-3,
-             qPrintable(QString("%1 differs by %2").arg(QString::fromStdString(r.worst)).arg(r.maxParameterError)));
+    QVERIFY2(r.parameterError < 1e-3,
+             qPrintable(QString("parameters differ by %1 (most in %2)").arg(r.parameterError).arg(QString::fromStdString(r.worst))));
   }
 
   void reproducibleTwice() {

@@ -2,8 +2,7 @@
 // Row-major W (inner, outmaps) is a column-major (outmaps × inner) matrix, so with column-major
 // cuBLAS:  Y' = W'·X'  (forward),  dX' = W'ᵀ·dY'  and  dW' = dY'·X'ᵀ  (backward), no transposes of
 // the data. The bias gradient is dY'·1 (a GEMV with a vector of ones), the bias itself a small
-// broadcast kernel. Compute type by precision (Note [Precision]): float32, or float32 with fp16 /
-// bf16 tensor-core inputs.
+// broadcast kernel. Compute type by precision: Note [Precision] (precision_math.h).
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_op.h"
 #include "engine/ops/affine/cuda_math.h"
@@ -15,9 +14,7 @@ class AffineKernel final : public Kernel {
  public:
   AffineKernel(int64_t rowsPerSample, int64_t inner, int64_t outmaps, bool withBias, Precision precision)
       : m_rowsPerSample(rowsPerSample), m_inner(inner), m_outmaps(outmaps), m_withBias(withBias) {
-    m_compute = precision == Precision::Half       ? CUBLAS_COMPUTE_32F_FAST_16F
-                : precision == Precision::BFloat16 ? CUBLAS_COMPUTE_32F_FAST_16BF
-                                                   : CUBLAS_COMPUTE_32F;
+    m_compute = precisionMath(precision).gemm;
   }
 
   void forward(KernelCall& call) override {
