@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "engine/core/error.h"
+#include "engine/data/csv_tokenizer.h"
 #include "engine/data/png_reader.h"
 
 namespace netsmith {
@@ -19,115 +20,35 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool isSpace(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (isSpace(s.front()) || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (isSpace(s.back()) || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-// A finite number written in full ("3", "-0.5", "1e-3"); nothing else, not even trailing text.
-bool parseNumber(std::string_view s, double& value) {
-  s = trim(s);
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty()) return false;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  return ec == std::errc() && end == s.data() + s.size() && std::isfinite(value);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Tokenizer (RFC 4180 with the usual leniencies: CRLF or LF, spaces around unquoted cells)
-
-struct Record {
-  size_t begin = 0;  // offsets in the file text, line end included
-  size_t end = 0;
-  int64_t line = 0;  // 1-based line number where the record starts
-  bool unclosed = false;
-};
-
-// Parses the record starting at `pos`; returns the offset after its line end. `cells` may be null
-// when only the record's extent is wanted. `innerNewlines` counts line ends inside quoted cells,
-// so that the following records keep their true line numbers.
-size_t parseRecord(std::string_view text, size_t pos, std::vector<std::string>* cells, size_t* cellCount,
-                   int64_t& innerNewlines, bool& unclosed) {
-  std::string* cell = nullptr;
-  bool quoted = false;   // the current cell was quoted
-  bool sawText = false;  // the current cell has seen a non-space character
-  bool inQuotes = false;
-  size_t quotedEnd = 0;  // cell length when its closing quote was read
-  size_t count = 0;
-  auto startCell = [&] {
-    if (!cells) return;
-    if (count == cells->size()) cells->emplace_back();
-    cell = &(*cells)[count];
-    cell->clear();
-  };
-  auto endCell = [&] {
-    if (cells) {
-      if (!quoted) {
-        const std::string_view t = trim(*cell);
-        *cell = std::string(t);
-      } else {
-        while (cell->size() > quotedEnd && (isSpace(cell->back()) || cell->back() == '\r')) cell->pop_back();
-      }
-    }
-    ++count;
-    quoted = sawText = false;
-  };
-  startCell();
-  size_t i = pos;
-  const size_t n = text.size();
-  while (i < n) {
-    const char c = text[i];
-    if (inQuotes) {
-      if (c == '"') {
-        if (i + 1 < n && text[i + 1] == '"') {
-          if (cell) cell->push_back('"');
-          i += 2;
-          continue;
-        }
-        inQuotes = false;
-        if (cell) quotedEnd = cell->size();
-        ++i;
-        continue;
-      }
-      if (c == '\n') ++innerNewlines;
-      if (cell) cell->push_back(c);
-      ++i;
-      continue;
-    }
-    if (c == ',') {
-      endCell();
-      startCell();
-      ++i;
-      continue;
-    }
-    if (c == '\n') {
-      endCell();
-      if (cellCount) *cellCount = count;
-      return i + 1;
-    }
-    if (c == '"' && !quoted && !sawText) {
-      if (cell) cell->clear();  // spaces before the opening quote
-      inQuotes = quoted = sawText = true;
-      ++i;
-      continue;
-    }
-    if (!isSpace(c) && c != '\r') sawText = true;
-    if (cell) cell->push_back(c);
-    ++i;
-  }
-  unclosed = inQuotes;
-  endCell();
-  if (cellCount) *cellCount = count;
-  return n;
-}
+using csv::excerpt;
+using csv::kMaxCellChars;
+using csv::kMaxLineChars;
+using csv::parseNumber;
+using csv::parseRecord;
+using csv::quote;
+using csv::Record;
+using csv::RecordScan;
+using csv::trim;
 
 bool isBlankLine(std::string_view text, const Record& r) {
   for (size_t i = r.begin; i < r.end; ++i)
-    if (!isSpace(text[i]) && text[i] != '\r' && text[i] != '\n') return false;
+    if (text[i] != ' ' && text[i] != '\t' && text[i] != '\r' && text[i] != '\n') return false;
   return true;
+}
+
+// The record's text without its line end, for messages.
+std::string_view recordText(std::string_view text, const Record& r) {
+  std::string_view t = text.substr(r.begin, r.end - r.begin);
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.remove_suffix(1);
+  return t;
+}
+
+// A record longer than kMaxLineChars (Note [CSV limits]), quoted in part; empty when it is not.
+std::string tooLongLine(std::string_view text, const Record& r) {
+  const std::string_view t = recordText(text, r);
+  if (t.size() <= kMaxLineChars) return {};
+  return format("row {} is {} bytes long, more than a row may have ({} bytes): {}; is this a dataset CSV file?",
+                r.line, t.size(), kMaxLineChars, quote(t));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,7 +60,7 @@ struct Column {
   std::string name;    // the variable name ("y")
 };
 
-std::string columnLabel(const Column& c) { return format("column {} ({})", c.index + 1, c.header); }
+std::string columnLabel(const Column& c) { return format("column {} ({})", c.index + 1, excerpt(c.header)); }
 
 // NNC names the components of one vector variable x__0, x__1, ...; the variable is "x".
 std::string variableOf(const std::string& name) { return name.substr(0, name.find("__")); }
@@ -159,8 +80,8 @@ void checkOneVariable(const std::string& csvPath, const std::vector<Column>& col
     NS_CHECK(variableOf(c.name) == variableOf(cols.front().name),
              "{}: row 1: the header has several {} variables ('{}' and '{}'); Netsmith reads one (write the components "
              "of a vector as {}__0, {}__1, ...)",
-             csvPath, role, cols.front().header, c.header, variableOf(cols.front().name),
-             variableOf(cols.front().name));
+             csvPath, role, excerpt(cols.front().header), excerpt(c.header), excerpt(variableOf(cols.front().name)),
+             excerpt(variableOf(cols.front().name)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -174,6 +95,7 @@ struct RowResult {
   int channels = 0;
   int height = 0;
   int width = 0;
+  const char* colorType = "";  // the PNG's: "gray", "gray+alpha", "RGB", "RGBA", "palette"
   std::string imagePath;
   std::string error;         // "row N...: what is wrong"; empty when the row is good
   std::exception_ptr fatal;  // not a problem of the data (out of memory...): always rethrown
@@ -181,6 +103,7 @@ struct RowResult {
 
 struct CsvLayout {
   std::string path;
+  std::vector<std::string> header;  // the header's cells
   fs::path folder;  // image paths are relative to it
   size_t columnCount = 0;
   std::vector<Column> x;
@@ -198,17 +121,20 @@ std::string resolveImagePath(const CsvLayout& layout, std::string cell) {
 
 void processRow(std::string_view text, const Record& rec, const CsvLayout& layout, std::vector<std::string>& cells,
                 RowResult& out) {
-  size_t count = 0;
-  int64_t newlines = 0;
-  bool unclosed = false;
-  parseRecord(text.substr(0, rec.end), rec.begin, &cells, &count, newlines, unclosed);
-  if (unclosed) {
-    out.error = format("row {}: a quoted cell is not closed (a '\"' is missing)", rec.line);
-    return;
-  }
+  out.error = tooLongLine(text, rec);
+  if (!out.error.empty()) return;
+  // The file has no unclosed quote (the reader checked), so the record ends at rec.end.
+  const RecordScan scan = parseRecord(text.substr(0, rec.end), rec.begin, &cells);
+  const size_t count = scan.cellCount;
   if (count != layout.columnCount) {
     out.error = format("row {} has {} column{}, expected {} like the header", rec.line, count, count == 1 ? "" : "s",
                        layout.columnCount);
+    return;
+  }
+  if (scan.longCell != SIZE_MAX) {
+    out.error = format("row {}, column {} ({}): the cell is {} bytes long, more than a cell may have ({} bytes): {}",
+                       rec.line, scan.longCell + 1, excerpt(layout.header[scan.longCell]), scan.longCellChars,
+                       kMaxCellChars, quote(cells[scan.longCell]));
     return;
   }
 
@@ -220,17 +146,17 @@ void processRow(std::string_view text, const Record& rec, const CsvLayout& layou
     double v = 0;
     if (!parseNumber(cell, v)) {
       out.error =
-          format("row {}, {}: {} '{}' is not a number", rec.line, columnLabel(col), classes ? "label" : "value", cell);
+          format("row {}, {}: {} {} is not a number", rec.line, columnLabel(col), classes ? "label" : "value", quote(cell));
       return;
     }
     if (classes && v < 0) {
-      out.error =
-          format("row {}, {}: label '{}' is negative: class labels are 0, 1, 2, ...", rec.line, columnLabel(col), cell);
+      out.error = format("row {}, {}: label {} is negative: class labels are 0, 1, 2, ...", rec.line, columnLabel(col),
+                         quote(cell));
       return;
     }
     if (classes && (v != std::floor(v) || v >= (1 << 24))) {
-      out.error = format("row {}, {}: label '{}' is not an integer: class labels are 0, 1, 2, ...", rec.line,
-                         columnLabel(col), cell);
+      out.error = format("row {}, {}: label {} is not an integer: class labels are 0, 1, 2, ...", rec.line,
+                         columnLabel(col), quote(cell));
       return;
     }
     out.label[k] = static_cast<float>(v);
@@ -242,7 +168,8 @@ void processRow(std::string_view text, const Record& rec, const CsvLayout& layou
       const Column& col = layout.x[k];
       double v = 0;
       if (!parseNumber(cells[col.index], v)) {
-        out.error = format("row {}, {}: value '{}' is not a number", rec.line, columnLabel(col), cells[col.index]);
+        out.error =
+            format("row {}, {}: value {} is not a number", rec.line, columnLabel(col), quote(cells[col.index]));
         return;
       }
       out.input[k] = static_cast<float>(v * layout.scale);
@@ -256,6 +183,12 @@ void processRow(std::string_view text, const Record& rec, const CsvLayout& layou
     out.error = format("row {}, {}: the image path is empty", rec.line, columnLabel(col));
     return;
   }
+  // Longer than any path a system takes (PATH_MAX): opening it could only fail, echoing it whole.
+  if (cell.size() > 4096) {
+    out.error = format("row {}, {}: the image path is {} bytes long, longer than a path can be: {}", rec.line,
+                       columnLabel(col), cell.size(), quote(cell));
+    return;
+  }
   out.imagePath = resolveImagePath(layout, cell);
   DecodedImage image;
   std::string why;
@@ -266,14 +199,20 @@ void processRow(std::string_view text, const Record& rec, const CsvLayout& layou
   out.channels = image.channels;
   out.height = image.height;
   out.width = image.width;
+  out.colorType = image.colorType;
   out.input = std::move(image.pixels);
 }
 
+// "4x4 pixels (width x height), RGBA (read as 3 channels: alpha is dropped)": the PNG's own colour
+// type, since an RGBA or palette image read as RGB is not what its owner calls it.
 std::string describeImage(const RowResult& r) {
-  return format("{}x{} pixels (width x height) {}", r.width, r.height,
-                r.channels == 1   ? "grayscale"
-                : r.channels == 3 ? "RGB"
-                                  : format("with {} channels", r.channels));
+  const std::string type = r.colorType;
+  const std::string read = type == "gray"    ? "1 channel"
+                           : type == "RGB"   ? "3 channels"
+                           : type == "palette" ? "read as 3 channels, RGB"
+                                               : format("read as {} channel{}: alpha is dropped", r.channels,
+                                                        r.channels == 1 ? "" : "s");
+  return format("{}x{} pixels (width x height), {} ({})", r.width, r.height, type, read);
 }
 
 std::string readText(const std::string& path) {
@@ -304,10 +243,20 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
     Record r;
     r.begin = pos;
     r.line = line;
-    int64_t inner = 0;
-    pos = parseRecord(view, pos, nullptr, nullptr, inner, r.unclosed);
+    const RecordScan scan = parseRecord(view, pos, nullptr);
+    // An unclosed quote takes every line after it into one cell: the rows after it are not
+    // bad, they are lost, so no on_error mode may carry on (skipping "one row" hid 91 of 96).
+    if (scan.unclosed) {
+      const int64_t opened = csv::lineAt(view, r, scan.openQuote);
+      const int64_t last = csv::lineAt(view, r, view.size()) - (view.ends_with('\n') ? 1 : 0);
+      NS_THROW("{}: line {}: the quote '\"' that opens a cell here is never closed, so everything after it, to the "
+               "end of the file (line {}), would be one cell: close the quote (a '\"' inside a quoted cell is written "
+               "'\"\"')",
+               csvPath, opened, last);
+    }
+    pos = scan.next;
     r.end = pos;
-    line += 1 + inner;
+    line += 1 + scan.innerNewlines;
     if (!isBlankLine(view, r)) records.push_back(r);
   }
   NS_CHECK(!records.empty(),
@@ -318,16 +267,18 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
   layout.folder = fs::path(csvPath).parent_path();
   layout.scale = scale;
   const Record& headerRecord = records.front();
-  std::vector<std::string> header;
   {
-    int64_t inner = 0;
-    bool unclosed = false;
-    parseRecord(view.substr(0, headerRecord.end), headerRecord.begin, &header, &layout.columnCount, inner, unclosed);
-    NS_CHECK(!unclosed, "{}: row {}: a quoted cell of the header is not closed (a '\"' is missing)", csvPath,
-             headerRecord.line);
+    const std::string tooLong = tooLongLine(view, headerRecord);
+    NS_CHECK(tooLong.empty(), "{}: the header: {}", csvPath, tooLong);
+    const RecordScan scan = parseRecord(view.substr(0, headerRecord.end), headerRecord.begin, &layout.header);
+    layout.columnCount = scan.cellCount;
+    NS_CHECK(scan.longCell == SIZE_MAX,
+             "{}: row {}: column {} of the header is {} bytes long, more than a cell may have ({} bytes): {}", csvPath,
+             headerRecord.line, scan.longCell + 1, scan.longCellChars, kMaxCellChars,
+             scan.longCell == SIZE_MAX ? std::string() : quote(layout.header[scan.longCell]));
   }
-  std::string headerText;
-  for (size_t i = 0; i < layout.columnCount; ++i) headerText += (i ? "," : "") + header[i];
+  const std::vector<std::string>& header = layout.header;
+  const std::string headerText = excerpt(recordText(view, headerRecord));
   layout.x = columnsStartingWith(header, layout.columnCount, 'x');
   layout.y = columnsStartingWith(header, layout.columnCount, 'y');
   NS_CHECK(!layout.x.empty(),
@@ -349,11 +300,9 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
     layout.kind = InputKind::kImage;
     std::vector<std::string> cells;
     for (size_t r = 1; r < records.size(); ++r) {
-      size_t count = 0;
-      int64_t inner = 0;
-      bool unclosed = false;
-      parseRecord(view.substr(0, records[r].end), records[r].begin, &cells, &count, inner, unclosed);
-      if (unclosed || count != layout.columnCount) continue;
+      if (!tooLongLine(view, records[r]).empty()) continue;
+      const RecordScan scan = parseRecord(view.substr(0, records[r].end), records[r].begin, &cells);
+      if (scan.cellCount != layout.columnCount || scan.longCell != SIZE_MAX) continue;
       double v = 0;
       if (parseNumber(cells[layout.x.front().index], v)) layout.kind = InputKind::kNumbers;
       break;
@@ -397,28 +346,31 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
     }
   }
 
-  std::vector<std::string> problems;
-  for (const RowResult& r : results)
-    if (!r.error.empty()) {
-      if (!skipBadRows) NS_THROW("{}: {}", csvPath, r.error);
-      problems.push_back(r.error);
+  std::vector<SkippedRow> skipped;
+  for (int64_t r = 0; r < rowCount; ++r)
+    if (!results[r].error.empty()) {
+      if (!skipBadRows) NS_THROW("{}: {}", csvPath, results[r].error);
+      skipped.push_back({records[r + 1].line, results[r].error});
     }
-  auto joined = [&] {
-    std::string s;
-    for (const std::string& p : problems) s += (s.empty() ? "" : "; ") + p;
-    return s;
-  };
-  const int64_t kept = rowCount - static_cast<int64_t>(problems.size());
-  NS_CHECK(kept > 0, "{}: every one of the {} data rows is bad, nothing is left to load: {}", csvPath, rowCount,
-           joined());
+  const int64_t kept = rowCount - static_cast<int64_t>(skipped.size());
+  if (kept == 0) {
+    std::string listed;
+    for (size_t k = 0; k < skipped.size() && k < kSkippedRowsListed; ++k) listed += (k ? "; " : "") + skipped[k].reason;
+    if (skipped.size() > kSkippedRowsListed) listed += format("; and {} more", skipped.size() - kSkippedRowsListed);
+    NS_THROW("{}: every one of the {} data rows is bad, nothing is left to load: {}", csvPath, rowCount, listed);
+  }
 
   Dataset ds;
   ds.source = csvPath;
+  ds.labelSource = csvPath;
   ds.size = kept;
   ds.labelWidth = static_cast<int64_t>(layout.y.size());
-  if (!problems.empty())
-    ds.warnings.push_back(
-        format("{}: skipped {} of {} rows (on_error \"skip\"): {}", csvPath, problems.size(), rowCount, joined()));
+  ds.rows.reserve(static_cast<size_t>(kept));
+  for (int64_t r = 0; r < rowCount; ++r)
+    if (results[r].error.empty()) ds.rows.push_back(records[r + 1].line);
+  ds.sourceRows = rowCount;
+  ds.skipped = std::move(skipped);
+  noteSkippedRows(ds);
   const RowResult* first = nullptr;
   for (const RowResult& r : results)
     if (r.error.empty()) {

@@ -1,6 +1,8 @@
 #include "engine/data/dataset.h"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <numeric>
 #include <utility>
 
@@ -17,13 +19,77 @@ Dataset loadDataSource(const DataSourceSpec& spec, double scale, const std::stri
   if (spec.format == "idx") {
     NS_CHECK(!spec.images.empty(), "IDX dataset source has no images file");
     NS_CHECK(!spec.labels.empty(), "IDX dataset source has no labels file (images: '{}')", spec.images);
-    return readIdxDataset(spec.images, spec.labels, scale);
+    return readIdxDataset(spec.images, spec.labels, scale, onError == "skip");
   }
   if (spec.format == "csv") {
     NS_CHECK(!spec.csv.empty(), "CSV dataset source has no csv file");
     return readCsvDataset(spec.csv, scale, onError == "skip");
   }
   NS_THROW("unknown dataset format \"{}\": expected \"idx\" or \"csv\"", spec.format);
+}
+
+std::string Dataset::rowName(int64_t i) const {
+  if (i >= 0 && i < static_cast<int64_t>(rows.size())) return format("row {}", rows[i]);
+  return format("index {} (0-based)", i);
+}
+
+namespace {
+
+// Writes (or rewrites) the skipped-rows warning; throws when nothing is left. byRow: the file
+// names samples by row (CSV) rather than by index (IDX).
+void writeSkipWarning(Dataset& data, bool byRow) {
+  std::stable_sort(data.skipped.begin(), data.skipped.end(),
+                   [](const SkippedRow& a, const SkippedRow& b) { return a.row < b.row; });
+  std::string listed;
+  for (size_t k = 0; k < data.skipped.size() && k < kSkippedRowsListed; ++k)
+    listed += (k ? "; " : "") + data.skipped[k].reason;
+  if (data.skipped.size() > kSkippedRowsListed)
+    listed += format("; and {} more", data.skipped.size() - kSkippedRowsListed);
+  const std::string& file = data.labelSource.empty() ? data.source : data.labelSource;
+  const char* noun = byRow ? "rows" : "samples";
+  NS_CHECK(data.size > 0, "{}: every one of the {} data {} is bad, nothing is left to load: {}", file, data.sourceRows,
+           noun, listed);
+  const std::string warning =
+      format("{}: skipped {} of {} {} (on_error \"skip\"): {}", file, data.skipped.size(), data.sourceRows, noun, listed);
+  if (data.skipWarning < 0) {
+    data.skipWarning = static_cast<int>(data.warnings.size());
+    data.warnings.push_back(warning);
+  } else {
+    data.warnings[data.skipWarning] = warning;
+  }
+}
+
+}  // namespace
+
+void noteSkippedRows(Dataset& data) {
+  if (!data.skipped.empty()) writeSkipWarning(data, !data.rows.empty());
+}
+
+void skipSamples(Dataset& data, const std::vector<bool>& drop, std::vector<SkippedRow> why) {
+  NS_CHECK(static_cast<int64_t>(drop.size()) == data.size, "skipSamples: {} flags for {} samples", drop.size(),
+           data.size);
+  const bool byRow = !data.rows.empty();
+  if (data.sourceRows == 0) data.sourceRows = data.size + static_cast<int64_t>(data.skipped.size());
+  const int64_t sampleNumel = data.sampleNumel();
+  int64_t kept = 0;
+  float maxLabel = 0;
+  for (int64_t i = 0; i < data.size; ++i) {
+    if (drop[i]) continue;
+    if (kept != i) {
+      std::copy_n(data.sample(i), sampleNumel, data.features.begin() + kept * sampleNumel);
+      std::copy_n(data.label(i), data.labelWidth, data.labels.begin() + kept * data.labelWidth);
+      if (i < static_cast<int64_t>(data.rows.size())) data.rows[kept] = data.rows[i];
+    }
+    maxLabel = std::max(maxLabel, *data.label(kept));
+    ++kept;
+  }
+  if (static_cast<int64_t>(data.rows.size()) > kept) data.rows.resize(static_cast<size_t>(kept));
+  data.features.resize(static_cast<size_t>(kept * sampleNumel));
+  data.labels.resize(static_cast<size_t>(kept * data.labelWidth));
+  data.size = kept;
+  if (data.numClasses > 0) data.numClasses = static_cast<int64_t>(maxLabel) + 1;
+  data.skipped.insert(data.skipped.end(), std::make_move_iterator(why.begin()), std::make_move_iterator(why.end()));
+  writeSkipWarning(data, byRow);
 }
 
 void gatherBatch(const Dataset& data, std::span<const int64_t> indices, Tensor& x, Tensor& y) {

@@ -205,12 +205,13 @@ FileBytes readFileBytes(const std::string& path, const std::string& what) {
   return out;
 }
 
-Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsPath, double scale) {
+Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsPath, double scale, bool skipBadRows) {
   const IdxFile images = openIdx(imagesPath, "IDX images file", "0x00000803 (unsigned bytes, N x height x width)");
   const IdxFile labels = openIdx(labelsPath, "IDX labels file", "0x00000801 (unsigned bytes, one label per sample)");
 
   Dataset ds;
   ds.source = imagesPath;
+  ds.labelSource = labelsPath;
   switch (images.dims.size()) {
     case 1:
       ds.sampleShape = {1};
@@ -254,14 +255,22 @@ Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsP
   for (int64_t i = 0; i < ds.size * ds.labelWidth; ++i) ds.labels[i] = static_cast<float>(idxValue(labels, i));
   if (labels.dims.size() == 1) {
     double maxLabel = 0;
+    std::vector<bool> drop;
+    std::vector<SkippedRow> why;
     for (int64_t i = 0; i < ds.size; ++i) {
       const double v = idxValue(labels, i);
-      NS_CHECK(v >= 0 && v == std::floor(v) && v < (1 << 24),
-               "IDX labels file '{}': label {} of sample index {} (0-based) is not a class index (an integer >= 0)",
-               labelsPath, v, i);
-      maxLabel = std::max(maxLabel, v);
+      if (v >= 0 && v == std::floor(v) && v < (1 << 24)) {
+        maxLabel = std::max(maxLabel, v);
+        continue;
+      }
+      const std::string reason = format("index {} (0-based): label {} is not a class index (an integer >= 0)", i, v);
+      NS_CHECK(skipBadRows, "IDX labels file '{}': {}", labelsPath, reason);
+      if (drop.empty()) drop.assign(static_cast<size_t>(ds.size), false);
+      drop[i] = true;
+      why.push_back({i, reason});
     }
     ds.numClasses = static_cast<int64_t>(maxLabel) + 1;
+    if (!why.empty()) skipSamples(ds, drop, std::move(why));
   }
   return ds;
 }

@@ -41,6 +41,9 @@ FileBytes readFileBytes(const std::string& path, const std::string& what);
 // Images: magic 0x00000803 (N,H,W) gives samples {1,H,W}; 2-D (N,D) gives {D}; 1-D (N) gives {1}.
 // Labels: 1-D (N) class indices, or 2-D (N,K) vectors. Element types: unsigned/signed byte,
 // int16, int32, float32, float64 (big-endian, as the format says).
-Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsPath, double scale);
+// skipBadRows: samples whose 1-D label is not a class index are left out and listed in one
+// warning instead of stopping the load.
+Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsPath, double scale,
+                       bool skipBadRows = false);
 
 }  // namespace netsmith

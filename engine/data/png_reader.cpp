@@ -6,6 +6,8 @@
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace netsmith {
 
@@ -29,6 +31,33 @@ void onPngError(png_structp png, png_const_charp message) {
 
 void onPngWarning(png_structp, png_const_charp) {}  // benign problems (bad ancillary chunk CRC...) are ignored
 
+const char* colorTypeName(int colorType) {
+  switch (colorType) {
+    case PNG_COLOR_TYPE_GRAY: return "gray";
+    case PNG_COLOR_TYPE_GRAY_ALPHA: return "gray+alpha";
+    case PNG_COLOR_TYPE_RGB: return "RGB";
+    case PNG_COLOR_TYPE_RGB_ALPHA: return "RGBA";
+    case PNG_COLOR_TYPE_PALETTE: return "palette";
+    default: return "of an unknown colour type";
+  }
+}
+
+// Why libpng stopped, in words: a file that ends early ("Read Error" is all libpng says of a
+// short read) is truncated; anything else is damage inside the file.
+std::string decodeFailure(const std::string& path, std::FILE* file, const char* libpngMessage) {
+  if (std::feof(file)) {
+    std::fseek(file, 0, SEEK_END);
+    const long size = std::ftell(file);
+    return "cannot decode PNG '" + path + "': the file is truncated: it ends after " + std::to_string(size) +
+           " bytes, before its image data does (was it copied or downloaded completely?) (libpng: " + libpngMessage +
+           ")";
+  }
+  if (std::ferror(file))
+    return "cannot decode PNG '" + path + "': reading the file failed: " + std::strerror(errno) + " (libpng: " +
+           libpngMessage + ")";
+  return "cannot decode PNG '" + path + "': the file is damaged (libpng: " + libpngMessage + ")";
+}
+
 // Images larger than this are refused rather than allocated: a damaged header can claim anything.
 constexpr uint64_t kMaxPixels = uint64_t{1} << 26;
 
@@ -42,6 +71,7 @@ struct PngRead {
   png_uint_32 height = 0;
   int channels = 0;
   int bitDepth = 0;
+  const char* colorType = "";
   bool tooLarge = false;
 
   ~PngRead() {
@@ -63,6 +93,7 @@ bool readPng(PngRead& r, PngErrorState& err) {
     return false;
   }
   const int colorType = png_get_color_type(r.png, r.info);
+  r.colorType = colorTypeName(colorType);
   if (colorType == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(r.png);
   if (colorType == PNG_COLOR_TYPE_GRAY && png_get_bit_depth(r.png, r.info) < 8) png_set_expand_gray_1_2_4_to_8(r.png);
   png_set_interlace_handling(r.png);
@@ -90,6 +121,15 @@ bool decodePng(const std::string& path, double scale, DecodedImage& out, std::st
   }
   unsigned char signature[8] = {};
   const size_t got = std::fread(signature, 1, 8, r.file);
+  if (got == 0 && !std::ferror(r.file)) {
+    error = "image file '" + path + "' is empty (0 bytes)";
+    return false;
+  }
+  if (got < 8 && got > 0 && png_sig_cmp(signature, 0, got) == 0) {
+    error = "image file '" + path + "' is truncated: it has " + std::to_string(got) +
+            " bytes, less than the 8-byte PNG signature";
+    return false;
+  }
   if (got < 8 || png_sig_cmp(signature, 0, 8) != 0) {
     const bool jpeg = got >= 2 && signature[0] == 0xFF && signature[1] == 0xD8;
     error = "image file '" + path + "' is not a PNG file" +
@@ -106,12 +146,13 @@ bool decodePng(const std::string& path, double scale, DecodedImage& out, std::st
   if (!readPng(r, err)) {
     error = r.tooLarge ? "image '" + path + "' is " + std::to_string(r.width) + "x" + std::to_string(r.height) +
                              " pixels, too large for a dataset image"
-                       : "cannot decode PNG '" + path + "': " + err.message;
+                       : decodeFailure(path, r.file, err.message);
     return false;
   }
 
   const int colors = (r.channels == 2 || r.channels == 4) ? r.channels - 1 : r.channels;  // alpha dropped
   out.channels = colors;
+  out.colorType = r.colorType;
   out.height = static_cast<int>(r.height);
   out.width = static_cast<int>(r.width);
   const size_t plane = size_t{r.width} * r.height;

@@ -17,6 +17,7 @@
 #include "engine/core/error.h"
 #include "engine/core/text_files.h"
 #include "engine/data/dataset.h"
+#include "engine/data/label_check.h"
 #include "engine/eval/parameters_file.h"
 #include "engine/monitor/devices.h"
 #include "engine/monitor/process_stats.h"
@@ -266,6 +267,10 @@ void TrainingRun::prepare(bool planOnly) {
   const DatasetSpec& ds = m_project.dataset;
   m_train = loadDataSource(ds.training, ds.scale, ds.onError);
   if (ds.validation.present() && !planOnly) m_validation = loadDataSource(ds.validation, ds.scale, ds.onError);
+  // Every label against the loss now, not when it first reaches a batch (an epoch late for validation).
+  const LabelRule labelRule = labelRuleOf(*m_graph);
+  checkLabels(m_train, labelRule, ds.onError);
+  if (m_validation) checkLabels(*m_validation, labelRule, ds.onError);
   truncateDataset(m_train, m_settings.value("train_samples", int64_t{0}));
   if (m_validation) truncateDataset(*m_validation, m_settings.value("validation_samples", int64_t{0}));
   const Shape& inShape = m_graph->input().outputShape;

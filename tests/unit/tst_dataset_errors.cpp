@@ -1,5 +1,6 @@
 // Broken datasets: each must fail with a netsmith::Error that names the file, the row where there
-// is one, and the problem; and on_error "skip" must leave bad rows out and list every one.
+// is one, and the problem, in a message of bounded size; and on_error "skip" must leave bad rows
+// out and list them.
 // netsmith-test-labels: asan
 
 #include <QtTest>
@@ -12,6 +13,34 @@ using namespace netsmith;
 using namespace netsmith::testing;
 
 namespace {
+// A 4x4 palette PNG of 4 colours (dataset_test_files.h writes no palette images).
+bool writePalettePng(const QString& path, int width, int height) {
+  std::FILE* file = std::fopen(path.toStdString().c_str(), "wb");
+  if (!file) return false;
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    std::fclose(file);
+    return false;
+  }
+  png_init_io(png, file);
+  png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_PALETTE, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  png_color palette[4] = {{0, 0, 0}, {255, 0, 0}, {0, 255, 0}, {0, 0, 255}};
+  png_set_PLTE(png, info, palette, 4);
+  png_write_info(png, info);
+  std::vector<uint8_t> row(static_cast<size_t>(width));
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) row[x] = static_cast<uint8_t>((x + y) % 4);
+    png_write_row(png, row.data());
+  }
+  png_write_end(png, nullptr);
+  png_destroy_write_struct(&png, &info);
+  std::fclose(file);
+  return true;
+}
+
 // Bytes that gzip cannot shrink, so that cutting the .gz file cuts the data.
 std::vector<uint8_t> noise(size_t n, uint32_t seed) {
   std::vector<uint8_t> v(n);
@@ -159,7 +188,7 @@ class TestDatasetErrors : public QObject {
     writeText(d + "longrow.csv", "x:image,y:label\nok.png,1,extra\n");
     addCsv("csv: long row", d + "longrow.csv", {d + "longrow.csv", "row 2 has 3 columns, expected 2"});
     writeText(d + "unclosed.csv", "x:image,y:label\nok.png,1\n\"ok.png,1\n");
-    addCsv("csv: unclosed quote", d + "unclosed.csv", {d + "unclosed.csv", "row 3", "not closed"});
+    addCsv("csv: unclosed quote", d + "unclosed.csv", {d + "unclosed.csv", "line 3", "never closed"});
     writeText(d + "missing.csv", "x:image,y:label\nok.png,1\nimgs/missing.png,2\n");
     addCsv("csv: missing PNG", d + "missing.csv",
            {d + "missing.csv", "row 3, column 1 (x:image)", d + "imgs/missing.png", "does not exist"});
@@ -168,7 +197,8 @@ class TestDatasetErrors : public QObject {
     writeText(d + "garbage.csv", "x:image,y:label\ngarbage.png,1\n");
     addCsv("csv: corrupt PNG", d + "garbage.csv", {d + "garbage.csv", "row 2", "cannot decode PNG", d + "garbage.png"});
     writeText(d + "cut.csv", "x:image,y:label\ncut.png,1\n");
-    addCsv("csv: truncated PNG", d + "cut.csv", {d + "cut.csv", "row 2", "cannot decode PNG", d + "cut.png"});
+    addCsv("csv: truncated PNG", d + "cut.csv",
+           {d + "cut.csv", "row 2", "cannot decode PNG", d + "cut.png", "truncated", "libpng"});
     writeText(d + "flipped.csv", "x:image,y:label\nflipped.png,1\n");
     addCsv("csv: PNG with damaged data", d + "flipped.csv",
            {d + "flipped.csv", "row 2", "cannot decode PNG", d + "flipped.png"});
@@ -182,7 +212,7 @@ class TestDatasetErrors : public QObject {
         {d + "size.csv", "row 4", d + "wide.png", "is 5x4", "expected 4x4", "like the image in row 2", d + "ok.png"});
     writeText(d + "channels.csv", "x:image,y:label\nok.png,1\nrgb.png,2\n");
     addCsv("csv: RGB among grayscale", d + "channels.csv",
-           {d + "channels.csv", "row 3", d + "rgb.png", "RGB", "expected 4x4 pixels (width x height) grayscale"});
+           {d + "channels.csv", "row 3", d + "rgb.png", "RGB", "expected 4x4 pixels (width x height), gray"});
     writeText(d + "cat.csv", "x:image,y:label\nok.png,1\nok.png,2\nok.png,3\nok.png,4\nok.png,5\nok.png,cat\n");
     addCsv("csv: label not a number", d + "cat.csv",
            {d + "cat.csv", "row 7, column 2 (y:label)", "label 'cat' is not a number"});
@@ -205,6 +235,69 @@ class TestDatasetErrors : public QObject {
     addCsv("csv: every row bad, skip mode", d + "allbad.csv",
            {d + "allbad.csv", "every one of the 2 data rows", "row 2", d + "missing.png", "row 3", "'cat'"}, "skip");
     addCsv("csv: header without y, skip mode", d + "noy.csv", {d + "noy.csv", "no label column"}, "skip");
+
+    // ---- CSV structure and size (issue 14) ------------------------------------------------
+    {
+      // An unclosed quote at row 6 of 96 swallowed rows 6 to 96 as one cell; skip mode called it
+      // "1 of 6 rows" and trained on 5 samples. It is fatal, and names where the quote opened.
+      QByteArray rows = "x:image,y:label\n";
+      for (int i = 2; i <= 96; ++i) rows += (i == 6 ? "\"ok.png,1\n" : "ok.png,1\n");
+      writeText(d + "unclosed96.csv", rows);
+      addCsv("csv: unclosed quote, skip mode", d + "unclosed96.csv",
+             {d + "unclosed96.csv", "line 6", "never closed", "line 96", "!skipped"}, "skip");
+      writeText(d + "unclosed2.csv", "x:image,y:label\n\"o\nk.png\",1\nok.png,\"1\nok.png,2\n");
+      addCsv("csv: unclosed quote after a multi-line cell", d + "unclosed2.csv",
+             {d + "unclosed2.csv", "line 4", "never closed", "!line 2:"}, "skip");
+      writeText(d + "unclosedheader.csv", "x:image,\"y:label\nok.png,1\n");
+      addCsv("csv: unclosed quote in the header", d + "unclosedheader.csv",
+             {d + "unclosedheader.csv", "line 1", "never closed"});
+      // A cell over the limit is quoted in part, with its length (Note [CSV limits]).
+      writeText(d + "longcell.csv", "x:image,y:label\nok.png,1\nok.png," + QByteArray(100000, '7') + "\n");
+      addCsv("csv: 100 KB cell", d + "longcell.csv",
+             {d + "longcell.csv", "row 3, column 2 (y:label)", "100000 bytes", "65536", QString(100, '7'),
+              "!" + QString(101, '7')});
+      writeText(d + "longheader.csv", "x:image,y" + QByteArray(70000, 'y') + "\nok.png,1\n");
+      addCsv("csv: 70 KB header cell", d + "longheader.csv",
+             {d + "longheader.csv", "row 1", "column 2", "70001 bytes", "!" + QString(200, 'y')});
+      writeText(d + "longpath.csv", "x:image,y:label\n" + QByteArray(5000, 'p') + ".png,1\n");
+      addCsv("csv: 5 KB image path", d + "longpath.csv",
+             {d + "longpath.csv", "row 2", "5004 bytes", "longer than a path can be", "!" + QString(200, 'p')});
+      // A line over the limit is not split into cells at all.
+      writeText(d + "longline.csv", "x__0,y\n1,0\n" + QByteArray(17 << 20, '1') + ",0\n");
+      addCsv("csv: 17 MB line", d + "longline.csv",
+             {d + "longline.csv", "row 3 is 17825794 bytes long", "16777216", "!" + QString(101, '1')});
+    }
+
+    // ---- PNG colour types and damage ----------------------------------------------------------
+    d = folder();
+    QVERIFY(writeGrayPng(d + "gray.png", 4, 4));
+    QVERIFY(writePng(d + "rgba.png", 4, 4, PNG_COLOR_TYPE_RGBA, 8, [](int x, int, int c) { return x * 10 + c; }));
+    QVERIFY(writePng(d + "ga.png", 4, 4, PNG_COLOR_TYPE_GRAY_ALPHA, 8, [](int x, int, int c) { return x + c; }));
+    QVERIFY(writePng(d + "rgb.png", 4, 4, PNG_COLOR_TYPE_RGB, 8, [](int x, int y, int c) { return x + y + c; }));
+    QVERIFY(writePalettePng(d + "palette.png", 4, 4));
+    writeText(d + "rgba.csv", "x:image,y:label\ngray.png,1\nrgba.png,0\n");
+    addCsv("png: RGBA among gray", d + "rgba.csv",
+           {d + "rgba.csv", "row 3", d + "rgba.png", "RGBA (read as 3 channels: alpha is dropped)",
+            "expected 4x4 pixels (width x height), gray (1 channel)"});
+    writeText(d + "palette.csv", "x:image,y:label\ngray.png,1\npalette.png,0\n");
+    addCsv("png: palette among gray", d + "palette.csv", {d + "palette.csv", "row 3", d + "palette.png", "palette"});
+    writeText(d + "ga.csv", "x:image,y:label\nrgb.png,1\nga.png,0\n");
+    addCsv("png: gray+alpha among RGB", d + "ga.csv",
+           {d + "ga.csv", "row 3", d + "ga.png", "gray+alpha (read as 1 channel: alpha is dropped)",
+            "expected 4x4 pixels (width x height), RGB (3 channels)"});
+    {
+      const auto png = readBytes(d + "rgb.png");
+      writeBytes(d + "cut.png", std::vector<uint8_t>(png.begin(), png.begin() + static_cast<long>(png.size() - 20)));
+      writeBytes(d + "sig.png", std::vector<uint8_t>(png.begin(), png.begin() + 5));
+      writeBytes(d + "zero.png", {});
+    }
+    writeText(d + "cut.csv", "x:image,y:label\ncut.png,1\n");
+    addCsv("png: truncated", d + "cut.csv",
+           {d + "cut.csv", "row 2", d + "cut.png", "truncated", "libpng: Read Error"});
+    writeText(d + "sig.csv", "x:image,y:label\nsig.png,1\n");
+    addCsv("png: cut inside the signature", d + "sig.csv", {d + "sig.csv", d + "sig.png", "truncated", "5 bytes"});
+    writeText(d + "zero.csv", "x:image,y:label\nzero.png,1\n");
+    addCsv("png: empty file", d + "zero.csv", {d + "zero.csv", d + "zero.png", "is empty"});
   }
 
   void brokenDatasets() {
@@ -236,6 +329,21 @@ class TestDatasetErrors : public QObject {
         QVERIFY2(message.contains(part), qPrintable(QString("no '%1' in: %2").arg(part, message)));
     }
     QVERIFY2(!message.endsWith('\n'), qPrintable(message));
+    // Whatever the file holds, a message quotes little of it (Note [CSV limits]).
+    QVERIFY2(message.size() < 2000, qPrintable(QString("%1 characters").arg(message.size())));
+  }
+
+  // on_error "skip" with a cell far over the limit: the row is skipped, and the warning quotes
+  // 100 characters of it, not the megabyte (it was echoed whole: 100 MB of stderr and events).
+  void skipModeQuotesLongCellsInPart() {
+    const QString d = folder();
+    QVERIFY(writeGrayPng(d + "a.png", 4, 4));
+    writeText(d + "big.csv", "x:image,y:label\na.png,1\n" + QByteArray(1 << 20, 'z') + ",2\na.png,0\n");
+    const Dataset ds = loadDataSource(csvSpec(d + "big.csv"), 1.0, "skip");
+    QCOMPARE(ds.size, 2);
+    const QString w = QString::fromStdString(ds.warnings.at(0));
+    QVERIFY2(w.size() < 1000, qPrintable(QString("%1 characters").arg(w.size())));
+    QVERIFY2(w.contains("skipped 1 of 3 rows") && w.contains("row 3") && w.contains("1048576 bytes"), qPrintable(w));
   }
 
   // on_error "skip": bad rows are left out, the rest load in order, and one warning names every
