@@ -224,7 +224,20 @@ std::string readText(const std::string& path) {
     if (!fs::exists(path, ec)) NS_THROW("CSV file '{}' does not exist", path);
     NS_THROW("cannot open CSV file '{}': {}", path, std::strerror(err));
   }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Read in one piece of the file's size: growing a string as it reads holds up to twice the file.
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0);
+  std::string text;
+  if (size > 0) {
+    text.resize(static_cast<size_t>(size));
+    in.read(text.data(), size);
+    text.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  }
+  if (size < 0 || in.gcount() == size) {  // not a regular file (a pipe), or more than its size: read on
+    in.clear();
+    text.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
   NS_CHECK(!in.bad(), "cannot read CSV file '{}'", path);
   return text;
 }
