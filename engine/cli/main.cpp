@@ -17,6 +17,7 @@
 #include "engine/cli/sweep_command.h"
 #include "engine/comm/mpi_job.h"
 #include "engine/core/error.h"
+#include "engine/core/write_faults.h"
 #include "engine/monitor/devices.h"
 #include "engine/ops/op_registry.h"
 #include "engine/project/graph.h"
@@ -35,16 +36,20 @@ const CommandSpec kTrain{
     "train",
     "PROJECT.nsproj [options] | --resume RUN_FOLDER [options]",
     "Trains a project, showing a progress bar or (with --events -) writing a JSON events stream.",
-    "The run folder (<project>.runs/<YYYYMMDD-HHMMSS>/) holds the project snapshot, events.jsonl,\n"
-    "learning_curve.csv, checkpoints/ and parameters.nsparams.\n\n"
+    "The run folder (<project>.runs/<YYYYMMDD-HHMMSS>/) holds the project snapshot, run.json (the run's id\n"
+    "and settings), events.jsonl, learning_curve.csv, checkpoints/ and parameters.nsparams. It belongs to\n"
+    "one run: a new run refuses a folder that holds another run, and one process at a time may use it.\n\n"
     "Control: Ctrl-C (SIGINT) or SIGTERM, or a line 'stop' on standard input, stops within one iteration\n"
     "and writes a checkpoint; 'pause' and 'resume' lines pause and continue. A stopped or killed run\n"
-    "continues with --resume RUN_FOLDER from its newest valid checkpoint.\n"
+    "continues with --resume RUN_FOLDER from its newest valid checkpoint; a resume refuses a project.nsproj\n"
+    "edited since the run started (--accept-edited-settings continues with the edit, recorded in run.json).\n"
     "Exit status: 0 completed, 1 failed, 2 bad command line, 3 stopped.",
     {{"--events", "FILE", "also write the events stream (JSON lines) to FILE; '-' writes it to standard output\n"
                           "                            instead of the progress bar"},
      {"--resume", "RUN_FOLDER", "continue a stopped or interrupted run from its newest valid checkpoint"},
-     {"--run-dir", "DIR", "put the run folder here instead of next to the project"},
+     {"--run-dir", "DIR", "put the run folder here instead of next to the project (a new or empty folder)"},
+     {"--accept-edited-settings", "", "with --resume: continue although the run folder's project.nsproj was edited\n"
+                                      "                            since the run started (the edit is recorded in run.json)"},
      {"--max-epoch", "N", "override config.max_epoch"},
      {"--train-samples", "N", "train on the first N training samples only (quick checks)"},
      {"--validation-samples", "N", "validate on the first N validation samples only"},
@@ -111,12 +116,19 @@ int runTrain(const ParsedArgs& args) {
   if (args.has("--resume")) {
     if (!args.positional.empty()) throw UsageError{"give either a PROJECT or --resume RUN_FOLDER, not both"};
     options.resumeRun = args.value("--resume");
+    if (options.resumeRun.empty())
+      throw UsageError{"--resume needs the run folder to continue (RUN_FOLDER, such as project.runs/20250101-120000), "
+                       "got an empty name"};
+    options.acceptEditedSettings = args.has("--accept-edited-settings");
     for (const char* o : {"--run-dir", "--max-epoch", "--train-samples", "--validation-samples", "--devices"})
       if (args.has(o)) throw UsageError{format("{} cannot change a resumed run; the run keeps its own settings", o)};
   } else {
     if (args.positional.empty()) throw UsageError{"'train' needs a PROJECT.nsproj (or --resume RUN_FOLDER)"};
     options.projectPath = args.positional[0];
+    if (args.has("--accept-edited-settings")) throw UsageError{"--accept-edited-settings goes with --resume RUN_FOLDER"};
   }
+  if (args.has("--run-dir") && args.value("--run-dir").empty())
+    throw UsageError{"--run-dir needs a folder for the new run, got an empty name"};
   options.runDir = args.value("--run-dir");
   if (auto n = args.positiveInteger("--max-epoch")) options.maxEpoch = *n;
   if (auto n = args.positiveInteger("--train-samples")) options.trainSamples = *n;
@@ -326,6 +338,8 @@ int dispatch(int argc, char** argv) {
   for (const auto* c : kCommands)
     if (c->name == args[0]) spec = c;
   try {
+    // Test-only: write_faults.h.
+    if (const char* faults = std::getenv("NETSMITH_WRITE_FAULT")) setWriteFaults(faults);
     const ParsedArgs parsed = parseArgs(*spec, std::vector<std::string>(args.begin() + 1, args.end()));
     if (parsed.help) {
       std::printf("%s", helpText(*spec).c_str());

@@ -52,7 +52,10 @@ void ProgressBarSink::publish(const Json& e) {
                    static_cast<long long>(e.value("logical_batch", 0)), static_cast<long long>(active),
                    e.value("lr_policy", "").c_str(), e.value("effective_lr", 0.0));
     std::fprintf(m_out, "Run folder: %s\n", e.value("run", "").c_str());
-    if (e.value("resumed", false))
+    if (e.value("resumed", false) && e.value("start_epoch", 0) > e.value("max_epoch", 0))
+      std::fprintf(m_out, "Resuming: the training had ended (%lld epochs); writing its parameters\n",
+                   static_cast<long long>(e.value("max_epoch", 0)));
+    else if (e.value("resumed", false))
       std::fprintf(m_out, "Resuming at epoch %lld, iteration %lld\n", static_cast<long long>(e.value("start_epoch", 0)),
                    static_cast<long long>(e.value("start_iteration", 0)));
     m_maxEpoch = e.value("max_epoch", 0);
@@ -89,6 +92,7 @@ void ProgressBarSink::publish(const Json& e) {
                  static_cast<long long>(e.value("iteration", 0)));
   } else if (kind == "finished") {
     endBarLine();
+    if (e.value("already_completed", false)) std::fprintf(m_out, "%s\n", e.value("message", "").c_str());
     std::fprintf(m_out, "Finished: %s", e.value("status", "").c_str());
     if (e.contains("best_validation_error") && e["best_validation_error"].is_number())
       std::fprintf(m_out, ", best validation error %s (accuracy %s)", percent(e["best_validation_error"]).c_str(),

@@ -3,23 +3,16 @@
 
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
-#include "engine/core/error.h"
+#include "engine/core/atomic_file.h"
 
 namespace netsmith {
 
-// Writes `text` to `path` through a temporary file and a rename, so a reader never sees half of it.
+// Writes `text` to `path` atomically and checked (Note [Atomic files]): a reader sees the old or
+// the new text, and a failure (a full disk) is an Error naming `path` and the system's reason.
 inline void writeTextAtomically(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    NS_CHECK(out.good(), "{}: cannot write", tmp.string());
-    out << text;
-    NS_CHECK(out.good(), "{}: write failed", tmp.string());
-  }
-  std::filesystem::rename(tmp, path);
+  writeFileAtomically(path, text);
 }
 
 // The local time as run folders are named: YYYYMMDD-HHMMSS.

@@ -14,6 +14,7 @@
 #include <limits>
 #include <memory>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/core/sha256.h"
 
@@ -30,21 +31,13 @@ constexpr uint32_t kMaxRank = 32;
 
 std::string systemError() { return std::strerror(errno); }
 
-// Closes a descriptor on scope exit.
-struct FdGuard {
-  int fd = -1;
-  ~FdGuard() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
 // ---------------------------------------------------------------------------------------------
 // Writing
 
-// Buffers writes to a descriptor and hashes every byte that goes through it.
+// Buffers writes to the atomic file and hashes every byte that goes through it.
 class HashingWriter {
  public:
-  HashingWriter(int fd, const std::string& path) : m_fd(fd), m_path(path) { m_buffer.reserve(kIoBuffer); }
+  explicit HashingWriter(AtomicFileWriter& out) : m_out(out) { m_buffer.reserve(kIoBuffer); }
 
   void write(const void* data, size_t bytes) {
     m_hash.update(data, bytes);
@@ -58,7 +51,7 @@ class HashingWriter {
     const auto* p = static_cast<const uint8_t*>(data);
     if (bytes >= kIoBuffer) {  // big tensors go straight to the file
       flush();
-      writeAll(p, bytes);
+      m_out.write(p, bytes);
       return;
     }
     if (m_buffer.size() + bytes > kIoBuffer) flush();
@@ -72,21 +65,11 @@ class HashingWriter {
 
  private:
   void flush() {
-    writeAll(m_buffer.data(), m_buffer.size());
+    m_out.write(m_buffer.data(), m_buffer.size());
     m_buffer.clear();
   }
-  void writeAll(const uint8_t* p, size_t bytes) {
-    while (bytes > 0) {
-      const ssize_t n = ::write(m_fd, p, bytes);
-      if (n < 0 && errno == EINTR) continue;
-      NS_CHECK(n > 0, "checkpoint {}: cannot write: {}", m_path, systemError());
-      p += n;
-      bytes -= size_t(n);
-    }
-  }
 
-  int m_fd;
-  const std::string& m_path;
+  AtomicFileWriter& m_out;
   Sha256 m_hash;
   std::vector<uint8_t> m_buffer;
 };
@@ -235,8 +218,16 @@ CheckpointData readVerified(const std::string& path, bool withTensors) {
   return data;
 }
 
-// Reads only the meta, without verifying the checksum: used to order candidates cheaply.
-Json peekMeta(const std::string& path) {
+}  // namespace
+
+void writeCheckpoint(const std::string& path, const CheckpointData& data) {
+  AtomicFileWriter file(path, "checkpoint");
+  HashingWriter out(file);
+  writeBody(out, data);
+  file.commit();
+}
+
+Json peekCheckpointMeta(const std::string& path) {
   FilePtr file(std::fopen(path.c_str(), "rb"));
   NS_CHECK(file, "checkpoint {}: cannot open: {}", path, systemError());
   char magic[sizeof(kMagic)] = {};
@@ -255,50 +246,21 @@ Json peekMeta(const std::string& path) {
   }
 }
 
-}  // namespace
-
-void writeCheckpoint(const std::string& path, const CheckpointData& data) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  // Hidden and with a suffix newestValidCheckpoint() ignores, in case a crash leaves it behind.
-  std::string tempName(".");
-  tempName.append(target.filename().string()).append(".tmp-XXXXXX");
-  std::string temp = (dir / tempName).string();
-
-  FdGuard fd{::mkstemp(temp.data())};
-  NS_CHECK(fd.fd >= 0, "checkpoint {}: cannot create a temporary file in {}: {}", path, dir.string(), systemError());
-  try {
-    // mkstemp creates 0600; a checkpoint is as readable as the rest of the run folder.
-    ::fchmod(fd.fd, 0644);
-    HashingWriter out(fd.fd, path);
-    writeBody(out, data);
-    NS_CHECK(::fsync(fd.fd) == 0, "checkpoint {}: cannot flush to disk: {}", path, systemError());
-    const int closed = ::close(fd.fd);
-    fd.fd = -1;
-    NS_CHECK(closed == 0, "checkpoint {}: cannot close: {}", path, systemError());
-    NS_CHECK(::rename(temp.c_str(), path.c_str()) == 0, "checkpoint {}: cannot rename the temporary file: {}", path,
-             systemError());
-  } catch (...) {
-    ::unlink(temp.c_str());
-    throw;
-  }
-  // The rename is durable only once the folder's entry is on disk.
-  FdGuard dirFd{::open(dir.c_str(), O_RDONLY | O_DIRECTORY)};
-  NS_CHECK(dirFd.fd >= 0, "checkpoint {}: cannot open the folder {}: {}", path, dir.string(), systemError());
-  NS_CHECK(::fsync(dirFd.fd) == 0 || errno == EINVAL, "checkpoint {}: cannot flush the folder {}: {}", path,
-           dir.string(), systemError());
+std::pair<double, double> checkpointPosition(const Json& meta) {
+  const double iteration = meta.at("iteration").get<double>();
+  const double batch = meta.contains("logical_batch") && meta["logical_batch"].is_number() ? meta["logical_batch"].get<double>() : 1.0;
+  return {meta.at("epoch").get<double>(), iteration * batch};
 }
 
 CheckpointData readCheckpoint(const std::string& path) { return readVerified(path, true); }
 
 Json readCheckpointMeta(const std::string& path) { return readVerified(path, false).meta; }
 
-std::optional<std::string> newestValidCheckpoint(const std::string& dir, std::vector<std::string>* rejected) {
+std::optional<std::string> newestValidCheckpoint(const std::string& dir, std::vector<std::string>* rejected,
+                                                 const std::string& runId) {
   namespace fs = std::filesystem;
   struct Candidate {
-    double epoch;
-    double iteration;
+    std::pair<double, double> position;
     std::string path;
   };
   std::vector<Candidate> candidates;
@@ -308,18 +270,20 @@ std::optional<std::string> newestValidCheckpoint(const std::string& dir, std::ve
     const std::string name = p.filename().string();
     if (p.extension() != ".ckpt" || name.front() == '.' || !it->is_regular_file(ec)) continue;
     try {
-      const Json meta = peekMeta(p.string());
+      const Json meta = peekCheckpointMeta(p.string());
       NS_CHECK(meta.is_object() && meta.contains("epoch") && meta["epoch"].is_number() &&
                    meta.contains("iteration") && meta["iteration"].is_number(),
                "checkpoint {}: the meta has no numeric epoch and iteration", p.string());
-      candidates.push_back({meta["epoch"].get<double>(), meta["iteration"].get<double>(), p.string()});
+      const std::string owner = meta.value("run_id", std::string());
+      NS_CHECK(runId.empty() || owner == runId, "checkpoint {}: it belongs to {}, not to this folder's run {}",
+               p.string(), owner.empty() ? std::string("no run (it has no run id)") : "run " + owner, runId);
+      candidates.push_back({checkpointPosition(meta), p.string()});
     } catch (const Error& e) {
       if (rejected) rejected->push_back(e.what());
     }
   }
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.epoch != b.epoch) return a.epoch > b.epoch;
-    if (a.iteration != b.iteration) return a.iteration > b.iteration;
+    if (a.position != b.position) return a.position > b.position;
     return a.path > b.path;
   });
   for (const auto& c : candidates) {

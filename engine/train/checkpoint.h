@@ -26,9 +26,9 @@ struct CheckpointData {
   std::vector<std::pair<std::string, Tensor>> tensors;
 };
 
-// Writes `data` to `path` atomically: a temporary file in the same folder, fsync, rename over
-// `path`, fsync of the folder. On failure the temporary file is removed and Error names the path
-// and the system's reason; an existing file at `path` is then left as it was.
+// Writes `data` to `path` atomically (Note [Atomic files]): a temporary file in the same folder,
+// fsync, rename over `path`, fsync of the folder. On failure the temporary file is removed and
+// Error names the path and the system's reason; an existing file at `path` is then left as it was.
 void writeCheckpoint(const std::string& path, const CheckpointData& data);
 
 // Reads and verifies a checkpoint (magic, lengths, SHA-256). Error names the file and what is
@@ -38,10 +38,20 @@ CheckpointData readCheckpoint(const std::string& path);
 // Like readCheckpoint, but keeps only the meta (the whole file is still verified).
 Json readCheckpointMeta(const std::string& path);
 
-// The newest valid "*.ckpt" file in `dir` by (epoch, iteration) of its meta (ties: the later
-// file name), or nullopt when there is none (or `dir` does not exist). Files that fail
-// verification are skipped; each is listed in `rejected` as the Error message, which names it.
-// Files older than the one returned are not verified.
-std::optional<std::string> newestValidCheckpoint(const std::string& dir, std::vector<std::string>* rejected = nullptr);
+// The newest valid "*.ckpt" file in `dir`, or nullopt when there is none (or `dir` does not
+// exist). Newest: the highest epoch, then the most samples into it (iteration × logical_batch
+// of its meta, so that checkpoints of a run resumed on another device count compare), then the
+// later file name. With a non-empty `runId`, only checkpoints whose meta "run_id" is that id
+// count (Note [One run per folder]). Files that fail verification or belong to another run are
+// skipped; each is listed in `rejected` as a message naming it. Older files are not verified.
+std::optional<std::string> newestValidCheckpoint(const std::string& dir, std::vector<std::string>* rejected = nullptr,
+                                                 const std::string& runId = {});
+
+// The meta of a checkpoint or parameter file as its header says, without verifying the rest of
+// the file (cheap: for ordering and pruning). Error names the file when the header is damaged.
+Json peekCheckpointMeta(const std::string& path);
+
+// Where a checkpoint's meta puts it in its run: (epoch, samples trained into that epoch).
+std::pair<double, double> checkpointPosition(const Json& meta);
 
 }  // namespace netsmith

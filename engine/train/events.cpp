@@ -1,34 +1,47 @@
 #include "engine/train/events.h"
 
-#include <cerrno>
-#include <cstring>
+#include <exception>
 
 #include "engine/core/error.h"
 
 namespace netsmith {
 
 std::unique_ptr<JsonLinesSink> JsonLinesSink::openFile(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "a");
-  NS_CHECK(f, "{}: cannot open the events file for writing: {}", path, std::strerror(errno));
-  auto sink = std::make_unique<JsonLinesSink>(f);
-  sink->m_owned = true;
+  auto sink = std::make_unique<JsonLinesSink>(nullptr);
+  sink->m_file = std::make_unique<LineAppender>(path);
   return sink;
 }
 
-JsonLinesSink::~JsonLinesSink() {
-  if (m_owned) std::fclose(m_stream);
-}
+JsonLinesSink::~JsonLinesSink() = default;
 
 void JsonLinesSink::publish(const Json& event) {
   // Non-finite numbers are not JSON; dump() writes them as null, which readers must accept.
   const std::string line = event.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
-  std::fwrite(line.data(), 1, line.size(), m_stream);
-  std::fflush(m_stream);
+  if (!m_file) {
+    std::fwrite(line.data(), 1, line.size(), m_stream);
+    std::fflush(m_stream);
+    return;
+  }
+  if (m_failed) return;  // the failure was reported once; the run is ending
+  try {
+    m_file->append(line);
+  } catch (const Error&) {
+    m_failed = true;
+    throw;
+  }
 }
 
 void EventBus::publish(const Json& event) {
   std::lock_guard lock(m_mutex);
-  for (EventSink* s : m_sinks) s->publish(event);
+  std::exception_ptr first;
+  for (EventSink* s : m_sinks) {
+    try {
+      s->publish(event);
+    } catch (const Error&) {
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
 }
 
 }  // namespace netsmith

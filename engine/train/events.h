@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/atomic_file.h"
+
 namespace netsmith {
 
 using Json = nlohmann::json;
@@ -26,17 +28,22 @@ class EventSink {
 class JsonLinesSink final : public EventSink {
  public:
   explicit JsonLinesSink(std::FILE* stream) : m_stream(stream) {}
-  // Opens (appending) a file; throws Error naming it when it cannot be opened.
+  // Opens (appending) a file, such as the run's events.jsonl: each event is appended whole and
+  // checked (Note [Atomic files]); throws Error naming the file when it cannot be opened.
   static std::unique_ptr<JsonLinesSink> openFile(const std::string& path);
   ~JsonLinesSink() override;
+  // For a file: throws Error naming it when the line cannot be appended (a full disk); the file
+  // then ends with the last whole event, and this sink writes nothing more.
   void publish(const Json& event) override;
 
  private:
-  std::FILE* m_stream;
-  bool m_owned = false;
+  std::FILE* m_stream = nullptr;
+  std::unique_ptr<LineAppender> m_file;
+  bool m_failed = false;
 };
 
-// Fans events out to sinks; emit() may be called from any thread (one at a time is enforced).
+// Fans events out to sinks; publish() may be called from any thread (one at a time is enforced).
+// Every sink gets the event; the first Error a sink threw is then rethrown.
 class EventBus {
  public:
   void add(EventSink* sink) {

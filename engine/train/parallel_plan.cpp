@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "engine/backend/device_factory.h"
+#include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/optim/lr_schedule.h"
 #include "engine/optim/optimizer.h"
@@ -102,6 +103,18 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
              "parallel.devices: {} and {} are of different kinds; train on devices of one kind (all cpu:N or all "
              "cuda:N)",
              par.devices[0], d.id);
+    if (!cuda) {
+      // cpu:N names a worker, not a core: more workers than cores may share them (a warning
+      // below says so), but a number far beyond the machine is a mistake, not a plan.
+      const std::string local = localDeviceId(d.id);
+      const long long worker = std::stoll(local.substr(local.find(':') + 1));
+      const int limit = kCpuWorkersPerCore * std::max(cores, 1);
+      NS_CHECK(worker < limit,
+               "parallel.devices[{}]: \"{}\": this machine has {} core{} (CPU workers cpu:0..cpu:{} in `netsmith-cli "
+               "devices`); more workers than cores share them, up to {} per core (cpu:0..cpu:{}): choose workers "
+               "in that range",
+               i, d.id, cores, cores == 1 ? "" : "s", std::max(cores, 1) - 1, kCpuWorkersPerCore, limit - 1);
+    }
     d.load = par.workerLoad.empty() ? 1.0 : par.workerLoad[i];
     plan.activeDevices += d.load > 0 ? 1 : 0;
     if (d.load == 0)
@@ -201,20 +214,28 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
       sameBatches = sameBatches && d.batch == firstBatch;
     }
     plan.chunk = primaryChunk(plan.logicalBatch);
-    plan.identicalAcrossDeviceCounts = plan.chunk > 0 && sameBatches && common % plan.chunk == 0 && isPowerOfTwo(common / plan.chunk);
-    if (!plan.identicalAcrossDeviceCounts) {
+    const bool treeChunks = plan.chunk > 0 && sameBatches && common % plan.chunk == 0 && isPowerOfTwo(common / plan.chunk);
+    if (!treeChunks) {
       plan.chunk = 1;
       for (int64_t c = kMaxChunk; c > 1; --c)
         if (common % c == 0) {
           plan.chunk = c;
           break;
         }
+    }
+    // The chunks make the sums independent of the device count; only keep_logical_batch keeps
+    // the logical batch and the learning rate themselves (scale_lr grows both with the devices).
+    plan.identicalAcrossDeviceCounts = treeChunks && par.lrPolicy == "keep_logical_batch";
+    if (!plan.identicalAcrossDeviceCounts)
       plan.warnings.push_back(format(
           "config.deterministic: this run repeats bit for bit on these devices, but another number of devices gives "
-          "other weights: for the same weights on 1, 2 and 4 devices use parallel.lr_policy keep_logical_batch, equal "
+          "other weights{}: for the same weights on 1, 2 and 4 devices use parallel.lr_policy keep_logical_batch, equal "
           "loads and a batch_size that is a power of two times at most {} (such as 64, 128 or 256)",
+          par.lrPolicy == "keep_logical_batch"
+              ? std::string()
+              : format(" (lr_policy {} changes the logical batch{} with the device count)", par.lrPolicy,
+                       par.lrPolicy == "scale_lr" ? " and the learning rate" : ""),
           kMaxChunk));
-    }
   }
 
   if (hasBatchNormalization) {
@@ -254,6 +275,11 @@ Json TrainingPlan::toJson() const {
     j["chunk"] = chunk;
     j["identical_across_device_counts"] = identicalAcrossDeviceCounts;
   }
+  if (diskBytesNeeded > 0) {
+    j["checkpoint_bytes"] = checkpointBytes;
+    j["disk_bytes_needed"] = diskBytesNeeded;
+    j["disk_bytes_free"] = diskBytesFree;
+  }
   return j;
 }
 
@@ -279,8 +305,14 @@ std::string TrainingPlan::toText() const {
   if (warmupIterations > 0) s += format("Warm-up:              {} iterations\n", warmupIterations);
   if (deterministic)
     s += format("Reproducible:         chunks of {} samples; {}\n", chunk,
-                identicalAcrossDeviceCounts ? "the same weights on 1, 2 or 4 devices"
-                                            : "repeatable on these devices only");
+                identicalAcrossDeviceCounts
+                    ? "the same weights on 1, 2 or 4 devices (lr_policy keep_logical_batch keeps the logical batch)"
+                    : "repeatable on these devices only (the same weights on 1, 2 or 4 devices need lr_policy "
+                      "keep_logical_batch and a batch_size of 64, 128, 256, ...)");
+  if (diskBytesNeeded > 0)
+    s += format("Disk:                 {} for the run folder ({} per checkpoint: 3 kept and 1 being written, and the "
+                "parameter files); {} free in {}\n",
+                humanBytes(diskBytesNeeded), humanBytes(checkpointBytes), humanBytes(diskBytesFree), runFolder);
   for (const auto& w : warnings) s += "Warning: " + w + "\n";
   return s;
 }

@@ -12,6 +12,9 @@
 
 namespace netsmith {
 
+// CPU workers may outnumber the cores (they then share them, with a warning), up to this many per core.
+inline constexpr int kCpuWorkersPerCore = 4;
+
 struct DevicePlan {
   std::string id;    // "cpu:1"
   double load = 1;   // parallel.worker_load, as given (1 when absent)
@@ -36,7 +39,15 @@ struct TrainingPlan {
   int64_t warmupIterations = 0;
   bool deterministic = false;
   int64_t chunk = 0;                 // reproducible mode: samples per forward/backward chunk
-  bool identicalAcrossDeviceCounts = false;  // reproducible mode: Note [Reproducible training]
+  // Reproducible mode with lr_policy keep_logical_batch and chunks that fit every device count:
+  // 1, 2 and 4 devices give the same weights (Note [Reproducible training]).
+  bool identicalAcrossDeviceCounts = false;
+  // Disk space (filled by the trainer, which knows the network; 0: not known): one checkpoint,
+  // what the run folder needs (run_folder.h diskNeed), and what is free there.
+  uint64_t checkpointBytes = 0;
+  uint64_t diskBytesNeeded = 0;
+  uint64_t diskBytesFree = 0;
+  std::string runFolder;
   std::vector<std::string> warnings;
 
   // The optimizer section to train with: the effective lr and update interval filled in.
@@ -53,7 +64,8 @@ struct TrainingPlan {
 std::vector<std::string> parseDeviceList(const std::string& commaSeparated);
 
 // Applies the rules to `project` (whose parallel.devices are the devices to use) for a training
-// set of trainSamples samples on a machine with `cores` cores. Throws Error naming the JSON path
+// set of trainSamples samples on a machine with `cores` cores (at most kCpuWorkersPerCore CPU
+// workers per core: cpu:N beyond that is an error). Throws Error naming the JSON path
 // and what to choose when the rules cannot be met (keep_logical_batch with a batch size the
 // devices cannot share evenly, a device this build cannot train on, ...).
 TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t maxEpoch, int cores,

@@ -197,11 +197,13 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
   return f;
 }
 
-std::vector<BatchCounts> Replica::evaluateBlocks(const Dataset& data, int64_t begin, int64_t end, int64_t block) {
+std::vector<BatchCounts> Replica::evaluateBlocks(const Dataset& data, int64_t begin, int64_t end, int64_t block,
+                                                 const std::function<bool()>& stop) {
   std::vector<BatchCounts> out;
   std::vector<int64_t> ids;
   const OpSchema& loss = *m_graph.loss().schema;
   for (int64_t start = begin; start < end; start += block) {
+    if (stop && stop()) break;
     const int64_t n = std::min(block, end - start);
     ids.resize(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = start + i;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -82,7 +83,10 @@ class Replica {
 
   // Loss and error counts of samples [begin, end) of `data`, in eval mode, in blocks of
   // `block` samples; one BatchCounts per block, so callers combine blocks in a fixed order.
-  std::vector<BatchCounts> evaluateBlocks(const Dataset& data, int64_t begin, int64_t end, int64_t block);
+  // When `stop` is given and returns true before a block, the blocks so far are returned (fewer
+  // than asked for: the caller sees it was stopped).
+  std::vector<BatchCounts> evaluateBlocks(const Dataset& data, int64_t begin, int64_t end, int64_t block,
+                                          const std::function<bool()>& stop = {});
 
   // SHA-256 of every blob (parameters and running statistics) of this replica.
   std::string fingerprint();

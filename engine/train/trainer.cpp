@@ -1,6 +1,8 @@
 #include "engine/train/trainer.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +34,7 @@
 #include "engine/train/job_channel.h"
 #include "engine/train/network.h"
 #include "engine/train/replica.h"
+#include "engine/train/run_folder.h"
 #include "engine/train/scaling_verdict.h"
 #include "engine/train/worker_pool.h"
 
@@ -112,6 +115,15 @@ struct SensorTotals {
 };
 
 
+// Publishes to every sink that still works: after a failure, a full disk must not hide the
+// error from the sinks that can show it (EventBus gives every sink the event before rethrowing).
+void publishBestEffort(EventBus& bus, const Json& event) {
+  try {
+    bus.publish(event);
+  } catch (const Error&) {
+  }
+}
+
 class TrainingRun {
  public:
   TrainingRun(const TrainOptions& options, EventBus& bus) : m_options(options), m_bus(bus) {}
@@ -123,8 +135,17 @@ class TrainingRun {
   const TrainingPlan& plan() const { return m_plan; }
   int abandonedWorkers() const { return m_pool ? m_pool->abandonedWorkers() : 0; }
   bool mustAbandonProcess() const { return m_job && m_job->processes() > 1; }
+  // Marks run.json "failed" with the reason, once the run has started in its folder (best
+  // effort: on a full disk the folder keeps its last state, which resumes).
+  void recordFailure(const std::string& message);
 
  private:
+  void readRunSettings();
+  void claimForResume();
+  void checkProjectUnedited(const Json& checkpointMeta);
+  void createRunFolder();
+  void removeTemporaries();
+  void planDisk(bool planOnly);
   void openRunFolder();
   void startWorkers();
   void restoreFromCheckpoint();
@@ -133,7 +154,7 @@ class TrainingRun {
   void joinJob();
   void agreeOrThrow(const std::string& failure);
   bool waitWhilePaused(RunControl& control);
-  BatchCounts validate();
+  std::optional<BatchCounts> validate(RunControl& control);
   void writeLearningCurve();
   void writeFinalParameters();
   void emitIteration(int64_t epoch, int64_t iteration, double batchLoss, double lr);
@@ -147,7 +168,15 @@ class TrainingRun {
   EventBus& m_bus;
   std::unique_ptr<JsonLinesSink> m_eventsFile;  // the run's events.jsonl
   fs::path m_runDir;
-  Json m_settings;  // run.json: overrides that a resume must keep
+  Json m_settings;  // run.json: identity, overrides that a resume must keep, the result
+  // Note [One run per folder]: held by the leader from the claim of the folder to the end.
+  std::unique_ptr<RunFolderLock> m_lock;
+  std::string m_runId;          // empty: a folder of an older version, which has none
+  Json m_projectJson;           // project.nsproj as this run trains it
+  std::string m_projectSha;     // projectSnapshotSha256(m_projectJson)
+  std::optional<std::string> m_resumeFrom;  // the leader's choice of checkpoint
+  bool m_folderReady = false;   // a failure from here on is recorded in run.json
+  bool m_alreadyCompleted = false;  // a resume of a run that had finished: nothing to do
   Project m_project;
   std::unique_ptr<Graph> m_graph;
   TrainingPlan m_plan;
@@ -181,6 +210,9 @@ class TrainingRun {
   std::optional<double> m_bestValidationError;
   std::vector<CurveRow> m_curve;
   bool m_resumed = false;
+  // (epoch, iteration, global iteration) of the last checkpoint written or restored: a stop right
+  // after it (at an epoch's start, or at once after a resume) has nothing new to write.
+  std::array<int64_t, 3> m_checkpointedAt{-1, -1, -1};
 
   // This process's workers: this step's figures and busy seconds. Then, at the leader, for every
   // worker of the job: the totals since the last iteration event and over the epoch, busy
@@ -219,37 +251,206 @@ TrainingRun::~TrainingRun() {
   }
 }
 
+// --- the run folder: Note [One run per folder] ---------------------------------------------------
+
+std::string isoTimeNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &tm);
+  return buf;
+}
+
+Json readJsonFile(const fs::path& path, const std::string& what) {
+  std::ifstream in(path);
+  NS_CHECK(in.good(), "{}: missing; is {} a Netsmith run folder?", path.string(), what);
+  try {
+    return Json::parse(in);
+  } catch (const std::exception& e) {
+    NS_THROW("{}: not valid JSON: {}", path.string(), e.what());
+  }
+}
+
+void TrainingRun::readRunSettings() {
+  m_settings = readJsonFile(m_runDir / "run.json", m_runDir.string());
+  NS_CHECK(m_settings.is_object(), "{}: expected a JSON object", (m_runDir / "run.json").string());
+  m_projectJson = readJsonFile(m_runDir / "project.nsproj", m_runDir.string());
+  m_runId = m_settings.value("run_id", std::string());
+}
+
+// Removes the temporary files a killed writer left (Note [Atomic files]); the lock is held.
+void TrainingRun::removeTemporaries() {
+  std::vector<std::string> removed = removeStaleTemporaryFiles(m_runDir);
+  for (const auto& name : removeStaleTemporaryFiles(m_runDir / "checkpoints")) removed.push_back("checkpoints/" + name);
+  if (removed.empty()) return;
+  std::string list;
+  for (const auto& r : removed) list += (list.empty() ? "" : ", ") + r;
+  m_bus.publish({{"event", "warning"},
+                 {"message", format("removed {} temporary file(s) left by an interrupted write: {}", removed.size(), list)}});
+}
+
+// A resume, on the leader, before the data is loaded: take the folder, choose the checkpoint and
+// check that the run is the one its files say it is.
+void TrainingRun::claimForResume() {
+  m_lock = RunFolderLock::acquire(m_runDir);
+  removeTemporaries();
+  if (m_runId.empty())
+    m_bus.publish({{"event", "warning"},
+                   {"message", format("{}: no run_id (a run folder of an older Netsmith): its checkpoints cannot be told "
+                                      "from another run's",
+                                      (m_runDir / "run.json").string())}});
+  std::vector<std::string> rejected;
+  m_resumeFrom = newestValidCheckpoint((m_runDir / "checkpoints").string(), &rejected, m_runId);
+  for (const auto& r : rejected) m_bus.publish({{"event", "warning"}, {"message", "skipped checkpoint: " + r}});
+  checkProjectUnedited(m_resumeFrom ? readCheckpointMeta(*m_resumeFrom) : Json::object());
+}
+
+// A resume continues the settings its checkpoints were trained with, or says what changed.
+void TrainingRun::checkProjectUnedited(const Json& checkpointMeta) {
+  const fs::path snapshotPath = m_runDir / "project.nsproj";
+  const std::string now = projectSnapshotSha256(m_projectJson);
+  m_projectSha = now;
+  const std::string started = m_settings.value("project_sha256", std::string());
+  const std::string trained = checkpointMeta.value("project_sha256", std::string());
+  const bool seedChanged = checkpointMeta.contains("seed") && checkpointMeta["seed"] != Json(m_project.config.seed);
+  const bool edited = (!started.empty() && started != now) || (!trained.empty() && trained != now) || seedChanged;
+  if (!edited) return;
+  std::vector<std::string> changes;
+  if (checkpointMeta.contains("project")) changes = settingDifferences(checkpointMeta["project"], m_projectJson);
+  if (changes.empty() && seedChanged)
+    changes.push_back(format("config.seed: {} → {}", checkpointMeta["seed"].dump(), m_project.config.seed));
+  if (changes.empty())
+    changes.push_back(format("its SHA-256 is now {}, the run started with {}", now.substr(0, 12),
+                             (trained.empty() ? started : trained).substr(0, 12)));
+  std::string list;
+  for (const auto& c : changes) list += (list.empty() ? "" : "; ") + c;
+  NS_CHECK(m_options.acceptEditedSettings,
+           "{}: edited since the run trained its checkpoints ({}): resuming would continue with settings its weights "
+           "were not trained with, and the run's record would no longer say what produced it; put the file back as it "
+           "was, start a new run with the edited project, or pass --accept-edited-settings to continue with the "
+           "edited settings (recorded in run.json)",
+           snapshotPath.string(), list);
+  Json edit = {{"time", isoTimeNow()},
+               {"from_sha256", trained.empty() ? started : trained},
+               {"to_sha256", now},
+               {"changes", changes}};
+  if (checkpointMeta.contains("epoch")) {
+    edit["epoch"] = checkpointMeta["epoch"];
+    edit["iteration"] = checkpointMeta["iteration"];
+  }
+  if (!m_settings.contains("accepted_edits") || !m_settings["accepted_edits"].is_array())
+    m_settings["accepted_edits"] = Json::array();
+  m_settings["accepted_edits"].push_back(edit);
+  m_settings["project_sha256"] = now;
+  writeTextAtomically(m_runDir / "run.json", m_settings.dump(2) + "\n");
+  m_bus.publish({{"event", "warning"},
+                 {"message", format("resuming with edited settings (--accept-edited-settings, recorded in run.json): {}", list)}});
+}
+
+// A new run, on the leader: the folder is created and taken, and its identity written. A
+// failure part-way removes what this attempt made, so no half-made run is left behind.
+void TrainingRun::createRunFolder() {
+  std::error_code ec;
+  const bool existed = fs::exists(m_runDir, ec);
+  fs::create_directories(m_runDir, ec);
+  NS_CHECK(!ec, "{}: cannot create the run folder: {}", m_runDir.string(), ec.message());
+  m_lock = RunFolderLock::acquire(m_runDir);
+  // Again under the lock: two runs started into one folder at once.
+  checkNoOtherRun(m_runDir, m_project.path);
+  removeTemporaries();
+  const bool hadSnapshot = fs::exists(m_runDir / "project.nsproj", ec);
+  const bool hadCheckpoints = fs::exists(m_runDir / "checkpoints", ec);
+
+  Project snapshot = m_project;
+  snapshot.parallel = m_userParallel;
+  const std::string text = projectToPortableJson(snapshot).dump(2) + "\n";
+  m_projectJson = Json::parse(text);
+  m_projectSha = projectSnapshotSha256(m_projectJson);
+  m_runId = newRunId();
+  m_settings["format"] = "netsmith-run";
+  m_settings["run_id"] = m_runId;
+  m_settings["created"] = isoTimeNow();
+  m_settings["project_sha256"] = m_projectSha;
+  try {
+    fs::create_directories(m_runDir / "checkpoints", ec);
+    NS_CHECK(!ec, "{}: cannot create: {}", (m_runDir / "checkpoints").string(), ec.message());
+    writeTextAtomically(m_runDir / "project.nsproj", text);
+    // run.json last: a folder that has it is complete, and resumable.
+    writeTextAtomically(m_runDir / "run.json", m_settings.dump(2) + "\n");
+  } catch (const Error& e) {
+    std::error_code cleanupEc;
+    if (!existed) {
+      fs::remove_all(m_runDir, cleanupEc);
+    } else {
+      fs::remove(m_runDir / "run.json", cleanupEc);
+      if (!hadSnapshot) fs::remove(m_runDir / "project.nsproj", cleanupEc);
+      if (!hadCheckpoints) fs::remove(m_runDir / "checkpoints", cleanupEc);
+    }
+    NS_THROW("{}; the run did not start and left no run in {}: free some space (or choose another folder) and start "
+             "it again",
+             e.what(), m_runDir.string());
+  }
+  m_folderReady = true;
+}
+
+// Note [One run per folder]: the plan says what the checkpoints need; a real run refuses to
+// start without it, rather than fail when the disk fills.
+void TrainingRun::planDisk(bool planOnly) {
+  const int buffers = static_cast<int>(Optimizer::create(m_project.optimizer)->bufferNames().size());
+  const DiskNeed need = diskNeed(m_graph->parameterCount, buffers, kCheckpointsKept);
+  // A resume replaces the checkpoints and parameter files it finds.
+  const uint64_t free = freeDiskBytes(m_runDir) + (m_resumed ? runFilesBytes(m_runDir) : 0);
+  m_plan.checkpointBytes = need.checkpointBytes;
+  m_plan.diskBytesNeeded = need.totalBytes;
+  m_plan.diskBytesFree = free;
+  m_plan.runFolder = m_runDir.string();
+  if (free >= need.totalBytes) return;
+  const std::string message = format(
+      "{}: the run folder needs about {} of disk ({} per checkpoint: {} kept and 1 being written, and the parameter "
+      "files) but only {} is free there: free some space, or train into a folder on another disk (--run-dir)",
+      m_runDir.string(), humanBytes(need.totalBytes), humanBytes(need.checkpointBytes), kCheckpointsKept,
+      humanBytes(free));
+  if (planOnly) m_plan.warnings.push_back("the run would not start: " + message);
+  else if (m_job->leader()) throw Error(message);
+}
+
 void TrainingRun::openRunFolder() {
   if (m_resumed) {
     fs::create_directories(m_runDir / "checkpoints");
   } else {
-    m_runDir = fs::absolute(m_options.runDir.empty() ? newRunFolder(m_project.path) : m_options.runDir);
-    fs::create_directories(m_runDir / "checkpoints");
-    writeTextAtomically(m_runDir / "run.json", m_settings.dump(2) + "\n");
-    Project snapshot = m_project;
-    snapshot.parallel = m_userParallel;
-    writeTextAtomically(m_runDir / "project.nsproj", projectToPortableJson(snapshot).dump(2) + "\n");
+    createRunFolder();
   }
   m_eventsFile = JsonLinesSink::openFile((m_runDir / "events.jsonl").string());
   m_bus.add(m_eventsFile.get());
+}
+
+void TrainingRun::recordFailure(const std::string& message) {
+  if (!m_folderReady || !m_job || !m_job->leader()) return;
+  m_folderReady = false;  // once
+  m_settings["result"] = {{"status", "failed"},
+                          {"message", message},
+                          {"resume", format("netsmith-cli train --resume {} continues from the newest checkpoint",
+                                            m_runDir.string())}};
+  try {
+    writeTextAtomically(m_runDir / "run.json", m_settings.dump(2) + "\n");
+  } catch (const Error&) {
+    // The disk that failed the run may fail this too; the folder then keeps its last state.
+  }
 }
 
 void TrainingRun::prepare(bool planOnly) {
   if (!m_options.resumeRun.empty()) {
     m_runDir = fs::absolute(m_options.resumeRun);
     NS_CHECK(fs::is_directory(m_runDir), "{}: no such run folder", m_runDir.string());
-    const fs::path settings = m_runDir / "run.json";
-    std::ifstream in(settings);
-    NS_CHECK(in.good(), "{}: missing; is {} a Netsmith run folder?", settings.string(), m_runDir.string());
-    try {
-      m_settings = Json::parse(in);
-    } catch (const std::exception& e) {
-      NS_THROW("{}: not valid JSON: {}", settings.string(), e.what());
-    }
+    readRunSettings();
     m_project = loadProject((m_runDir / "project.nsproj").string());
     m_resumed = true;
   } else {
     m_project = loadProject(m_options.projectPath);
+    m_runDir = fs::absolute(m_options.runDir.empty() ? newRunFolder(m_project.path) : m_options.runDir);
+    // At once, before the data loads; again under the lock when the folder is created.
+    checkNoOtherRun(m_runDir, m_project.path);
     m_settings = {{"project", m_project.path},
                   {"max_epoch", m_options.maxEpoch ? Json(*m_options.maxEpoch) : Json(nullptr)},
                   {"train_samples", m_options.trainSamples},
@@ -262,6 +463,8 @@ void TrainingRun::prepare(bool planOnly) {
   m_job = JobChannel::forThisProcess(m_project.parallel.timeoutS);
   m_userParallel = m_project.parallel;  // the snapshot keeps the user's own lists
   joinJob();
+  // A second process on the folder is refused before it loads anything.
+  if (m_resumed && m_job->leader() && !planOnly) claimForResume();
 
   m_graph = std::make_unique<Graph>(buildGraph(m_project.network, OpRegistry::builtin()));
   const DatasetSpec& ds = m_project.dataset;
@@ -287,6 +490,7 @@ void TrainingRun::prepare(bool planOnly) {
   // Under mpirun each process counts the cores it may use (mpirun binds it to some); the job has
   // that many per process (Note [Devices of an mpirun job] assumes alike processes).
   m_plan = planTraining(m_project, m_train.size, m_maxEpoch, availableCores() * m_job->processes(), hasBatchNorm);
+  planDisk(planOnly);
   if (planOnly) return;
 
   if (m_job->leader()) {
@@ -470,14 +674,9 @@ void TrainingRun::checkReplicas(const std::string& when) {
 }
 
 void TrainingRun::restoreFromCheckpoint() {
-  // The leader chooses; under mpirun every process reads the same file (the run folder is on a
-  // file system all nodes see).
-  std::optional<std::string> newest;
-  if (m_job->leader()) {
-    std::vector<std::string> rejected;
-    newest = newestValidCheckpoint((m_runDir / "checkpoints").string(), &rejected);
-    for (const auto& r : rejected) m_bus.publish({{"event", "warning"}, {"message", "skipped damaged checkpoint: " + r}});
-  }
+  // The leader chose (claimForResume: only this run's checkpoints); under mpirun every process
+  // reads the same file (the run folder is on a file system all nodes see).
+  std::optional<std::string> newest = m_job->leader() ? m_resumeFrom : std::nullopt;
   const Json chosen = m_job->agree(newest ? Json(*newest) : Json(nullptr));
   if (chosen.is_null()) return;  // stopped before the first checkpoint: start over in the same folder
   newest = chosen.get<std::string>();
@@ -530,7 +729,21 @@ void TrainingRun::restoreFromCheckpoint() {
                                         "of epoch {} (was iteration {} of the old batch)",
                                         m_jobWorkers.size(), m_plan.logicalBatch, oldBatch, m_iterationsPerEpoch,
                                         m_plan.effectiveLr, m_iteration, m_epoch + 1, oldIteration)}});
+  } else {
+    m_checkpointedAt = {m_epoch, m_iteration, m_globalIteration};
   }
+  // A run that had ended: its parameters.nsparams stays as it is if it holds these weights.
+  bool completed = false;
+  if (m_job->leader() && m_epoch >= m_maxEpoch) {
+    try {
+      const Json params = readCheckpointMeta((m_runDir / "parameters.nsparams").string());
+      completed = params.value("parameters_sha256", std::string()) == m.value("parameters_sha256", std::string("?")) &&
+                  params.value("run_id", std::string()) == m_runId;
+    } catch (const Error&) {
+      // None, or damaged: the resume writes it.
+    }
+  }
+  m_alreadyCompleted = m_job->agree(Json(completed)).get<bool>();
   m_curve.clear();
   for (const Json& r : m.at("curve")) {
     CurveRow row{r.at(0).get<int64_t>(), r.at(1).get<double>(), std::nullopt, std::nullopt, r.at(4).get<double>(),
@@ -547,6 +760,10 @@ void TrainingRun::restoreFromCheckpoint() {
 }
 
 void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {
+  // Every process decides alike (the same positions), before the collective below.
+  const std::array<int64_t, 3> position{epoch, iteration, m_globalIteration};
+  if (position == m_checkpointedAt) return;
+  m_checkpointedAt = position;
   checkReplicas(format("at the checkpoint of epoch {}, iteration {}", epoch + (iteration > 0 ? 1 : 0), iteration));
   if (!m_job->leader()) return;
   Replica& replica = *m_replicas[0];
@@ -567,7 +784,11 @@ void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {
                {"seed", m_project.config.seed},
                {"logical_batch", m_plan.logicalBatch},
                {"curve", curve},
-               {"parameters_sha256", replica.fingerprint()}};
+               {"parameters_sha256", replica.fingerprint()},
+               // Note [One run per folder]: whose checkpoint this is, and what it was trained with.
+               {"run_id", m_runId},
+               {"project_sha256", m_projectSha},
+               {"project", m_projectJson}};
   for (auto& p : replica.network().parameters()) data.tensors.emplace_back("param/" + p.name, p.value->clone());
   for (auto& [name, tensor] : replica.optimizer().stateTensors()) data.tensors.emplace_back("optim/" + name, tensor->clone());
   char padded[64];
@@ -577,35 +798,39 @@ void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {
   m_bus.publish({{"event", "checkpoint"}, {"epoch", epoch}, {"iteration", iteration},
                  {"global_iteration", m_globalIteration}, {"path", fs::relative(path, m_runDir).string()}});
 
-  // Keep the newest few; names sort by position.
-  std::vector<fs::path> all;
-  for (const auto& e : fs::directory_iterator(m_runDir / "checkpoints"))
-    if (e.path().extension() == ".ckpt") all.push_back(e.path());
-  std::sort(all.begin(), all.end());
-  for (size_t i = 0; i + kCheckpointsKept < all.size(); ++i) fs::remove(all[i]);
+  pruneCheckpoints(m_runDir / "checkpoints", m_runId, path, kCheckpointsKept);
 }
 
 // Every worker evaluates a contiguous share of the blocks; the blocks' counts are added in block
-// order, so the result does not depend on the number of devices.
-BatchCounts TrainingRun::validate() {
+// order, so the result does not depend on the number of devices. A stop during validation ends
+// it within a block: nullopt, and every process learns it from the leader.
+std::optional<BatchCounts> TrainingRun::validate(RunControl& control) {
   const Dataset& v = *m_validation;
   const int64_t blocks = (v.size + kValidationBatch - 1) / kValidationBatch;
   const auto n = static_cast<int64_t>(m_jobWorkers.size());
   std::vector<std::vector<BatchCounts>> perWorker(m_replicas.size());
+  std::atomic<bool> interrupted{false};
   m_pool->runOnAll([&](int w) {
     const int64_t g = m_firstJobWorker + w;
     const int64_t first = blocks * g / n;
     const int64_t last = blocks * (g + 1) / n;
-    perWorker[static_cast<size_t>(w)] = m_replicas[static_cast<size_t>(w)]->evaluateBlocks(
-        v, std::min(first * kValidationBatch, v.size), std::min(last * kValidationBatch, v.size), kValidationBatch);
+    auto& counts = perWorker[static_cast<size_t>(w)];
+    counts = m_replicas[static_cast<size_t>(w)]->evaluateBlocks(
+        v, std::min(first * kValidationBatch, v.size), std::min(last * kValidationBatch, v.size), kValidationBatch,
+        [&control] { return control.stopRequested(); });
+    if (static_cast<int64_t>(counts.size()) < last - first) interrupted = true;
   });
-  Json report = Json::array();
+  Json report = {{"stopped", interrupted.load()}, {"counts", Json::array()}};
   for (const auto& counts : perWorker)
-    for (const auto& c : counts) report.push_back({c.lossSum, c.errors, c.counted, c.samples});
+    for (const auto& c : counts) report["counts"].push_back({c.lossSum, c.errors, c.counted, c.samples});
   BatchCounts total;
-  for (const Json& fromProcess : m_job->gather(report))
-    for (const Json& c : fromProcess)
+  bool stopped = control.stopRequested();
+  for (const Json& fromProcess : m_job->gather(report)) {
+    stopped = stopped || fromProcess.value("stopped", false);
+    for (const Json& c : fromProcess.at("counts"))
       total.add({c[0].get<double>(), c[1].get<int64_t>(), c[2].get<int64_t>(), c[3].get<int64_t>()});
+  }
+  if (m_job->agree(Json(stopped)).get<bool>()) return std::nullopt;
   return total;
 }
 
@@ -623,6 +848,7 @@ void TrainingRun::writeFinalParameters() {
   CheckpointData data;
   data.meta = {{"format", "netsmith-parameters"},
                {"project", m_project.name},
+               {"run_id", m_runId},
                {"parameters_sha256", replica.fingerprint()}};
   for (auto& p : replica.network().parameters()) data.tensors.emplace_back(p.name, p.value->clone());
   writeCheckpoint((m_runDir / "parameters.nsparams").string(), data);
@@ -718,7 +944,7 @@ Json TrainingRun::runResult(const TrainResult& result) {
   try {
     writeTextAtomically(m_runDir / "run.json", m_settings.dump(2) + "\n");
   } catch (const Error& e) {
-    m_bus.publish({{"event", "warning"}, {"message", format("the run summary was not saved: {}", e.what())}});
+    publishBestEffort(m_bus, {{"event", "warning"}, {"message", format("the run summary was not saved: {}", e.what())}});
   }
   return r;
 }
@@ -742,18 +968,40 @@ void TrainingRun::emitIteration(int64_t epoch, int64_t iteration, double batchLo
 }
 
 TrainResult TrainingRun::fail(TrainResult result, const std::string& message) {
-  m_bus.publish({{"event", "error"}, {"message", message}});
+  publishBestEffort(m_bus, {{"event", "error"}, {"message", message}});
   result.status = "failed";
   result.message = message;
   result.abandonedWorkers = abandonedWorkers();
   result.abandonProcess = mustAbandonProcess();
-  m_bus.publish({{"event", "finished"}, {"status", "failed"}, {"message", message}, {"run", m_runDir.string()}});
+  recordFailure(message);
+  publishBestEffort(m_bus, {{"event", "finished"}, {"status", "failed"}, {"message", message}, {"run", m_runDir.string()}});
   return result;
 }
 
 TrainResult TrainingRun::run() {
   TrainResult result;
   result.runDir = m_runDir.string();
+  if (m_alreadyCompleted) {
+    // Nothing to train, and nothing to rewrite: the folder already holds this run's result.
+    result.status = "completed";
+    result.parametersSha256 = m_replicas[0]->fingerprint();
+    result.bestValidationError = m_bestValidationError;
+    const std::string message =
+        format("the run in {} had already completed ({} of {} epochs): nothing to resume; parameters.nsparams is "
+               "kept as it is",
+               m_runDir.string(), m_epoch, m_maxEpoch);
+    if (m_job->leader())
+      m_bus.publish({{"event", "finished"},
+                     {"status", "completed"},
+                     {"already_completed", true},
+                     {"message", message},
+                     {"run", m_runDir.string()},
+                     {"epochs", static_cast<int64_t>(m_curve.size())},
+                     {"best_validation_error", optionalJson(m_bestValidationError)},
+                     {"parameters_sha256", result.parametersSha256}});
+    return result;
+  }
+  m_folderReady = true;  // a resume's failures are recorded from here on
   Json started = m_plan.toJson();
   Json devices = Json::array();
   for (const DevicePlan& d : m_plan.devices)
@@ -771,7 +1019,6 @@ TrainResult TrainingRun::run() {
                   {"resumed", m_resumed},
                   {"start_epoch", m_epoch + 1},
                   {"start_iteration", m_iteration}});
-  if (m_job->leader()) m_bus.publish(started);
 
   RunControl idle;
   RunControl& control = m_options.control ? *m_options.control : idle;
@@ -782,6 +1029,7 @@ TrainResult TrainingRun::run() {
   const bool leader = m_job->leader();
   std::string pendingFailure;  // the leader's: every process fails at the next agreement
   try {
+    if (leader) m_bus.publish(started);
     for (; m_epoch < m_maxEpoch; ++m_epoch) {
       const auto order = epochOrder(m_train.size, seed, m_epoch, shuffle);
       // Throughput figures start afresh each epoch, so validation time does not count as training.
@@ -802,12 +1050,12 @@ TrainResult TrainingRun::run() {
           Json paused = position;
           paused["event"] = "paused";
           if (leader) m_bus.publish(paused);
-          const bool stop = waitWhilePaused(control);
+          // A stop while paused ends the pause without resuming: no `resumed` event.
+          if (waitWhilePaused(control)) break;
           Json resumed = position;
           resumed["event"] = "resumed";
           if (leader) m_bus.publish(resumed);
           resetEventWindow();
-          if (stop) break;
         }
         if (next == "stop") break;
         const auto stepStart = Clock::now();
@@ -887,7 +1135,15 @@ TrainResult TrainingRun::run() {
       checkReplicas(format("after epoch {}", m_epoch + 1));
       const bool monitor = (m_epoch + 1) % m_project.config.monitorInterval == 0 || m_epoch + 1 == m_maxEpoch;
       if (m_validation && monitor) {
-        const BatchCounts v = validate();
+        const std::optional<BatchCounts> counts = validate(control);
+        if (!counts) {
+          // Stopped during validation: the epoch's training is kept; a resume validates it again.
+          m_epochSeconds = secondsSince(epochStart);
+          saveCheckpoint(m_epoch, m_iteration);
+          result.status = "stopped";
+          break;
+        }
+        const BatchCounts& v = *counts;
         row.validationLoss = v.lossSum / static_cast<double>(std::max<int64_t>(v.samples, 1));
         if (v.counted > 0) {
           row.validationError = static_cast<double>(v.errors) / static_cast<double>(v.counted);
@@ -898,7 +1154,7 @@ TrainResult TrainingRun::run() {
             // mpirun the leader writes it, as it writes everything else in the run folder.
             if (m_project.config.saveBest && leader)
               writeParametersFile((m_runDir / "best.nsparams").string(), m_replicas[0]->network(),
-                                  {{"project", m_project.name}, {"epoch", row.epoch},
+                                  {{"project", m_project.name}, {"run_id", m_runId}, {"epoch", row.epoch},
                                    {"validation_error", *row.validationError}});
           }
         }
@@ -929,7 +1185,11 @@ TrainResult TrainingRun::run() {
 
   result.parametersSha256 = m_replicas[0]->fingerprint();
   result.bestValidationError = m_bestValidationError;
-  if (result.status == "completed" && leader) writeFinalParameters();
+  try {
+    if (result.status == "completed" && leader) writeFinalParameters();
+  } catch (const Error& e) {
+    return fail(result, e.what());  // the last checkpoint stays: a resume writes the parameters
+  }
   Json finished = {{"event", "finished"},
                    {"status", result.status},
                    {"run", m_runDir.string()},
@@ -941,7 +1201,11 @@ TrainResult TrainingRun::run() {
     if (summary.contains("scaling_verdict")) finished["scaling_verdict"] = summary["scaling_verdict"];
     if (summary.contains("gpus")) finished["gpus"] = summary["gpus"];
   }
-  m_bus.publish(finished);
+  try {
+    m_bus.publish(finished);
+  } catch (const Error& e) {
+    return fail(result, e.what());  // events.jsonl could not take its last line
+  }
   return result;
 }
 
@@ -959,8 +1223,9 @@ TrainResult runTraining(const TrainOptions& options) {
     result.status = "failed";
     result.message = e.what();
     result.abandonedWorkers = run.abandonedWorkers();
-    bus.publish({{"event", "error"}, {"message", result.message}});
-    bus.publish({{"event", "finished"}, {"status", "failed"}, {"message", result.message}});
+    publishBestEffort(bus, {{"event", "error"}, {"message", result.message}});
+    run.recordFailure(result.message);
+    publishBestEffort(bus, {{"event", "finished"}, {"status", "failed"}, {"message", result.message}});
     return result;
   }
 }

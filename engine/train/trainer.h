@@ -22,6 +22,7 @@ struct TrainOptions {
   int64_t trainSamples = 0;         // > 0: train on the first N samples only (quick checks)
   int64_t validationSamples = 0;    // > 0: validate on the first N samples only
   std::vector<std::string> devices; // non-empty: overrides parallel.devices (netsmith-cli --devices)
+  bool acceptEditedSettings = false; // resume although project.nsproj was edited (Note [One run per folder])
   std::string faultInjection;       // test-only: fault_injection.h
   EventBus* events = nullptr;       // the trainer adds the run's events.jsonl itself
   RunControl* control = nullptr;
@@ -38,7 +39,8 @@ struct TrainResult {
 };
 
 // Never throws for a problem of the project, data or run: those end as status "failed" with
-// an `error` event. Throws only when the run folder itself cannot be created.
+// an `error` event. The run folder is this run's alone (Note [One run per folder]): a folder
+// that holds another run, or that another process is using, is refused the same way.
 TrainResult runTraining(const TrainOptions& options);
 
 // The plan a training run with these options would follow (the project, its data and devices
