@@ -273,6 +273,13 @@ Json readJsonFile(const fs::path& path, const std::string& what) {
 }
 
 void TrainingRun::readRunSettings() {
+  // run.json is written last when a run folder is created (createRunFolder): a folder without it
+  // but with the snapshot was killed while being created, before anything was trained.
+  std::error_code ec;
+  NS_CHECK(fs::exists(m_runDir / "run.json", ec) || !fs::exists(m_runDir / "project.nsproj", ec),
+           "{}: the run was interrupted while its folder was being created (run.json is missing), before it trained: "
+           "start it again with `netsmith-cli train {} --run-dir {}`",
+           m_runDir.string(), (m_runDir / "project.nsproj").string(), m_runDir.string());
   m_settings = readJsonFile(m_runDir / "run.json", m_runDir.string());
   NS_CHECK(m_settings.is_object(), "{}: expected a JSON object", (m_runDir / "run.json").string());
   m_projectJson = readJsonFile(m_runDir / "project.nsproj", m_runDir.string());
