@@ -1230,6 +1230,9 @@ TrainResult runTraining(const TrainOptions& options) {
     result.status = "failed";
     result.message = e.what();
     result.abandonedWorkers = run.abandonedWorkers();
+    // Under mpirun a process that failed before training (a refused run folder, on the leader
+    // alone) must not wait in MPI_Finalize for ranks that wait for it.
+    result.abandonProcess = run.mustAbandonProcess();
     publishBestEffort(bus, {{"event", "error"}, {"message", result.message}});
     run.recordFailure(result.message);
     publishBestEffort(bus, {{"event", "finished"}, {"status", "failed"}, {"message", result.message}});

@@ -1,6 +1,7 @@
 // The rules behind run folders, without training: the lock, which checkpoints belong to a run
 // and which pruning may delete, the settings a resume compares, checked atomic writes and
 // appends (with injected faults), the clean-up of temporaries, and the plan's claims.
+// netsmith-test-labels: asan
 #include <unistd.h>
 
 #include <QDir>
