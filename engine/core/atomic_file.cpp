@@ -48,10 +48,15 @@ fs::path folderOf(const fs::path& file) { return file.has_parent_path() ? file.p
 // AtomicFileWriter
 
 AtomicFileWriter::AtomicFileWriter(fs::path target, std::string label) : m_target(std::move(target)) {
-  m_prefix = label.empty() ? m_target.string() : label + " " + m_target.string();
+  m_prefix = std::move(label);
+  if (!m_prefix.empty()) m_prefix += ' ';
+  m_prefix += m_target.string();
   const fs::path dir = folderOf(m_target);
   // Hidden, with a suffix no reader looks for, in case a kill leaves it behind.
-  m_temp = (dir / ("." + m_target.filename().string() + ".tmp-XXXXXX")).string();
+  std::string name = ".";
+  name += m_target.filename().string();
+  name += ".tmp-XXXXXX";
+  m_temp = (dir / name).string();
   m_fd = ::mkstemp(m_temp.data());
   if (m_fd < 0) {
     const int error = errno;

@@ -27,6 +27,12 @@ std::unique_ptr<RunFolderLock> RunFolderLock::acquire(const fs::path& dir) {
   NS_CHECK(fd >= 0, "{}: cannot create the run folder's lock file: {}", path.string(), std::strerror(errno));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
+    // Some network and FUSE file systems have no locks: train unguarded rather than not at all.
+    if (error == ENOLCK || error == EOPNOTSUPP || error == ENOSYS || error == EINVAL)
+      return std::unique_ptr<RunFolderLock>(
+          new RunFolderLock(fd, format("{}: the file system cannot lock files ({}), so nothing stops another process "
+                                       "from using this run folder at the same time",
+                                       path.string(), std::strerror(error))));
     char buffer[32] = {};
     const ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
     ::close(fd);
@@ -41,7 +47,7 @@ std::unique_ptr<RunFolderLock> RunFolderLock::acquire(const fs::path& dir) {
   // write it only makes that message vaguer.
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd, 0) == 0) (void)!::pwrite(fd, pid.data(), pid.size(), 0);
-  return std::unique_ptr<RunFolderLock>(new RunFolderLock(fd));
+  return std::unique_ptr<RunFolderLock>(new RunFolderLock(fd, {}));
 }
 
 RunFolderLock::~RunFolderLock() {

@@ -32,15 +32,20 @@ using Json = nlohmann::json;
 class RunFolderLock {
  public:
   // Takes the lock without waiting. Error "run folder DIR is in use by process N: ..." when
-  // another process holds it; Error naming run.lock when it cannot be created.
+  // another process holds it; Error naming run.lock when it cannot be created. On a file system
+  // that cannot lock files at all the object holds no lock and unlockedReason() says why.
   static std::unique_ptr<RunFolderLock> acquire(const std::filesystem::path& dir);
   ~RunFolderLock();
   RunFolderLock(const RunFolderLock&) = delete;
   RunFolderLock& operator=(const RunFolderLock&) = delete;
 
+  // Empty when the lock is held.
+  const std::string& unlockedReason() const { return m_unlockedReason; }
+
  private:
-  explicit RunFolderLock(int fd) : m_fd(fd) {}
+  RunFolderLock(int fd, std::string unlockedReason) : m_fd(fd), m_unlockedReason(std::move(unlockedReason)) {}
   int m_fd;
+  std::string m_unlockedReason;
 };
 
 // Throws when `dir` holds files of a run (run.json, events, learning curve, parameters,

@@ -301,6 +301,7 @@ void TrainingRun::removeTemporaries() {
 // check that the run is the one its files say it is.
 void TrainingRun::claimForResume() {
   m_lock = RunFolderLock::acquire(m_runDir);
+  if (!m_lock->unlockedReason().empty()) m_bus.publish({{"event", "warning"}, {"message", m_lock->unlockedReason()}});
   removeTemporaries();
   if (m_runId.empty())
     m_bus.publish({{"event", "warning"},
@@ -363,6 +364,7 @@ void TrainingRun::createRunFolder() {
   fs::create_directories(m_runDir, ec);
   NS_CHECK(!ec, "{}: cannot create the run folder: {}", m_runDir.string(), ec.message());
   m_lock = RunFolderLock::acquire(m_runDir);
+  if (!m_lock->unlockedReason().empty()) m_bus.publish({{"event", "warning"}, {"message", m_lock->unlockedReason()}});
   // Again under the lock: two runs started into one folder at once.
   checkNoOtherRun(m_runDir, m_project.path);
   removeTemporaries();

@@ -6,7 +6,7 @@
 // Quick: the MLP sample on small IDX files cut from Fashion-MNIST (512 training and 256
 // validation images, 2 epochs of 8 iterations), so each netsmith-cli run takes well under a
 // second after start-up. NETSMITH_KILL_POINTS sets how many random kill -9 moments to try
-// (default 10); NETSMITH_TEST_CLI runs the tests against another netsmith-cli (an older build,
+// (default 20, as in the Done-when); NETSMITH_TEST_CLI runs the tests against another netsmith-cli (an older build,
 // to see them fail).
 #include <signal.h>
 #include <zlib.h>
@@ -392,7 +392,7 @@ class RunFolderTest : public QObject {
   }
 
   void killNineAtRandomMomentsThenResume() {
-    const int points = qEnvironmentVariableIsSet("NETSMITH_KILL_POINTS") ? qEnvironmentVariableIntValue("NETSMITH_KILL_POINTS") : 10;
+    const int points = qEnvironmentVariableIsSet("NETSMITH_KILL_POINTS") ? qEnvironmentVariableIntValue("NETSMITH_KILL_POINTS") : 20;
     for (int i = 0; i < points; ++i) {
       const QString name = QString("random-kill-%1").arg(i);
       // The whole run, start-up included, so that some kills land in the folder's creation.
