@@ -35,6 +35,7 @@
 #include "engine/train/network.h"
 #include "engine/train/replica.h"
 #include "engine/train/run_folder.h"
+#include "engine/train/run_record.h"
 #include "engine/train/scaling_verdict.h"
 #include "engine/train/worker_pool.h"
 
@@ -126,7 +127,7 @@ void publishBestEffort(EventBus& bus, const Json& event) {
 
 class TrainingRun {
  public:
-  TrainingRun(const TrainOptions& options, EventBus& bus) : m_options(options), m_bus(bus) {}
+  TrainingRun(const TrainOptions& options, EventBus& bus) : m_options(options), m_bus(bus), m_record(bus) {}
   ~TrainingRun();
 
   // Loads the project, data and plan; planOnly stops there (nothing written).
@@ -140,11 +141,6 @@ class TrainingRun {
   void recordFailure(const std::string& message);
 
  private:
-  void readRunSettings();
-  void claimForResume();
-  void checkProjectUnedited(const Json& checkpointMeta);
-  void createRunFolder();
-  void removeTemporaries();
   void planDisk(bool planOnly);
   void openRunFolder();
   void startWorkers();
@@ -168,14 +164,10 @@ class TrainingRun {
   EventBus& m_bus;
   std::unique_ptr<JsonLinesSink> m_eventsFile;  // the run's events.jsonl
   fs::path m_runDir;
-  Json m_settings;  // run.json: identity, overrides that a resume must keep, the result
-  // Note [One run per folder]: held by the leader from the claim of the folder to the end.
-  std::unique_ptr<RunFolderLock> m_lock;
-  std::string m_runId;          // empty: a folder of an older version, which has none
-  Json m_projectJson;           // project.nsproj as this run trains it
-  std::string m_projectSha;     // projectSnapshotSha256(m_projectJson)
+  // run.json and the project snapshot; on the leader it holds the folder's lock (Note [One run
+  // per folder]). Its settings are the overrides a resume keeps.
+  RunRecord m_record;
   std::optional<std::string> m_resumeFrom;  // the leader's choice of checkpoint
-  bool m_folderReady = false;   // a failure from here on is recorded in run.json
   bool m_alreadyCompleted = false;  // a resume of a run that had finished: nothing to do
   Project m_project;
   std::unique_ptr<Graph> m_graph;
@@ -251,158 +243,6 @@ TrainingRun::~TrainingRun() {
   }
 }
 
-// --- the run folder: Note [One run per folder] ---------------------------------------------------
-
-std::string isoTimeNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &tm);
-  return buf;
-}
-
-Json readJsonFile(const fs::path& path, const std::string& what) {
-  std::ifstream in(path);
-  NS_CHECK(in.good(), "{}: missing; is {} a Netsmith run folder?", path.string(), what);
-  try {
-    return Json::parse(in);
-  } catch (const std::exception& e) {
-    NS_THROW("{}: not valid JSON: {}", path.string(), e.what());
-  }
-}
-
-void TrainingRun::readRunSettings() {
-  // run.json is written last when a run folder is created (createRunFolder): a folder without it
-  // but with the snapshot was killed while being created, before anything was trained.
-  std::error_code ec;
-  NS_CHECK(fs::exists(m_runDir / "run.json", ec) || !fs::exists(m_runDir / "project.nsproj", ec),
-           "{}: the run was interrupted while its folder was being created (run.json is missing), before it trained: "
-           "start it again with `netsmith-cli train {} --run-dir {}`",
-           m_runDir.string(), (m_runDir / "project.nsproj").string(), m_runDir.string());
-  m_settings = readJsonFile(m_runDir / "run.json", m_runDir.string());
-  NS_CHECK(m_settings.is_object(), "{}: expected a JSON object", (m_runDir / "run.json").string());
-  m_projectJson = readJsonFile(m_runDir / "project.nsproj", m_runDir.string());
-  m_runId = m_settings.value("run_id", std::string());
-}
-
-// Removes the temporary files a killed writer left (Note [Atomic files]); the lock is held.
-void TrainingRun::removeTemporaries() {
-  std::vector<std::string> removed = removeStaleTemporaryFiles(m_runDir);
-  for (const auto& name : removeStaleTemporaryFiles(m_runDir / "checkpoints")) removed.push_back("checkpoints/" + name);
-  if (removed.empty()) return;
-  std::string list;
-  for (const auto& r : removed) list += (list.empty() ? "" : ", ") + r;
-  m_bus.publish({{"event", "warning"},
-                 {"message", format("removed {} temporary file(s) left by an interrupted write: {}", removed.size(), list)}});
-}
-
-// A resume, on the leader, before the data is loaded: take the folder, choose the checkpoint and
-// check that the run is the one its files say it is.
-void TrainingRun::claimForResume() {
-  m_lock = RunFolderLock::acquire(m_runDir);
-  if (!m_lock->unlockedReason().empty()) m_bus.publish({{"event", "warning"}, {"message", m_lock->unlockedReason()}});
-  removeTemporaries();
-  if (m_runId.empty())
-    m_bus.publish({{"event", "warning"},
-                   {"message", format("{}: no run_id (a run folder of an older Netsmith): its checkpoints cannot be told "
-                                      "from another run's",
-                                      (m_runDir / "run.json").string())}});
-  std::vector<std::string> rejected;
-  m_resumeFrom = newestValidCheckpoint((m_runDir / "checkpoints").string(), &rejected, m_runId);
-  for (const auto& r : rejected) m_bus.publish({{"event", "warning"}, {"message", "skipped checkpoint: " + r}});
-  checkProjectUnedited(m_resumeFrom ? readCheckpointMeta(*m_resumeFrom) : Json::object());
-}
-
-// A resume continues the settings its checkpoints were trained with, or says what changed.
-void TrainingRun::checkProjectUnedited(const Json& checkpointMeta) {
-  const fs::path snapshotPath = m_runDir / "project.nsproj";
-  const std::string now = projectSnapshotSha256(m_projectJson);
-  m_projectSha = now;
-  const std::string started = m_settings.value("project_sha256", std::string());
-  const std::string trained = checkpointMeta.value("project_sha256", std::string());
-  const bool seedChanged = checkpointMeta.contains("seed") && checkpointMeta["seed"] != Json(m_project.config.seed);
-  const bool edited = (!started.empty() && started != now) || (!trained.empty() && trained != now) || seedChanged;
-  if (!edited) return;
-  std::vector<std::string> changes;
-  if (checkpointMeta.contains("project")) changes = settingDifferences(checkpointMeta["project"], m_projectJson);
-  if (changes.empty() && seedChanged)
-    changes.push_back(format("config.seed: {} → {}", checkpointMeta["seed"].dump(), m_project.config.seed));
-  if (changes.empty())
-    changes.push_back(format("its SHA-256 is now {}, the run started with {}", now.substr(0, 12),
-                             (trained.empty() ? started : trained).substr(0, 12)));
-  std::string list;
-  for (const auto& c : changes) list += (list.empty() ? "" : "; ") + c;
-  NS_CHECK(m_options.acceptEditedSettings,
-           "{}: edited since the run trained its checkpoints ({}): resuming would continue with settings its weights "
-           "were not trained with, and the run's record would no longer say what produced it; put the file back as it "
-           "was, start a new run with the edited project, or pass --accept-edited-settings to continue with the "
-           "edited settings (recorded in run.json)",
-           snapshotPath.string(), list);
-  Json edit = {{"time", isoTimeNow()},
-               {"from_sha256", trained.empty() ? started : trained},
-               {"to_sha256", now},
-               {"changes", changes}};
-  if (checkpointMeta.contains("epoch")) {
-    edit["epoch"] = checkpointMeta["epoch"];
-    edit["iteration"] = checkpointMeta["iteration"];
-  }
-  if (!m_settings.contains("accepted_edits") || !m_settings["accepted_edits"].is_array())
-    m_settings["accepted_edits"] = Json::array();
-  m_settings["accepted_edits"].push_back(edit);
-  m_settings["project_sha256"] = now;
-  writeTextAtomically(m_runDir / "run.json", m_settings.dump(2) + "\n");
-  m_bus.publish({{"event", "warning"},
-                 {"message", format("resuming with edited settings (--accept-edited-settings, recorded in run.json): {}", list)}});
-}
-
-// A new run, on the leader: the folder is created and taken, and its identity written. A
-// failure part-way removes what this attempt made, so no half-made run is left behind.
-void TrainingRun::createRunFolder() {
-  std::error_code ec;
-  const bool existed = fs::exists(m_runDir, ec);
-  fs::create_directories(m_runDir, ec);
-  NS_CHECK(!ec, "{}: cannot create the run folder: {}", m_runDir.string(), ec.message());
-  m_lock = RunFolderLock::acquire(m_runDir);
-  if (!m_lock->unlockedReason().empty()) m_bus.publish({{"event", "warning"}, {"message", m_lock->unlockedReason()}});
-  // Again under the lock: two runs started into one folder at once.
-  checkNoOtherRun(m_runDir, m_project.path);
-  removeTemporaries();
-  const bool hadSnapshot = fs::exists(m_runDir / "project.nsproj", ec);
-  const bool hadCheckpoints = fs::exists(m_runDir / "checkpoints", ec);
-
-  Project snapshot = m_project;
-  snapshot.parallel = m_userParallel;
-  const std::string text = projectToPortableJson(snapshot).dump(2) + "\n";
-  m_projectJson = Json::parse(text);
-  m_projectSha = projectSnapshotSha256(m_projectJson);
-  m_runId = newRunId();
-  m_settings["format"] = "netsmith-run";
-  m_settings["run_id"] = m_runId;
-  m_settings["created"] = isoTimeNow();
-  m_settings["project_sha256"] = m_projectSha;
-  try {
-    fs::create_directories(m_runDir / "checkpoints", ec);
-    NS_CHECK(!ec, "{}: cannot create: {}", (m_runDir / "checkpoints").string(), ec.message());
-    writeTextAtomically(m_runDir / "project.nsproj", text);
-    // run.json last: a folder that has it is complete, and resumable.
-    writeTextAtomically(m_runDir / "run.json", m_settings.dump(2) + "\n");
-  } catch (const Error& e) {
-    std::error_code cleanupEc;
-    if (!existed) {
-      fs::remove_all(m_runDir, cleanupEc);
-    } else {
-      fs::remove(m_runDir / "run.json", cleanupEc);
-      if (!hadSnapshot) fs::remove(m_runDir / "project.nsproj", cleanupEc);
-      if (!hadCheckpoints) fs::remove(m_runDir / "checkpoints", cleanupEc);
-    }
-    NS_THROW("{}; the run did not start and left no run in {}: free some space (or choose another folder) and start "
-             "it again",
-             e.what(), m_runDir.string());
-  }
-  m_folderReady = true;
-}
-
 // Note [One run per folder]: the plan says what the checkpoints need; a real run refuses to
 // start without it, rather than fail when the disk fills.
 void TrainingRun::planDisk(bool planOnly) {
@@ -428,31 +268,23 @@ void TrainingRun::openRunFolder() {
   if (m_resumed) {
     fs::create_directories(m_runDir / "checkpoints");
   } else {
-    createRunFolder();
+    Project snapshot = m_project;
+    snapshot.parallel = m_userParallel;
+    m_record.create(m_runDir, m_project.path, projectToPortableJson(snapshot).dump(2) + "\n");
   }
   m_eventsFile = JsonLinesSink::openFile((m_runDir / "events.jsonl").string());
   m_bus.add(m_eventsFile.get());
 }
 
 void TrainingRun::recordFailure(const std::string& message) {
-  if (!m_folderReady || !m_job || !m_job->leader()) return;
-  m_folderReady = false;  // once
-  m_settings["result"] = {{"status", "failed"},
-                          {"message", message},
-                          {"resume", format("netsmith-cli train --resume {} continues from the newest checkpoint",
-                                            m_runDir.string())}};
-  try {
-    writeTextAtomically(m_runDir / "run.json", m_settings.dump(2) + "\n");
-  } catch (const Error&) {
-    // The disk that failed the run may fail this too; the folder then keeps its last state.
-  }
+  if (m_job && m_job->leader()) m_record.recordFailure(message);
 }
 
 void TrainingRun::prepare(bool planOnly) {
   if (!m_options.resumeRun.empty()) {
     m_runDir = fs::absolute(m_options.resumeRun);
     NS_CHECK(fs::is_directory(m_runDir), "{}: no such run folder", m_runDir.string());
-    readRunSettings();
+    m_record.read(m_runDir);
     m_project = loadProject((m_runDir / "project.nsproj").string());
     m_resumed = true;
   } else {
@@ -460,20 +292,22 @@ void TrainingRun::prepare(bool planOnly) {
     m_runDir = fs::absolute(m_options.runDir.empty() ? newRunFolder(m_project.path) : m_options.runDir);
     // At once, before the data loads; again under the lock when the folder is created.
     checkNoOtherRun(m_runDir, m_project.path);
-    m_settings = {{"project", m_project.path},
+    m_record.settings() = {{"project", m_project.path},
                   {"max_epoch", m_options.maxEpoch ? Json(*m_options.maxEpoch) : Json(nullptr)},
                   {"train_samples", m_options.trainSamples},
                   {"validation_samples", m_options.validationSamples},
                   {"devices", m_options.devices.empty() ? Json(nullptr) : Json(m_options.devices)}};
   }
-  if (m_settings.contains("devices") && m_settings["devices"].is_array())
-    m_project.parallel.devices = m_settings["devices"].get<std::vector<std::string>>();
+  const Json& settings = m_record.settings();
+  if (settings.contains("devices") && settings["devices"].is_array())
+    m_project.parallel.devices = settings["devices"].get<std::vector<std::string>>();
   m_fault = FaultInjection::parse(m_options.faultInjection);
   m_job = JobChannel::forThisProcess(m_project.parallel.timeoutS);
   m_userParallel = m_project.parallel;  // the snapshot keeps the user's own lists
   joinJob();
   // A second process on the folder is refused before it loads anything.
-  if (m_resumed && m_job->leader() && !planOnly) claimForResume();
+  if (m_resumed && m_job->leader() && !planOnly)
+    m_resumeFrom = m_record.claimForResume(m_project.config.seed, m_options.acceptEditedSettings);
 
   m_graph = std::make_unique<Graph>(buildGraph(m_project.network, OpRegistry::builtin()));
   const DatasetSpec& ds = m_project.dataset;
@@ -483,8 +317,8 @@ void TrainingRun::prepare(bool planOnly) {
   const LabelRule labelRule = labelRuleOf(*m_graph);
   checkLabels(m_train, labelRule, ds.onError);
   if (m_validation) checkLabels(*m_validation, labelRule, ds.onError);
-  truncateDataset(m_train, m_settings.value("train_samples", int64_t{0}));
-  if (m_validation) truncateDataset(*m_validation, m_settings.value("validation_samples", int64_t{0}));
+  truncateDataset(m_train, settings.value("train_samples", int64_t{0}));
+  if (m_validation) truncateDataset(*m_validation, settings.value("validation_samples", int64_t{0}));
   const Shape& inShape = m_graph->input().outputShape;
   for (const Dataset* d : {&m_train, m_validation ? &*m_validation : nullptr}) {
     if (!d) continue;
@@ -492,7 +326,7 @@ void TrainingRun::prepare(bool planOnly) {
              "{}: samples have shape {} but Input '{}' expects {}: change the Input shape to {}", d->source,
              shapeToString(d->sampleShape), m_graph->input().id, shapeToString(inShape), shapeToString(d->sampleShape));
   }
-  m_maxEpoch = m_settings.value("max_epoch", Json()).is_number() ? m_settings["max_epoch"].get<int64_t>()
+  m_maxEpoch = settings.value("max_epoch", Json()).is_number() ? settings["max_epoch"].get<int64_t>()
                                                                  : m_project.config.maxEpoch;
   bool hasBatchNorm = false;
   for (const GraphNode& n : m_graph->nodes) hasBatchNorm = hasBatchNorm || n.schema->name == "BatchNormalization";
@@ -747,7 +581,7 @@ void TrainingRun::restoreFromCheckpoint() {
     try {
       const Json params = readCheckpointMeta((m_runDir / "parameters.nsparams").string());
       completed = params.value("parameters_sha256", std::string()) == m.value("parameters_sha256", std::string("?")) &&
-                  params.value("run_id", std::string()) == m_runId;
+                  params.value("run_id", std::string()) == m_record.runId();
     } catch (const Error&) {
       // None, or damaged: the resume writes it.
     }
@@ -795,9 +629,9 @@ void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {
                {"curve", curve},
                {"parameters_sha256", replica.fingerprint()},
                // Note [One run per folder]: whose checkpoint this is, and what it was trained with.
-               {"run_id", m_runId},
-               {"project_sha256", m_projectSha},
-               {"project", m_projectJson}};
+               {"run_id", m_record.runId()},
+               {"project_sha256", m_record.projectSha256()},
+               {"project", m_record.projectJson()}};
   for (auto& p : replica.network().parameters()) data.tensors.emplace_back("param/" + p.name, p.value->clone());
   for (auto& [name, tensor] : replica.optimizer().stateTensors()) data.tensors.emplace_back("optim/" + name, tensor->clone());
   char padded[64];
@@ -807,7 +641,7 @@ void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {
   m_bus.publish({{"event", "checkpoint"}, {"epoch", epoch}, {"iteration", iteration},
                  {"global_iteration", m_globalIteration}, {"path", fs::relative(path, m_runDir).string()}});
 
-  pruneCheckpoints(m_runDir / "checkpoints", m_runId, path, kCheckpointsKept);
+  pruneCheckpoints(m_runDir / "checkpoints", m_record.runId(), path, kCheckpointsKept);
 }
 
 // Every worker evaluates a contiguous share of the blocks; the blocks' counts are added in block
@@ -857,7 +691,7 @@ void TrainingRun::writeFinalParameters() {
   CheckpointData data;
   data.meta = {{"format", "netsmith-parameters"},
                {"project", m_project.name},
-               {"run_id", m_runId},
+               {"run_id", m_record.runId()},
                {"parameters_sha256", replica.fingerprint()}};
   for (auto& p : replica.network().parameters()) data.tensors.emplace_back(p.name, p.value->clone());
   writeCheckpoint((m_runDir / "parameters.nsparams").string(), data);
@@ -949,9 +783,8 @@ Json TrainingRun::runResult(const TrainResult& result) {
                     {"mean_power_w", s.powerSamples ? Json(s.powerSum / static_cast<double>(s.powerSamples)) : Json(nullptr)}});
   }
   if (!gpus.empty()) r["gpus"] = gpus;
-  m_settings["result"] = r;
   try {
-    writeTextAtomically(m_runDir / "run.json", m_settings.dump(2) + "\n");
+    m_record.writeResult(r);
   } catch (const Error& e) {
     publishBestEffort(m_bus, {{"event", "warning"}, {"message", format("the run summary was not saved: {}", e.what())}});
   }
@@ -1010,7 +843,7 @@ TrainResult TrainingRun::run() {
                      {"parameters_sha256", result.parametersSha256}});
     return result;
   }
-  m_folderReady = true;  // a resume's failures are recorded from here on
+  m_record.markStarted();  // a resume's failures are recorded from here on
   Json started = m_plan.toJson();
   Json devices = Json::array();
   for (const DevicePlan& d : m_plan.devices)
@@ -1163,7 +996,7 @@ TrainResult TrainingRun::run() {
             // mpirun the leader writes it, as it writes everything else in the run folder.
             if (m_project.config.saveBest && leader)
               writeParametersFile((m_runDir / "best.nsparams").string(), m_replicas[0]->network(),
-                                  {{"project", m_project.name}, {"run_id", m_runId}, {"epoch", row.epoch},
+                                  {{"project", m_project.name}, {"run_id", m_record.runId()}, {"epoch", row.epoch},
                                    {"validation_error", *row.validationError}});
           }
         }

@@ -6,8 +6,8 @@
 // Quick: the MLP sample on small IDX files cut from Fashion-MNIST (512 training and 256
 // validation images, 2 epochs of 8 iterations), so each netsmith-cli run takes well under a
 // second after start-up. NETSMITH_KILL_POINTS sets how many random kill -9 moments to try
-// (default 20, as in the Done-when); NETSMITH_TEST_CLI runs the tests against another netsmith-cli (an older build,
-// to see them fail).
+// (default 20, as in the Done-when); NETSMITH_TEST_CLI runs the tests against another
+// netsmith-cli (an older build, to see them fail).
 #include <signal.h>
 #include <zlib.h>
 
