@@ -22,6 +22,7 @@
 #include "engine/ops/op_registry.h"
 #include "engine/project/graph.h"
 #include "engine/project/project_io.h"
+#include "engine/train/profiler.h"
 #include "engine/train/trainer.h"
 
 namespace netsmith::cli {
@@ -57,6 +58,9 @@ const CommandSpec kTrain{
      {"--dry-run", "", "print the training plan (devices, logical batch, learning rate, intervals, warnings)\n"
                        "                            and exit without training"},
      {"--json", "", "with --dry-run: print the plan as one JSON object"},
+     {"--profile", "", "time every layer: after training, a table of forward, backward and optimizer time per\n"
+                       "                            layer type (on standard error with --events -), profile.json in the run\n"
+                       "                            folder and a `profile` event; the first 5 iterations are warm-up"},
      {"--quiet", "", "no progress bar; only errors and a last line: status, parameters_sha256, run folder"}},
     0,
     1};
@@ -140,6 +144,7 @@ int runTrain(const ParsedArgs& args) {
       throw UsageError{e.what()};
     }
   }
+  options.profile = args.has("--profile");
   // Test-only: fault_injection.h.
   if (const char* fault = std::getenv("NETSMITH_FAULT_INJECTION")) options.faultInjection = fault;
 
@@ -193,6 +198,15 @@ int runTrain(const ParsedArgs& args) {
     }
   } quiet;
   if (!progress && eventsTarget != "-" && !follower) bus.add(&quiet);
+  // --profile: the table once training has ended (Note [Layer profile]); stdout carries only JSON
+  // lines with --events -, so the table goes to standard error then.
+  struct ProfileCatcher final : EventSink {
+    Json profile;
+    void publish(const Json& e) override {
+      if (e.value("event", "") == "profile") profile = e;
+    }
+  } profileCatcher;
+  if (options.profile && !follower) bus.add(&profileCatcher);
 
   RunControl control;
   g_control = &control;
@@ -209,6 +223,8 @@ int runTrain(const ParsedArgs& args) {
   options.events = &bus;
   options.control = &control;
   const TrainResult result = runTraining(options);
+  if (!profileCatcher.profile.is_null())
+    std::fprintf(eventsTarget == "-" ? stderr : stdout, "\n%s", profileTable(profileCatcher.profile).c_str());
   std::fflush(stdout);
   std::fflush(stderr);
   if (follower && result.status == "failed")

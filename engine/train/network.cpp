@@ -8,8 +8,12 @@
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
 #include "engine/core/sha256.h"
+#include "engine/train/profiler.h"
 
 namespace netsmith {
+namespace {
+using ProfileClock = LayerProfiler::Clock;
+}  // namespace
 
 struct Network::NodeRuntime {
   std::unique_ptr<Kernel> kernel;
@@ -135,6 +139,8 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
   m_random = random;
   m_lastForwardTraining = training;
   if (m_hostViewOut) uploadHostView();
+  // Note [Layer profile]: the target and the Input's copy are the step's "data" time.
+  const auto dataStart = m_timing ? m_timing->now() : ProfileClock::time_point{};
   makeTarget(labels);
   const Tensor* target = &m_target;
   if (onDevice()) {
@@ -142,6 +148,7 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
     m_device.upload(m_targetDevice.data(), m_target.data(), m_target.size());
     target = &m_targetDevice;
   }
+  if (m_timing) m_timing->add(ProfilePhase::Data, dataStart);
   std::vector<const Tensor*>& inputs = m_callInputs;
   for (size_t i = 0; i < m_nodes.size(); ++i) {
     const GraphNode& node = m_graph.nodes[i];
@@ -149,10 +156,13 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
     if (node.schema->isInput) {
       NS_CHECK(numel(node.outputShape) * batch == x.size(), "the dataset's samples ({} values) do not fit Input '{}' of shape {}",
                x.size() / std::max<int64_t>(batch, 1), node.id, shapeToString(node.outputShape));
+      const auto start = m_timing ? m_timing->now() : ProfileClock::time_point{};
       rt.output.resize(withBatch(batch, node.outputShape));
       m_device.upload(rt.output.data(), x.data(), x.size());
+      if (m_timing) m_timing->add(ProfilePhase::Data, start);
       continue;
     }
+    const auto start = m_timing ? m_timing->now() : ProfileClock::time_point{};
     inputs.clear();
     for (int p : node.inputs) inputs.push_back(&m_nodes[p]->output);
     rt.output.resize(withBatch(batch, node.outputShape));
@@ -162,6 +172,7 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
     call.random = random;
     call.random.node = i;
     rt.kernel->forward(call);
+    if (m_timing) m_timing->addForward(static_cast<int>(i), start);
   }
   const Tensor& loss = m_nodes[m_graph.lossNode]->output;
   if (!onDevice()) return loss;
@@ -189,11 +200,13 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
     const GraphNode& node = m_graph.nodes[i];
     NodeRuntime& rt = *m_nodes[i];
     if (node.schema->isInput || !m_needsGrad[i]) continue;
+    auto start = m_timing ? m_timing->now() : ProfileClock::time_point{};
     const Tensor* outGrad = i == m_graph.lossNode ? &m_lossGrad : &rt.outputGrad;
     if (i != m_graph.lossNode && !rt.gradWritten) {  // nothing downstream depends on it
       for (Tensor* g : rt.gradPtrs)
         if (g) m_device.fill(g->data(), g->size(), 0.0f);
-      if (onNodeDone) onNodeDone(i);
+      if (m_timing) m_timing->addBackward(i, start);
+      handOff(onNodeDone, i);
       continue;
     }
 
@@ -231,7 +244,9 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
     call.inputGrads = inputGrads;
     call.paramGrads = rt.gradPtrs;
     rt.kernel->backward(call);
-    if (onNodeDone) onNodeDone(i);
+    if (m_timing) m_timing->addBackward(i, start);
+    handOff(onNodeDone, i);
+    if (m_timing && deferredPort >= 0) start = m_timing->now();
     for (size_t port = 0; port < node.inputs.size(); ++port) {
       const int p = node.inputs[port];
       if (!m_needsGrad[p]) continue;
@@ -241,7 +256,19 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
       }
       m_nodes[p]->gradWritten = true;
     }
+    if (m_timing && deferredPort >= 0) m_timing->addBackward(i, start, false);  // the fan-out's addition
   }
+}
+
+void Network::handOff(const std::function<void(int node)>& onNodeDone, int node) {
+  if (!onNodeDone) return;
+  if (!m_timing) {
+    onNodeDone(node);
+    return;
+  }
+  const auto start = m_timing->now();
+  onNodeDone(node);
+  m_timing->add(ProfilePhase::Buckets, start);
 }
 
 int64_t Network::tensorBytes() const {

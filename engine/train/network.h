@@ -13,6 +13,8 @@
 
 namespace netsmith {
 
+class LayerProfiler;
+
 // Note [Device memory]
 // Kernels read and write tensors in the memory of their device: DeviceContext::deviceAllocator()
 // is null for the CPU (plain host memory, the path the engine always had) and a memory pool for a
@@ -76,11 +78,23 @@ class Network {
   // Bytes of the replica's tensors: parameters, gradients, activations and their gradients.
   int64_t tensorBytes() const;
 
+  // Note [Layer profile] (engine/train/profiler.h): the replica's profiler, null unless the run
+  // profiles. While timeNodes(true) (the profiler's training steps), forward and backward time
+  // every node; otherwise they test a null pointer once per node.
+  void attachProfiler(LayerProfiler* profiler) {
+    m_profiler = profiler;
+    m_timing = nullptr;
+  }
+  LayerProfiler* profiler() const { return m_profiler; }
+  void timeNodes(bool on) { m_timing = on ? m_profiler : nullptr; }
+
  private:
   struct NodeRuntime;
   void makeTarget(const Tensor& labels);
   bool onDevice() const { return m_deviceMemory != nullptr; }
   void uploadHostView();
+  // onNodeDone(node), when given; timed as the profile's "buckets" (Note [Layer profile]).
+  void handOff(const std::function<void(int node)>& onNodeDone, int node);
 
   const Graph& m_graph;
   DeviceContext& m_device;
@@ -100,6 +114,8 @@ class Network {
   std::vector<Tensor*> m_callInputGrads;
   RandomKey m_random;
   bool m_lastForwardTraining = false;
+  LayerProfiler* m_profiler = nullptr;
+  LayerProfiler* m_timing = nullptr;  // m_profiler during a profiled training step, else null
 };
 
 // SHA-256 over all blob values in name-sorted order, little-endian float32: two runs that end

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/core/error.h"
+#include "engine/train/profiler.h"
 
 namespace netsmith {
 namespace {
@@ -128,7 +129,7 @@ void Replica::reproducibleForwardBackward(const Dataset& train, std::span<const 
   for (int64_t start = 0; start < static_cast<int64_t>(slice.size()); start += chunk) {
     const std::span<const int64_t> ids = slice.subspan(static_cast<size_t>(start), static_cast<size_t>(chunk));
     if (hasStats && start > 0) scatterRunningStats(m_statsSnapshot.data());
-    gatherBatch(train, ids, m_x, m_y);
+    profiled(m_network->profiler(), ProfilePhase::Data, [&] { gatherBatch(train, ids, m_x, m_y); });
     lossSum += sumOf(m_network->forward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), ids.data()}));
     m_network->backward(m_solver ? weight * m_solver->lossScale() : weight);
     float* leaf = m_tree->next();
@@ -151,6 +152,7 @@ void Replica::reproducibleForwardBackward(const Dataset& train, std::span<const 
 
 StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> logicalBatch, int64_t epoch, double lr) {
   StepFigures f;
+  const StepProfile profile(m_network->profiler(), f);  // Note [Layer profile]: nothing unless --profile
   const auto start = Clock::now();
   const std::span<const int64_t> slice = logicalBatch.subspan(static_cast<size_t>(m_slot.offset), static_cast<size_t>(m_slot.batch));
   const float weight = 1.0f / static_cast<float>(logicalBatch.size());
@@ -162,7 +164,7 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
     if (m_reducer)
       for (int b = 0; b < m_buckets->bucketCount(); ++b) m_reducer->bucketReady(b);
   } else {
-    gatherBatch(train, slice, m_x, m_y);
+    profiled(m_network->profiler(), ProfilePhase::Data, [&] { gatherBatch(train, slice, m_x, m_y); });
     f.lossSum = sumOf(m_network->forward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), slice.data()}));
     // The running statistics, weighted by this worker's share, so their sum is the mean.
     if (hasStats && shared) captureRunningStats(m_statsBuffer.data(), static_cast<float>(slice.size()) * weight);
@@ -194,6 +196,7 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
     m_optimizer->step(m_slots, lr);
   }
   f.computeSeconds += secondsSince(stepStart);
+  if (LayerProfiler* p = m_network->profiler()) p->add(ProfilePhase::Optimizer, stepStart);
   return f;
 }
 

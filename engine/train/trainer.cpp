@@ -34,6 +34,7 @@
 #include "engine/train/job_channel.h"
 #include "engine/train/network.h"
 #include "engine/train/replica.h"
+#include "engine/train/profiler.h"
 #include "engine/train/run_folder.h"
 #include "engine/train/run_record.h"
 #include "engine/train/scaling_verdict.h"
@@ -227,6 +228,7 @@ class TrainingRun {
   Clock::time_point m_lastEvent;
   int64_t m_samplesSinceEvent = 0;
   double m_secondsPerIteration = 0.0;  // moving average, for the ETA
+  std::unique_ptr<RunProfile> m_profile;  // --profile (Note [Layer profile]); destroyed before the replicas
 };
 
 TrainingRun::~TrainingRun() {
@@ -872,6 +874,7 @@ TrainResult TrainingRun::run() {
   std::string pendingFailure;  // the leader's: every process fails at the next agreement
   try {
     if (leader) m_bus.publish(started);
+    if (m_options.profile) m_profile = std::make_unique<RunProfile>(m_replicas, m_workers);
     for (; m_epoch < m_maxEpoch; ++m_epoch) {
       const auto order = epochOrder(m_train.size, seed, m_epoch, shuffle);
       // Throughput figures start afresh each epoch, so validation time does not count as training.
@@ -929,6 +932,7 @@ TrainResult TrainingRun::run() {
         const std::vector<Json> reports = m_job->gather(report);
         ++m_globalIteration;
         const double stepSeconds = secondsSince(stepStart);
+        if (m_profile) m_profile->iterationDone(stepSeconds);
         m_secondsPerIteration = m_secondsPerIteration == 0 ? stepSeconds : 0.98 * m_secondsPerIteration + 0.02 * stepSeconds;
         if (!leader) continue;
         double lossSum = 0.0;
@@ -1042,6 +1046,7 @@ TrainResult TrainingRun::run() {
     const Json summary = runResult(result);
     if (summary.contains("scaling_verdict")) finished["scaling_verdict"] = summary["scaling_verdict"];
     if (summary.contains("gpus")) finished["gpus"] = summary["gpus"];
+    if (m_profile) m_profile->publish(m_bus, m_runDir);
   }
   try {
     m_bus.publish(finished);

@@ -24,6 +24,7 @@ struct TrainOptions {
   std::vector<std::string> devices; // non-empty: overrides parallel.devices (netsmith-cli --devices)
   bool acceptEditedSettings = false; // resume although project.nsproj was edited (Note [One run per folder])
   std::string faultInjection;       // test-only: fault_injection.h
+  bool profile = false;             // time every layer: profile.json and a `profile` event (Note [Layer profile])
   EventBus* events = nullptr;       // the trainer adds the run's events.jsonl itself
   RunControl* control = nullptr;
 };

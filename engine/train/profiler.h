@@ -1,0 +1,152 @@
+// LayerProfiler (one worker) and RunProfile (the run): where a training step's time goes, per
+// node and per layer type, forward and backward, and the step's other phases —
+// `netsmith-cli train --profile`, the run folder's profile.json and the `profile` event.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/train/events.h"
+#include "engine/train/parallel_plan.h"
+
+namespace netsmith {
+
+class DeviceContext;
+class Network;
+class Replica;
+
+// Note [Layer profile]
+// A profile costs nothing when it is off: Network holds a null profiler pointer and tests it once
+// per node; Replica's step tests it at the step's start and end, around the data gather and
+// around the optimizer step. When on (TrainOptions::profile), each worker's Network times:
+//   - every node's forward and backward kernel call (in backward also the zero-fill of a node
+//     nothing depends on and the addition of a fanned-out gradient);
+//   - "data": Replica's gatherBatch (host), building the loss target and copying the batch and
+//     target into the Input node's memory;
+//   - "buckets": backward's per-node hand-off to the all-reduce (copies into gradient buckets;
+//     nothing on one worker);
+//   - the optimizer step, the all-reduce wait (StepFigures::waitSeconds: the reduced gradients and
+//     running statistics, slowest worker included) and the step itself (Replica::trainStep).
+// "other" is the step less all of these: the loss sum, the loss gradient's fill, the reproducible
+// mode's chunk-tree copies. The trainer adds the iteration it measures around the workers' steps
+// (thread hand-off, the workers' reports, events), so time outside the steps shows too.
+// Steady state: the first kProfileWarmupIterations iterations of the session (primitive
+// creation, first-touch memory, caches) are timed but dropped. Only training steps are timed,
+// not validation. On the CPU a node's wall time is its time (oneDNN's CPU stream returns when
+// the primitive has run). A GPU queues kernels and returns, so in profile mode (only) the
+// profiler synchronizes the device before and after every timed section: GPU times, at the
+// price of a slower step; the profile says so. Under mpirun the leader profiles its own workers.
+
+inline constexpr int kProfileWarmupIterations = 5;
+
+enum class ProfilePhase { Data, Buckets, Optimizer };
+
+class LayerProfiler {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Attaches itself to `network` (Network::profiler()); detaches when destroyed.
+  LayerProfiler(Network& network, int warmupIterations);
+  ~LayerProfiler();
+  LayerProfiler(const LayerProfiler&) = delete;
+  LayerProfiler& operator=(const LayerProfiler&) = delete;
+
+  // A training step (StepProfile). Between them the network times its nodes.
+  void beginStep();
+  void endStep(double allReduceWaitSeconds);
+
+  // The clock once the device has finished what was queued (a GPU: synchronize first).
+  Clock::time_point now();
+  void addForward(int node, Clock::time_point start);
+  // countCall false: more time of a call already counted.
+  void addBackward(int node, Clock::time_point start, bool countCall = true);
+  void add(ProfilePhase phase, Clock::time_point start);
+
+  // This worker's profile (ms per profiled iteration): Note [Layer profile].
+  Json toJson(const DevicePlan& worker) const;
+  int64_t profiledSteps() const { return m_profiled; }
+  // Steps timed by every profiler of the process so far: 0 unless a run profiled (tests).
+  static int64_t stepsTimed() { return s_stepsTimed.load(); }
+
+ private:
+  void reset();
+
+  Network& m_network;
+  DeviceContext& m_device;
+  const bool m_sync;  // a device that queues work: synchronize around timed sections
+  const int m_warmup;
+  int64_t m_steps = 0;     // steps begun
+  int64_t m_profiled = 0;  // steps counted (after the warm-up)
+  Clock::time_point m_stepStart;
+  // Seconds and calls per node, summed over the counted steps.
+  std::vector<double> m_forward, m_backward;
+  std::vector<int64_t> m_forwardCalls, m_backwardCalls;
+  double m_phase[3] = {0, 0, 0};
+  double m_wait = 0, m_step = 0;
+  static std::atomic<int64_t> s_stepsTimed;
+};
+
+// Times a training step of Replica: begins it when constructed, ends it when destroyed, reading
+// the step's all-reduce wait from `figures` then. Does nothing when `profiler` is null.
+template <class Figures>
+class StepProfile {
+ public:
+  StepProfile(LayerProfiler* profiler, const Figures& figures) : m_profiler(profiler), m_figures(figures) {
+    if (m_profiler) m_profiler->beginStep();
+  }
+  ~StepProfile() {
+    if (m_profiler) m_profiler->endStep(m_figures.waitSeconds);
+  }
+  StepProfile(const StepProfile&) = delete;
+  StepProfile& operator=(const StepProfile&) = delete;
+
+ private:
+  LayerProfiler* m_profiler;
+  const Figures& m_figures;
+};
+
+// Runs f(), timed as `phase` when profiling.
+template <class F>
+void profiled(LayerProfiler* profiler, ProfilePhase phase, F&& f) {
+  if (!profiler) {
+    f();
+    return;
+  }
+  const auto start = profiler->now();
+  f();
+  profiler->add(phase, start);
+}
+
+// The run's profile: one LayerProfiler per worker of this process, and the iterations the
+// trainer measures around the workers' steps.
+class RunProfile {
+ public:
+  RunProfile(std::vector<std::unique_ptr<Replica>>& replicas, std::vector<DevicePlan> workers,
+             int warmupIterations = kProfileWarmupIterations);
+  ~RunProfile();
+
+  // One training iteration as the trainer measured it (all workers' steps and what surrounds them).
+  void iterationDone(double seconds);
+  // profile.json's content and the `profile` event's keys (docs/events.md).
+  Json toJson() const;
+  // Writes <runDir>/profile.json and publishes the `profile` event; a failed write is a warning.
+  void publish(EventBus& bus, const std::filesystem::path& runDir) const;
+
+ private:
+  std::vector<std::unique_ptr<LayerProfiler>> m_workers;
+  std::vector<DevicePlan> m_plans;
+  int m_warmup;
+  int64_t m_iterations = 0;  // iterations seen
+  int64_t m_profiled = 0;    // counted (after the warm-up)
+  double m_iterationSeconds = 0;
+};
+
+// The profile as a table (what `netsmith-cli train --profile` prints), from toJson()'s object.
+std::string profileTable(const Json& profile);
+
+}  // namespace netsmith
