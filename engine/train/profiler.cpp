@@ -240,6 +240,7 @@ std::string profileTable(const Json& p) {
   const double iterationMs = p.value("iteration_ms", 0.0);
   for (const Json& w : p.at("workers")) {
     const double step = w.value("step_ms", 0.0);
+    if (!s.empty()) s += "\n";
     s += format("Profile of {} ({} thread{}, batch {}): mean of {} training iterations after {} warm-up iterations, ms "
                 "per iteration; timing: {}\n",
                 w.value("id", std::string()), w.value("threads", 0), w.value("threads", 0) == 1 ? "" : "s",
