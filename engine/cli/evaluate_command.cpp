@@ -12,6 +12,7 @@
 #include "engine/eval/evaluation.h"
 #include "engine/eval/run_model.h"
 #include "engine/train/parallel_plan.h"
+#include "engine/train/openmp_pools.h"
 
 namespace fs = std::filesystem;
 
@@ -94,7 +95,8 @@ int runEvaluate(const ParsedArgs& args) {
       tag = "csv-" + fs::path(datasetName).stem().string();
     }
     tag += "-" + which;
-    Dataset data = loadDataSource(spec, project.dataset.scale, project.dataset.onError);
+    // Note [OpenMP pools]: decoded off this thread, so the evaluation workers' teams spin at full speed.
+    Dataset data = runOnShortLivedThread([&] { return loadDataSource(spec, project.dataset.scale, project.dataset.onError); });
     if (limit > 0 && limit < data.size) {
       data.size = limit;
       data.features.resize(static_cast<size_t>(limit * data.sampleNumel()));

@@ -33,6 +33,7 @@
 #include "engine/train/fault_injection.h"
 #include "engine/train/job_channel.h"
 #include "engine/train/network.h"
+#include "engine/train/openmp_pools.h"
 #include "engine/train/replica.h"
 #include "engine/train/profiler.h"
 #include "engine/train/run_folder.h"
@@ -313,8 +314,11 @@ void TrainingRun::prepare(bool planOnly) {
 
   m_graph = std::make_unique<Graph>(buildGraph(m_project.network, OpRegistry::builtin()));
   const DatasetSpec& ds = m_project.dataset;
-  m_train = loadDataSource(ds.training, ds.scale, ds.onError);
-  if (ds.validation.present() && !planOnly) m_validation = loadDataSource(ds.validation, ds.scale, ds.onError);
+  // Note [OpenMP pools]: decoding uses OpenMP; off this thread, so its pool does not outlive it.
+  runOnShortLivedThread([&] {
+    m_train = loadDataSource(ds.training, ds.scale, ds.onError);
+    if (ds.validation.present() && !planOnly) m_validation = loadDataSource(ds.validation, ds.scale, ds.onError);
+  });
   // Every label against the loss now, not when it first reaches a batch (an epoch late for validation).
   const LabelRule labelRule = labelRuleOf(*m_graph);
   checkLabels(m_train, labelRule, ds.onError);
