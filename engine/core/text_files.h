@@ -15,14 +15,17 @@ inline void writeTextAtomically(const std::filesystem::path& path, const std::st
   writeFileAtomically(path, text);
 }
 
-// The local time as run folders are named: YYYYMMDD-HHMMSS.
-inline std::string timestampFolderName() {
+// The local time now, in strftime's `format`.
+inline std::string localTimeNow(const char* format) {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
   localtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &tm);
   return buf;
 }
+
+// The local time as run folders are named: YYYYMMDD-HHMMSS.
+inline std::string timestampFolderName() { return localTimeNow("%Y%m%d-%H%M%S"); }
 
 }  // namespace netsmith

@@ -1,10 +1,10 @@
 #include "engine/train/run_record.h"
 
-#include <ctime>
 #include <fstream>
 
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
+#include "engine/core/text_files.h"
 #include "engine/train/checkpoint.h"
 
 namespace fs = std::filesystem;
@@ -12,14 +12,7 @@ namespace fs = std::filesystem;
 namespace netsmith {
 namespace {
 
-std::string isoTimeNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &tm);
-  return buf;
-}
+std::string isoTimeNow() { return localTimeNow("%Y-%m-%dT%H:%M:%S%z"); }
 
 Json readJsonFile(const fs::path& path, const fs::path& folder) {
   std::ifstream in(path);
