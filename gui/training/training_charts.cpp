@@ -53,23 +53,19 @@ TrainingCharts::TrainingCharts(QCustomPlot* curve, const DevicePlots& devices, Q
   timing->yAxis->setLabel(tr("ms per iteration (mean)"));
   auto* group = new QCPBarsGroup(timing);
   group->setSpacing(1);
-  m_computeBars = new QCPBars(timing->xAxis, timing->yAxis);
-  m_computeBars->setName(tr("compute"));
-  m_computeBars->setBrush(QColor(0x1f, 0x77, 0xb4, 200));
-  m_computeBars->setPen(Qt::NoPen);
-  m_computeBars->setWidth(0.35);
+  const auto bars = [&](const QString& name, const QColor& color) {
+    auto* b = new QCPBars(timing->xAxis, timing->yAxis);
+    b->setName(name);
+    b->setBrush(color);
+    b->setPen(Qt::NoPen);
+    b->setWidth(0.35);
+    return b;
+  };
+  m_computeBars = bars(tr("compute"), QColor(0x1f, 0x77, 0xb4, 200));
   m_computeBars->setBarsGroup(group);
-  m_waitBars = new QCPBars(timing->xAxis, timing->yAxis);
-  m_waitBars->setName(tr("waiting for all-reduce"));
-  m_waitBars->setBrush(QColor(0x99, 0x99, 0x99, 180));
-  m_waitBars->setPen(Qt::NoPen);
-  m_waitBars->setWidth(0.35);
+  m_waitBars = bars(tr("waiting for all-reduce"), QColor(0x99, 0x99, 0x99, 180));
   m_waitBars->moveAbove(m_computeBars);
-  m_overlapBars = new QCPBars(timing->xAxis, timing->yAxis);
-  m_overlapBars->setName(tr("all-reduce hidden behind backward"));
-  m_overlapBars->setBrush(QColor(0xff, 0x7f, 0x0e, 200));
-  m_overlapBars->setPen(Qt::NoPen);
-  m_overlapBars->setWidth(0.35);
+  m_overlapBars = bars(tr("all-reduce hidden behind backward"), QColor(0xff, 0x7f, 0x0e, 200));
   m_overlapBars->setBarsGroup(group);
   styleLegend(timing);
 
