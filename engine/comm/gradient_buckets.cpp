@@ -70,12 +70,12 @@ void GradientBuckets::reduce(int bucket, Communicator& comm) {
     if (b.size > 0) comm.allReduceSum(bucketData(bucket), b.size);
     return;
   }
-  std::vector<ReducePiece> pieces;
+  b.pieces.clear();
   for (int g = b.firstGradient; g < b.endGradient; ++g) {
     checkSize(g);
-    pieces.push_back({m_grads[static_cast<size_t>(g)]->data(), m_sizes[static_cast<size_t>(g)]});
+    b.pieces.push_back({m_grads[static_cast<size_t>(g)]->data(), m_sizes[static_cast<size_t>(g)]});
   }
-  comm.allReduceSumPieces(pieces, b.flat.data());
+  comm.allReduceSumPieces(b.pieces, b.flat.data());
 }
 
 BucketReducer::BucketReducer(Communicator& communicator, GradientBuckets& buckets)

@@ -74,6 +74,7 @@ class GradientBuckets {
     int endGradient = 0;
     int64_t size = 0;
     Tensor flat;  // empty for a bucket of one gradient
+    std::vector<ReducePiece> pieces;  // the gradients' current buffers; reused, no allocation per iteration
   };
   void checkSize(int gradient) const;
 
