@@ -1,6 +1,7 @@
 #include "engine/backend/device_factory.h"
 
 #include "engine/backend/cpu/cpu_device.h"
+#include "engine/backend/cpu/cpu_precision.h"
 #include "engine/core/error.h"
 
 namespace netsmith {
@@ -24,8 +25,10 @@ class InProcessCommunicatorGroup final : public CommunicatorGroup {
 DeviceKind cpuDeviceKind() {
   DeviceKind k;
   k.kind = "cpu";
-  k.makeContext = [](const DevicePlan& d, const TrainingPlan&, const Project&) -> std::unique_ptr<DeviceContext> {
-    auto c = std::make_unique<CpuDeviceContext>(d.id, d.threads);
+  k.makeContext = [](const DevicePlan& d, const TrainingPlan&, const Project& project) -> std::unique_ptr<DeviceContext> {
+    const Precision precision = parsePrecision(project.config.precision);
+    cpu::checkCpuPrecision(precision);
+    auto c = std::make_unique<CpuDeviceContext>(d.id, d.threads, precision);
     c->bindToCurrentThread();
     return c;
   };

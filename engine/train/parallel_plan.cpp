@@ -4,9 +4,11 @@
 #include <cmath>
 #include <numeric>
 
+#include "engine/backend/cpu/cpu_precision.h"
 #include "engine/backend/device_factory.h"
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
+#include "engine/core/precision.h"
 #include "engine/optim/lr_schedule.h"
 #include "engine/optim/optimizer.h"
 #include "engine/project/device_name.h"
@@ -194,9 +196,17 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
   // A GPU worker's thread only queues work: one thread, and the device's utilization is the GPU's.
   const bool gpus = localDeviceId(plan.devices.front().id).rfind("cuda:", 0) == 0;
   for (auto& d : plan.devices) d.threads = d.batch > 0 ? (gpus ? 1 : threads) : 0;
-  NS_CHECK(gpus || project.config.precision == "float",
-           "config.precision: \"{}\" computes in 16 bits on CUDA devices only; on CPU workers use \"float\"",
-           project.config.precision);
+  plan.precision = project.config.precision;
+  const Precision precision = parsePrecision(plan.precision);
+  if (!gpus) {
+    cpu::checkCpuPrecision(precision);  // Note [CPU bfloat16]
+    if (precision == Precision::BFloat16)
+      plan.precisionNote = "bf16 products in convolutions and inner products, float32 accumulation, weights and "
+                           "optimizer; bf16 on this CPU: " + cpu::bf16SupportText();
+  } else if (precision != Precision::Float) {
+    plan.precisionNote = precision == Precision::Half ? "fp16 tensor cores, float32 weights, dynamic loss scaling"
+                                                      : "bf16 GEMMs and TF32 convolutions, float32 weights";
+  }
   if (!gpus && n * threads > cores)
     plan.warnings.push_back(format("{} CPU workers × {} thread(s) need {} cores but this machine has {}: the workers "
                                    "share cores and slow each other down",
@@ -270,6 +280,7 @@ Json TrainingPlan::toJson() const {
             {"lr_update_interval", lrUpdateInterval},
             {"warmup_iterations", warmupIterations},
             {"deterministic", deterministic},
+            {"precision", precision},
             {"warnings", warnings}};
   if (deterministic) {
     j["chunk"] = chunk;
@@ -302,6 +313,7 @@ std::string TrainingPlan::toText() const {
   s += lrScale != 1 ? format("Learning rate:        {} ({} × {})\n", effectiveLr, baseLr, lrScale)
                     : format("Learning rate:        {}\n", effectiveLr);
   s += format("Update interval:      every {} iteration(s)\n", lrUpdateInterval);
+  if (precision != "float") s += format("Precision:            {} ({})\n", precision, precisionNote);
   if (warmupIterations > 0) s += format("Warm-up:              {} iterations\n", warmupIterations);
   if (deterministic)
     s += format("Reproducible:         chunks of {} samples; {}\n", chunk,

@@ -38,6 +38,8 @@ struct TrainingPlan {
   int64_t lrUpdateInterval = 1;      // effective, in iterations
   int64_t warmupIterations = 0;
   bool deterministic = false;
+  std::string precision = "float";   // config.precision
+  std::string precisionNote;         // how the devices compute it, for people ("bf16 products, ...")
   int64_t chunk = 0;                 // reproducible mode: samples per forward/backward chunk
   // Reproducible mode with lr_policy keep_logical_batch and chunks that fit every device count:
   // 1, 2 and 4 devices give the same weights (Note [Reproducible training]).

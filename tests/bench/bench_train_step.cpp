@@ -2,7 +2,7 @@
 // comparison with tests/bench/pytorch_peer.py (same models, same batch, same thread count).
 //
 //   netsmith-bench-train --project P --batch B --threads T --iterations N --warmup W
-//                        [--per-layer-iterations K] [--seed S]
+//                        [--per-layer-iterations K] [--seed S] [--precision float|bfloat16]
 //
 // A step is exactly what the trainer does per iteration: gatherBatch from the in-memory
 // training set (shuffled order), Network::forward, backward(1/B), Optimizer::step. Data loading
@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "engine/backend/cpu/cpu_device.h"
+#include "engine/backend/cpu/cpu_precision.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/optim/lr_schedule.h"
@@ -57,12 +58,13 @@ struct Options {
   int64_t warmup = 5;
   int64_t perLayerIterations = -1;  // -1: min(iterations, 20); 0: skip the per-layer pass
   uint64_t seed = 1;
+  std::string precision;  // empty: the project's config.precision
 };
 
 [[noreturn]] void usage(const char* msg) {
   std::fprintf(stderr,
                "%s\nusage: netsmith-bench-train --project P [--batch B] [--threads T] [--iterations N] [--warmup W]\n"
-               "                            [--per-layer-iterations K] [--seed S]\n",
+               "                            [--per-layer-iterations K] [--seed S] [--precision float|bfloat16]\n",
                msg);
   std::exit(2);
 }
@@ -89,6 +91,7 @@ Options parseArgs(int argc, char** argv) {
     else if (a == "--warmup") o.warmup = integer(0);
     else if (a == "--per-layer-iterations") o.perLayerIterations = integer(0);
     else if (a == "--seed") o.seed = static_cast<uint64_t>(integer(0));
+    else if (a == "--precision") o.precision = value();
     else if (a == "-h" || a == "--help") usage("netsmith-bench-train: training-step throughput");
     else usage(("unknown argument '" + a + "'").c_str());
   }
@@ -264,7 +267,9 @@ class ChainTimer {
 int run(const Options& o) {
   const Project project = loadProject(o.project);
   const Graph graph = buildGraph(project.network, OpRegistry::builtin());
-  CpuDeviceContext device("cpu:0", o.threads);
+  const Precision precision = parsePrecision(o.precision.empty() ? project.config.precision : o.precision);
+  cpu::checkCpuPrecision(precision);  // Note [CPU bfloat16]
+  CpuDeviceContext device("cpu:0", o.threads, precision);
   device.bindToCurrentThread();
 
   const auto loadStart = Clock::now();
@@ -341,6 +346,7 @@ int run(const Options& o) {
                      {"optimizer", stepMs / n}};
   out["project"] = project.name;
   out["solver"] = optimizer->solverName();
+  out["precision"] = precisionName(precision);
   out["batch"] = batch;
   out["threads"] = device.threads();
   out["iterations"] = o.iterations;

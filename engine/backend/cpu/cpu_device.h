@@ -1,18 +1,21 @@
-// CpuDeviceContext: a oneDNN CPU engine and stream, and the number of OpenMP threads the
-// worker owning it may use (Note [CPU threads per worker]).
+// CpuDeviceContext: a oneDNN CPU engine and stream, the number of OpenMP threads the worker
+// owning it may use (Note [CPU threads per worker]) and the precision its convolutions and inner
+// products compute in (Note [CPU bfloat16]).
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 
 #include "engine/core/device_context.h"
+#include "engine/core/precision.h"
 
 namespace netsmith {
 
 class CpuDeviceContext final : public DeviceContext {
  public:
-  // threads <= 0 means all cores of the machine.
-  CpuDeviceContext(std::string id, int threads);
+  // threads <= 0 means all cores of the machine. The precision must have passed
+  // cpu::checkCpuPrecision (the training plan does that).
+  CpuDeviceContext(std::string id, int threads, Precision precision = Precision::Float);
 
   const std::string& backend() const override;
   const std::string& id() const override { return m_id; }
@@ -26,12 +29,14 @@ class CpuDeviceContext final : public DeviceContext {
   void bindToCurrentThread() const;
 
   int threads() const { return m_threads; }
+  Precision precision() const { return m_precision; }
   dnnl::engine& engine() { return m_engine; }
   dnnl::stream& stream() { return m_stream; }
 
  private:
   std::string m_id;
   int m_threads;
+  Precision m_precision;
   dnnl::engine m_engine;
   dnnl::stream m_stream;
 };

@@ -24,8 +24,8 @@ namespace netsmith::cuda {
 
 // config.precision; what each means for cuDNN, cuBLAS and loss scaling: Note [Precision]
 // (precision_math.h).
-Precision parsePrecision(const std::string& name);  // "float" | "half" | "bfloat16"; throws otherwise
-const char* precisionName(Precision p);
+using netsmith::parsePrecision;
+using netsmith::precisionName;
 
 struct CudaOptions {
   Precision precision = Precision::Float;

@@ -20,9 +20,11 @@
 #include <cublas_v2.h>
 #include <cudnn.h>
 
+#include "engine/core/precision.h"
+
 namespace netsmith::cuda {
 
-enum class Precision { Float, Half, BFloat16 };
+using netsmith::Precision;
 
 struct PrecisionMath {
   cudnnMathType_t convolution;      // cudnnSetConvolutionMathType

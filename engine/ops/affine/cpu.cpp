@@ -1,11 +1,15 @@
 // Affine on oneDNN's inner product. The (N, ...) input is viewed as a (rows, inner) matrix,
 // rows = N × the kept axes. W stays in nnabla's (inner, outmaps) layout: for oneDNN, whose
 // weights are (OC, IC), that is the `io` (ba) tag, which its GEMM-based inner product reads as
-// a transposed matrix, so neither W nor its gradient is ever reordered.
+// a transposed matrix, so neither W nor its gradient is ever reordered in float32. In bfloat16
+// (Note [CPU bfloat16]) source, weights and incoming gradient are converted into kernel-held
+// bf16 buffers, each once per step: the backward pass reuses what the forward converted.
 #include <memory>
 #include <unordered_map>
 
+#include "engine/backend/cpu/cpu_precision.h"
 #include "engine/backend/cpu/dnnl_utils.h"
+#include "engine/backend/cpu/staged_memory.h"
 #include "engine/ops/op_schema.h"
 
 namespace netsmith::cpu {
@@ -13,13 +17,17 @@ namespace {
 
 using Desc = dnnl::memory::desc;
 using Tag = dnnl::memory::format_tag;
-constexpr auto kF32 = dnnl::memory::data_type::f32;
+using Type = dnnl::memory::data_type;
+constexpr auto kF32 = Type::f32;
 
 class AffineKernel final : public Kernel {
  public:
-  AffineKernel(int64_t rowsPerSample, int64_t inner, int64_t outmaps, bool withBias)
+  // compute: the type the primitives read source, weights and incoming gradient in (f32, or
+  // bf16: Note [CPU bfloat16], converted through StagedMemory); they always write float32.
+  AffineKernel(int64_t rowsPerSample, int64_t inner, int64_t outmaps, bool withBias, Type compute)
       : m_rowsPerSample(rowsPerSample),
         m_withBias(withBias),
+        m_compute(compute),
         m_weights({outmaps, inner}, kF32, Tag::io),
         m_bias(withBias ? Desc({outmaps}, kF32, Tag::a) : Desc()) {}
 
@@ -27,13 +35,14 @@ class AffineKernel final : public Kernel {
     auto& ctx = cpuContext(call.device);
     Plan& p = plan(ctx, call.inputs[0]->dim(0));
     auto& eng = ctx.engine();
+    auto& stream = ctx.stream();
     std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, memory(p.src, eng, call.inputs[0]->data())},
-        {DNNL_ARG_WEIGHTS, memory(m_weights, eng, call.params[0]->data())},
+        {DNNL_ARG_SRC, p.src.in(stream, eng, call.inputs[0]->data())},
+        {DNNL_ARG_WEIGHTS, p.weights.in(stream, eng, call.params[0]->data())},
         {DNNL_ARG_DST, memory(p.dst, eng, call.output.data())}};
     if (m_withBias) args[DNNL_ARG_BIAS] = memory(m_bias, eng, call.params[1]->data());
-    p.fwd.execute(ctx.stream(), args);
-    ctx.stream().wait();
+    p.fwd.execute(stream, args);
+    stream.wait();
   }
 
   void backward(KernelCall& call) override {
@@ -44,39 +53,44 @@ class AffineKernel final : public Kernel {
     auto& ctx = cpuContext(call.device);
     Plan& p = plan(ctx, call.inputs[0]->dim(0));
     auto& eng = ctx.engine();
-    const dnnl::memory diffDst = memory(p.dst, eng, call.outputGrad->data());
+    auto& stream = ctx.stream();
+    // The forward of this step staged the same source and weights; diff_dst is staged once for both passes.
+    const dnnl::memory diffDst = p.diffDst.in(stream, eng, call.outputGrad->data());
     if (wantSrc) {
       if (!p.bwdData) {
-        const dnnl::inner_product_backward_data::primitive_desc pd({p.src, m_weights, p.dst}, eng, p.fwdPd);
+        const dnnl::inner_product_backward_data::primitive_desc pd({p.plainSrc, p.weights.wanted, p.diffDst.wanted},
+                                                                   eng, p.fwdPd);
         p.bwdData = dnnl::inner_product_backward_data(pd);
       }
-      p.bwdData.execute(ctx.stream(), {{DNNL_ARG_DIFF_DST, diffDst},
-                                       {DNNL_ARG_WEIGHTS, memory(m_weights, eng, call.params[0]->data())},
-                                       {DNNL_ARG_DIFF_SRC, memory(p.src, eng, call.inputGrads[0]->data())}});
+      p.bwdData.execute(stream, {{DNNL_ARG_DIFF_DST, diffDst},
+                                 {DNNL_ARG_WEIGHTS, p.weights.reuseOrIn(stream, eng, call.params[0]->data())},
+                                 {DNNL_ARG_DIFF_SRC, memory(p.plainSrc, eng, call.inputGrads[0]->data())}});
     }
     if (wantWeights || wantBias) {
       if (!p.bwdWeights) {
-        const dnnl::inner_product_backward_weights::primitive_desc pd({p.src, m_weights, m_bias, p.dst}, eng,
-                                                                      p.fwdPd);
+        const dnnl::inner_product_backward_weights::primitive_desc pd(
+            {p.src.wanted, m_weights, m_bias, p.diffDst.wanted}, eng, p.fwdPd);
         p.bwdWeights = dnnl::inner_product_backward_weights(pd);
       }
       // A gradient nobody asked for still needs somewhere to go.
       if (!wantWeights && !m_weightsScratch) m_weightsScratch = dnnl::memory(m_weights, eng);
       if (m_withBias && !wantBias && !m_biasScratch) m_biasScratch = dnnl::memory(m_bias, eng);
       std::unordered_map<int, dnnl::memory> args{
-          {DNNL_ARG_SRC, memory(p.src, eng, call.inputs[0]->data())},
+          {DNNL_ARG_SRC, p.src.reuseOrIn(stream, eng, call.inputs[0]->data())},
           {DNNL_ARG_DIFF_DST, diffDst},
           {DNNL_ARG_DIFF_WEIGHTS, wantWeights ? memory(m_weights, eng, call.paramGrads[0]->data()) : m_weightsScratch}};
       if (m_withBias) args[DNNL_ARG_DIFF_BIAS] = wantBias ? memory(m_bias, eng, call.paramGrads[1]->data()) : m_biasScratch;
-      p.bwdWeights.execute(ctx.stream(), args);
+      p.bwdWeights.execute(stream, args);
     }
-    ctx.stream().wait();
+    stream.wait();
   }
 
  private:
   struct Plan {
     int64_t batch = -1;
-    Desc src, dst;  // (rows, inner), (rows, outmaps)
+    Desc plainSrc, dst;            // (rows, inner), (rows, outmaps), float32
+    StagedMemory src, weights;     // in the compute type (no copy in float32)
+    StagedMemory diffDst;          // (rows, outmaps) in the compute type
     dnnl::inner_product_forward::primitive_desc fwdPd;
     dnnl::inner_product_forward fwd;
     dnnl::inner_product_backward_data bwdData;        // built on first use
@@ -94,18 +108,23 @@ class AffineKernel final : public Kernel {
     Plan p;
     p.batch = batch;
     const int64_t rows = batch * m_rowsPerSample;
-    p.src = Desc({rows, w[1]}, kF32, Tag::ab);
+    p.plainSrc = Desc({rows, w[1]}, kF32, Tag::ab);
     p.dst = Desc({rows, w[0]}, kF32, Tag::ab);
-    const dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_training, p.src, m_weights, m_bias, p.dst);
+    const Desc src({rows, w[1]}, m_compute, Tag::ab), weights(w, m_compute, Tag::io);
+    const dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_training, src, weights, m_bias, p.dst);
     p.fwdPd = dnnl::inner_product_forward::primitive_desc(d, eng);
     p.fwd = dnnl::inner_product_forward(p.fwdPd);
+    p.src.init(eng, p.plainSrc, src, true);
+    p.weights.init(eng, m_weights, weights, true);
+    p.diffDst.init(eng, p.dst, Desc({rows, w[0]}, m_compute, Tag::ab), true);
     m_plan = std::move(p);
     return m_plan;
   }
 
   int64_t m_rowsPerSample;
   bool m_withBias;
-  Desc m_weights;  // (outmaps, inner) over W's (inner, outmaps) memory
+  Type m_compute;
+  Desc m_weights;  // (outmaps, inner) over W's (inner, outmaps) memory, float32
   Desc m_bias;     // zero without with_bias
   Plan m_plan;
   dnnl::memory m_weightsScratch, m_biasScratch;  // gradients nobody asked for
@@ -121,7 +140,8 @@ std::unique_ptr<Kernel> makeAffineKernel(const KernelSetup& setup) {
   const size_t kept = out.size() - outmaps.size();
   const int64_t rowsPerSample = numel(Shape(out.begin(), out.begin() + static_cast<ptrdiff_t>(kept)));
   const int64_t inner = numel(in) / rowsPerSample;
-  return std::make_unique<AffineKernel>(rowsPerSample, inner, numel(outmaps), setup.params.flag("with_bias"));
+  return std::make_unique<AffineKernel>(rowsPerSample, inner, numel(outmaps), setup.params.flag("with_bias"),
+                                        computeType(cpuContext(setup.device).precision()));
 }
 
 }  // namespace netsmith::cpu

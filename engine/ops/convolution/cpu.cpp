@@ -15,7 +15,7 @@ std::unique_ptr<Kernel> makeConvolutionKernel(const KernelSetup& setup) {
     g.weightTag = dnnl::memory::format_tag::goihw;
   }
   using K = ConvKernel<dnnl::convolution_forward, dnnl::convolution_backward_data, dnnl::convolution_backward_weights>;
-  return std::make_unique<K>(g, dnnl::algorithm::convolution_direct);
+  return std::make_unique<K>(g, dnnl::algorithm::convolution_direct, computeType(cpuContext(setup.device).precision()));
 }
 
 }  // namespace netsmith::cpu

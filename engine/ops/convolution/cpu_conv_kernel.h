@@ -8,7 +8,9 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
 
+#include "engine/backend/cpu/cpu_precision.h"
 #include "engine/backend/cpu/dnnl_utils.h"
+#include "engine/backend/cpu/staged_memory.h"
 #include "engine/ops/op_schema.h"
 
 namespace netsmith::cpu {
@@ -70,13 +72,18 @@ template <class Fwd, class BwdData, class BwdWeights>
 class ConvKernel final : public Kernel {
   using Desc = dnnl::memory::desc;
   using Tag = dnnl::memory::format_tag;
-  static constexpr auto kF32 = dnnl::memory::data_type::f32;
+  using Type = dnnl::memory::data_type;
+  using Staged = StagedMemory;
+  static constexpr auto kF32 = Type::f32;
   static constexpr int64_t kChunkBytes = int64_t{1} << 20;
 
  public:
-  ConvKernel(const ConvGeometry& g, dnnl::algorithm algorithm)
+  // compute: the type the primitives read source, weights and incoming gradient in (f32, or
+  // bf16: Note [CPU bfloat16]); they always write float32.
+  ConvKernel(const ConvGeometry& g, dnnl::algorithm algorithm, Type compute)
       : m_g(g),
         m_algorithm(algorithm),
+        m_compute(compute),
         m_inSize(g.inC * g.inH * g.inW),
         m_outSize(g.outC * g.outH * g.outW),
         m_biasDesc(g.withBias ? Desc({g.outC}, kF32, Tag::a) : Desc()) {}
@@ -177,44 +184,6 @@ class ConvKernel final : public Kernel {
   }
 
  private:
-  // One operand: our plain layout, the layout the primitive chose, and when they differ the
-  // buffer in the chosen layout with the reorder between the two.
-  struct Staged {
-    Desc plain;
-    Desc wanted;
-    bool reordered = false;
-    dnnl::memory buffer;
-    dnnl::reorder reorder;
-    const float* filledFrom = nullptr;  // the data last reordered into `buffer` (inputs only)
-
-    void init(dnnl::engine& eng, const Desc& plainDesc, const Desc& wantedDesc, bool isInput) {
-      plain = plainDesc;
-      wanted = wantedDesc;
-      reordered = plain != wanted;
-      if (!reordered) return;
-      buffer = dnnl::memory(wanted, eng);
-      reorder = isInput ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, plain, eng, wanted))
-                        : dnnl::reorder(dnnl::reorder::primitive_desc(eng, wanted, eng, plain));
-    }
-    // An input: our data in the wanted layout.
-    dnnl::memory in(dnnl::stream& stream, dnnl::engine& eng, const float* data) {
-      dnnl::memory user(plain, eng, const_cast<float*>(data));
-      if (!reordered) return user;
-      reorder.execute(stream, user, buffer);
-      filledFrom = data;
-      return buffer;
-    }
-    // An output: where the primitive writes; finishOut then brings it to our layout.
-    dnnl::memory outTarget(dnnl::engine& eng, float* data) const {
-      return reordered ? buffer : dnnl::memory(plain, eng, data);
-    }
-    void finishOut(dnnl::stream& stream, dnnl::engine& eng, float* data) {
-      if (!reordered) return;
-      dnnl::memory user(plain, eng, data);
-      reorder.execute(stream, buffer, user);
-    }
-  };
-
   // Everything that depends on the batch size; rebuilt only when it changes. Primitives are
   // made for `chunk` images (Note [Conv chunks]).
   struct Plan {
@@ -260,10 +229,16 @@ class ConvKernel final : public Kernel {
     return best * 4 < target ? batch : best;
   }
 
-  Desc activation(int64_t n, int64_t c, int64_t h, int64_t w, Tag tag) const { return Desc({n, c, h, w}, kF32, tag); }
-  Desc srcDesc(int64_t n, Tag tag = Tag::nchw) const { return activation(n, m_g.inC, m_g.inH, m_g.inW, tag); }
-  Desc dstDesc(int64_t n, Tag tag = Tag::nchw) const { return activation(n, m_g.outC, m_g.outH, m_g.outW, tag); }
-  Desc weightDesc(Tag tag) const { return Desc(m_g.weightDims, kF32, tag); }
+  // Plain descriptors are float32 (the executor's tensors); the `any` ones of the primitives
+  // take the compute type for what is read as a product operand, float32 for what is written.
+  Desc activation(int64_t n, int64_t c, int64_t h, int64_t w, Tag tag, Type t) const { return Desc({n, c, h, w}, t, tag); }
+  Desc srcDesc(int64_t n, Tag tag = Tag::nchw, Type t = kF32) const {
+    return activation(n, m_g.inC, m_g.inH, m_g.inW, tag, t);
+  }
+  Desc dstDesc(int64_t n, Tag tag = Tag::nchw, Type t = kF32) const {
+    return activation(n, m_g.outC, m_g.outH, m_g.outW, tag, t);
+  }
+  Desc weightDesc(Tag tag, Type t = kF32) const { return Desc(m_g.weightDims, t, tag); }
   Desc plainWeights() const { return weightDesc(m_g.weightTag); }
 
   Plan& plan(CpuDeviceContext& ctx, int64_t batch) {
@@ -286,8 +261,8 @@ class ConvKernel final : public Kernel {
   }
 
   typename Fwd::desc forwardDesc(int64_t n) const {
-    return typename Fwd::desc(dnnl::prop_kind::forward_training, m_algorithm, srcDesc(n, Tag::any),
-                              weightDesc(Tag::any), m_biasDesc, dstDesc(n, Tag::any), m_g.strides, m_g.dilates,
+    return typename Fwd::desc(dnnl::prop_kind::forward_training, m_algorithm, srcDesc(n, Tag::any, m_compute),
+                              weightDesc(Tag::any, m_compute), m_biasDesc, dstDesc(n, Tag::any), m_g.strides, m_g.dilates,
                               m_g.padding, m_g.padding);
   }
 
@@ -303,7 +278,8 @@ class ConvKernel final : public Kernel {
   void buildBackwardData(Plan& p, dnnl::engine& eng) {
     if (p.haveBackwardData) return;
     const int64_t n = p.chunk;
-    const typename BwdData::desc d(m_algorithm, srcDesc(n, Tag::any), weightDesc(Tag::any), dstDesc(n, Tag::any),
+    const typename BwdData::desc d(m_algorithm, srcDesc(n, Tag::any), weightDesc(Tag::any, m_compute),
+                                   dstDesc(n, Tag::any, m_compute),
                                    m_g.strides, m_g.dilates, m_g.padding, m_g.padding);
     const typename BwdData::primitive_desc pd(d, eng, p.fwdPd);
     p.bwdData = BwdData(pd);
@@ -319,8 +295,9 @@ class ConvKernel final : public Kernel {
     // The forward hint describes the same problem, so a batch of n images too.
     typename Fwd::primitive_desc hint = p.fwdPd;
     if (n != p.chunk) hint = typename Fwd::primitive_desc(forwardDesc(n), eng);
-    const typename BwdWeights::desc d(m_algorithm, srcDesc(n, Tag::any), weightDesc(Tag::any), m_biasDesc,
-                                      dstDesc(n, Tag::any), m_g.strides, m_g.dilates, m_g.padding, m_g.padding);
+    const typename BwdWeights::desc d(m_algorithm, srcDesc(n, Tag::any, m_compute), weightDesc(Tag::any), m_biasDesc,
+                                      dstDesc(n, Tag::any, m_compute), m_g.strides, m_g.dilates, m_g.padding,
+                                      m_g.padding);
     const typename BwdWeights::primitive_desc pd(d, eng, hint);
     p.bwdWeights = BwdWeights(pd);
     p.bwSrc.init(eng, srcDesc(n), pd.src_desc(), true);
@@ -331,6 +308,7 @@ class ConvKernel final : public Kernel {
 
   ConvGeometry m_g;
   dnnl::algorithm m_algorithm;
+  Type m_compute;
   int64_t m_inSize;   // C×H×W of one input image
   int64_t m_outSize;  // of one output image
   Desc m_biasDesc;    // zero (no bias) without with_bias

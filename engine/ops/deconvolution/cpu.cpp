@@ -18,7 +18,7 @@ std::unique_ptr<Kernel> makeDeconvolutionKernel(const KernelSetup& setup) {
   }
   using K = ConvKernel<dnnl::deconvolution_forward, dnnl::deconvolution_backward_data,
                        dnnl::deconvolution_backward_weights>;
-  return std::make_unique<K>(g, dnnl::algorithm::deconvolution_direct);
+  return std::make_unique<K>(g, dnnl::algorithm::deconvolution_direct, computeType(cpuContext(setup.device).precision()));
 }
 
 }  // namespace netsmith::cpu
