@@ -1,12 +1,14 @@
 // Data-parallel training on N CPU workers (issue 3): the multi-device rules as the `started`
 // event reports them, reproducible mode (the same parameters_sha256 on 1, 2 and 4 workers and
 // after a resume), fast mode against one worker, worker_load against one device, validation
-// spread over the devices.
+// spread over the devices. config.precision "bfloat16" on CPU workers: refused where it would
+// be emulated or is missing, and reproducible on 1, 2 and 4 workers like float (Note [CPU bfloat16]).
 #include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
 
+#include "engine/backend/cpu/cpu_precision.h"
 #include "engine/train/checkpoint.h"
 #include "support/cli_runner.h"
 #include "support/train_runner.h"
@@ -166,8 +168,43 @@ class DataParallelTest : public QObject {
     const Json p = variant("fashion_mnist_mlp", {{"precision", "half"}}, {}, {});
     const TrainedRun run = trainInProcess(m_dir, saveProject(m_dir, "half", p), quick(1, 640, 0, kOne));
     QCOMPARE(run.result.status, std::string("failed"));
-    QVERIFY2(run.result.message.find("config.precision: \"half\" computes in 16 bits on CUDA devices only") != std::string::npos,
+    QVERIFY2(run.result.message.find("config.precision: \"half\" computes in fp16 on CUDA devices only") != std::string::npos,
              run.result.message.c_str());
+  }
+
+  // The plan runs in a child process: DNNL_MAX_CPU_ISA (read once by oneDNN) makes this CPU look
+  // like one without BF16 instructions, or without AVX-512.
+  void bfloat16NeedsTheCpuToHaveIt() {
+    if (cpu::bf16Support() == cpu::Bf16Support::None) QSKIP("this CPU has no bf16 primitives at all");
+    const std::string path =
+        saveProject(m_dir, "bf16", variant("fashion_mnist_mlp", {{"precision", "bfloat16"}}, {}, {}));
+    const QStringList dryRun{"train", QString::fromStdString(path), "--dry-run"};
+    const auto planWith = [&](const char* isa, const char* emulate) {
+      if (isa) qputenv("DNNL_MAX_CPU_ISA", isa);
+      if (emulate) qputenv("NETSMITH_CPU_BF16", emulate);
+      const CliRun run = runCli(dryRun);
+      qunsetenv("DNNL_MAX_CPU_ISA");
+      qunsetenv("NETSMITH_CPU_BF16");
+      return run;
+    };
+    if (cpu::bf16Support() == cpu::Bf16Support::Native) {
+      const CliRun native = planWith(nullptr, nullptr);
+      QVERIFY2(native.exitCode == 0, native.stderrText.constData());
+      QVERIFY2(native.stdoutText.contains("Precision:            bfloat16 (bf16 products") &&
+                   native.stdoutText.contains("bf16 on this CPU: native"),
+               native.stdoutText.constData());
+    }
+    const CliRun emulated = planWith("AVX512_CORE", nullptr);
+    QVERIFY(emulated.exitCode != 0);
+    QVERIFY2(emulated.stderrText.contains("\"bfloat16\" on this CPU would be emulated") &&
+                 emulated.stderrText.contains("NETSMITH_CPU_BF16=emulate"),
+             emulated.stderrText.constData());
+    const CliRun asked = planWith("AVX512_CORE", "emulate");
+    QVERIFY2(asked.exitCode == 0, asked.stderrText.constData());
+    QVERIFY2(asked.stdoutText.contains("bf16 on this CPU: emulated"), asked.stdoutText.constData());
+    const CliRun none = planWith("AVX2", "emulate");
+    QVERIFY(none.exitCode != 0);
+    QVERIFY2(none.stderrText.contains("\"bfloat16\" is not available on this CPU"), none.stderrText.constData());
   }
 
   void dryRunPrintsThePlan() {
@@ -193,13 +230,20 @@ class DataParallelTest : public QObject {
   void reproducibleModeIsIdenticalOn1_2_4Workers_data() {
     QTest::addColumn<QString>("sample");
     QTest::addColumn<int>("trainSamples");
-    QTest::newRow("LeNet with Dropout") << "fashion_mnist_lenet" << 768;
-    QTest::newRow("ResNet (BatchNormalization)") << "fashion_mnist_resnet" << 256;
+    QTest::addColumn<QString>("precision");
+    QTest::newRow("LeNet with Dropout") << "fashion_mnist_lenet" << 768 << "float";
+    QTest::newRow("ResNet (BatchNormalization)") << "fashion_mnist_resnet" << 256 << "float";
+    QTest::newRow("LeNet with Dropout, bfloat16") << "fashion_mnist_lenet" << 768 << "bfloat16";
+    QTest::newRow("ResNet (BatchNormalization), bfloat16") << "fashion_mnist_resnet" << 256 << "bfloat16";
   }
   void reproducibleModeIsIdenticalOn1_2_4Workers() {
     QFETCH(QString, sample);
     QFETCH(int, trainSamples);
-    Json p = variant(sample.toStdString(), {{"deterministic", true}}, {}, {{"lr_policy", "keep_logical_batch"}});
+    QFETCH(QString, precision);
+    if (precision == "bfloat16" && cpu::bf16Support() != cpu::Bf16Support::Native)
+      QSKIP("this CPU has no bf16 instructions: the plan refuses bfloat16 (bfloat16NeedsTheCpuToHaveIt)");
+    Json p = variant(sample.toStdString(), {{"deterministic", true}, {"precision", precision.toStdString()}}, {},
+                     {{"lr_policy", "keep_logical_batch"}});
     if (sample.contains("lenet"))
       insertAfter(p, firstNodeOfType(p, "ReLU"), "drop", "Dropout", {{"p", 0.25}});
     const std::string path = saveProject(m_dir, "repro-" + sample.toStdString(), p);
@@ -214,6 +258,14 @@ class DataParallelTest : public QObject {
     }
     QCOMPARE(shas[1], shas[0]);
     QCOMPARE(shas[2], shas[0]);
+    if (precision == "bfloat16") {
+      // The same run in float ends elsewhere: bf16 really computed.
+      p["config"]["precision"] = "float";
+      const std::string floatPath = saveProject(m_dir, "repro-float-" + sample.toStdString(), p);
+      const TrainedRun f = trainInProcess(m_dir, floatPath, quick(2, trainSamples, 256, kOne));
+      QCOMPARE(f.result.status, std::string("completed"));
+      QVERIFY(f.result.parametersSha256 != shas[0]);
+    }
     // Validation blocks are combined in a fixed order: the same figures, exactly.
     for (size_t i = 1; i < validation.size(); ++i) {
       QCOMPARE(validation[i].value("validation_loss", -1.0), validation[0].value("validation_loss", -2.0));

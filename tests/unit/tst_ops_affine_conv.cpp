@@ -1,16 +1,20 @@
 // Affine, Convolution and Deconvolution on the CPU (oneDNN) against naive reference loops:
 // forward output, input gradient and parameter gradients, over strides, padding, dilation,
-// groups, batch sizes and with_bias; plus their shape inference and its error messages.
+// groups, batch sizes and with_bias; plus their shape inference and its error messages. In
+// config.precision "bfloat16" (Note [CPU bfloat16]) the same kernels must equal the reference
+// computed on bf16-rounded operands with float accumulation — and so differ from float32's.
 #include <QtTest>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/backend/cpu/cpu_device.h"
+#include "engine/backend/cpu/cpu_precision.h"
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
 #include "engine/ops/op_registry.h"
@@ -116,6 +120,34 @@ Reference reference(const Layer& l, int64_t batch, const Tensor& x, const Tensor
   return r;
 }
 
+// float32 → bfloat16 → float32, round to nearest even: what oneDNN's f32-to-bf16 reorder does.
+float roundToBf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  u += 0x7FFFu + ((u >> 16) & 1u);
+  u &= 0xFFFF0000u;
+  std::memcpy(&f, &u, sizeof u);
+  return f;
+}
+
+Tensor roundedToBf16(const Tensor& t) {
+  Tensor r = t.clone();
+  for (int64_t i = 0; i < r.size(); ++i) r[i] = roundToBf16(r[i]);
+  return r;
+}
+
+double largestDifference(const Tensor& got, const std::vector<double>& want) {
+  double d = 0.0;
+  for (size_t i = 0; i < want.size(); ++i) d = std::max(d, std::fabs(got[static_cast<int64_t>(i)] - want[i]));
+  return d;
+}
+
+double largestMagnitude(const std::vector<double>& v) {
+  double m = 0.0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
 void fillUniform(Tensor& t, Rng& rng) {
   for (int64_t i = 0; i < t.size(); ++i) t[i] = rng.uniform(-1.0f, 1.0f);
 }
@@ -156,8 +188,11 @@ void checkGuard(const char* what, const Tensor& t) {
 
 // Runs forward and backward of `l` for each batch size in turn on one kernel instance (so the
 // kernel's per-batch-size caches are rebuilt between them) and checks every result.
-void checkLayer(const Layer& l, const std::vector<int64_t>& batches, bool wantInputGrad, int threads) {
-  CpuDeviceContext device("cpu:0", threads);
+// In bfloat16 the reference multiplies bf16-rounded operands (source, weights, incoming
+// gradient); the bias is added, and its gradient summed, from what the primitive reads.
+void checkLayer(const Layer& l, const std::vector<int64_t>& batches, bool wantInputGrad, int threads,
+                Precision precision = Precision::Float) {
+  CpuDeviceContext device("cpu:0", threads, precision);
   device.bindToCurrentThread();
   const OpParams p(l.params);
   const KernelSetup setup{device, {l.in}, l.out, p};
@@ -190,7 +225,16 @@ void checkLayer(const Layer& l, const std::vector<int64_t>& batches, bool wantIn
       call.paramGrads = gradPtrs;
       kernel->backward(call);
     }
-    const Reference r = reference(l, batch, x, params[0], params.size() > 1 ? &params[1] : nullptr, dy);
+    const Tensor* bias = params.size() > 1 ? &params[1] : nullptr;
+    const bool bf16 = precision == Precision::BFloat16;
+    const Reference r = bf16 ? reference(l, batch, roundedToBf16(x), roundedToBf16(params[0]), bias, roundedToBf16(dy))
+                             : reference(l, batch, x, params[0], bias, dy);
+    if (bf16) {
+      // The float32 answer is far outside the tolerance: a kernel that ignored the precision fails.
+      const Reference exact = reference(l, batch, x, params[0], bias, dy);
+      QVERIFY2(largestDifference(y, exact.y) > 1e-3 * largestMagnitude(exact.y),
+               "bfloat16 output equals float32's: the kernel did not compute in bf16");
+    }
     compare("y", y, r.y);
     if (wantInputGrad) compare("dx", dx, r.dx);
     else QCOMPARE(dx[0], kSentinel);
@@ -280,6 +324,37 @@ class TestOpsDnnlBasic : public QObject {
     QFETCH(int, threads);
     const Layer l = makeLayer(op.toStdString(), Json::parse(params.toStdString()), input);
     checkLayer(l, batches, inputGrad, threads);
+  }
+
+  // Note [CPU bfloat16]: a subset of the rows above, computed in bf16.
+  void bfloat16MatchesRoundedReference_data() {
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<QString>("params");
+    QTest::addColumn<Shape>("input");
+    QTest::addColumn<std::vector<int64_t>>("batches");
+    QTest::addColumn<int>("threads");
+    const auto row = [](const char* name, const char* op, const char* params, Shape in, std::vector<int64_t> batches,
+                        int threads = 1) { QTest::newRow(name) << QString(op) << QString(params) << in << batches << threads; };
+    row("affine/default", "Affine", R"({})", {3, 4, 5}, {3, 1});
+    row("affine/lenet_fc1", "Affine", R"({"n_outmaps": [512]})", {32, 5, 5}, {5}, 2);
+    row("affine/base_axis2_nobias", "Affine", R"({"n_outmaps": [4], "base_axis": 2, "with_bias": false})", {3, 5}, {3});
+    row("conv/lenet2", "Convolution", R"({"outmaps": 32, "kernel": [5, 5]})", {16, 14, 14}, {3, 1}, 2);
+    row("conv/group2", "Convolution", R"({"outmaps": 6, "kernel": [3, 3], "pad": [1, 1], "stride": [2, 1], "group": 2})",
+        {4, 7, 7}, {3, 1});
+    row("conv/chunked", "Convolution", R"({"outmaps": 16, "kernel": [5, 5], "pad": [2, 2]})", {1, 64, 64}, {6, 9, 5});
+    row("deconv/stride2", "Deconvolution", R"({"outmaps": 6, "kernel": [3, 3], "pad": [1, 1], "stride": [2, 2]})",
+        {4, 5, 5}, {3, 1});
+  }
+
+  void bfloat16MatchesRoundedReference() {
+    if (cpu::bf16Support() == cpu::Bf16Support::None) QSKIP("this CPU has no bf16 primitives (oneDNN needs AVX-512)");
+    QFETCH(QString, op);
+    QFETCH(QString, params);
+    QFETCH(Shape, input);
+    QFETCH(std::vector<int64_t>, batches);
+    QFETCH(int, threads);
+    const Layer l = makeLayer(op.toStdString(), Json::parse(params.toStdString()), input);
+    checkLayer(l, batches, true, threads, Precision::BFloat16);
   }
 
   void shapesAndBlobs() {
