@@ -1,0 +1,275 @@
+// TrainingRun's set-up (training_run.h): the project, data and plan, the run folder, the job's
+// devices and the workers.
+#include <algorithm>
+#include <filesystem>
+
+#include "engine/backend/cpu/cpu_device.h"
+#include "engine/core/error.h"
+#include "engine/core/text_files.h"
+#include "engine/data/label_check.h"
+#include "engine/monitor/devices.h"
+#include "engine/optim/optimizer.h"
+#include "engine/project/device_name.h"
+#include "engine/project/project_io.h"
+#include "engine/train/checkpoint.h"
+#include "engine/train/openmp_pools.h"
+#include "engine/train/run_folder.h"
+#include "engine/train/training_run.h"
+
+namespace fs = std::filesystem;
+
+namespace netsmith::training {
+
+namespace {
+
+// A new run folder that does not exist yet: <folder>/<stem>.runs/<timestamp>[-N].
+std::string newRunFolder(const std::string& projectPath) {
+  const fs::path p(projectPath);
+  const fs::path root = p.parent_path() / (p.stem().string() + ".runs");
+  fs::path dir = root / timestampFolderName();
+  for (int n = 2; fs::exists(dir); ++n) dir = root / (timestampFolderName() + "-" + std::to_string(n));
+  return dir.string();
+}
+
+void truncateDataset(Dataset& d, int64_t samples) {
+  if (samples <= 0 || samples >= d.size) return;
+  d.size = samples;
+  d.features.resize(samples * numel(d.sampleShape));
+  d.labels.resize(samples * d.labelWidth);
+}
+
+}  // namespace
+
+TrainingRun::~TrainingRun() {
+  if (m_eventsFile) m_bus.remove(m_eventsFile.get());
+  const bool abandoned = m_pool && m_pool->abandonedWorkers() > 0;
+  m_pool.reset();
+  if (abandoned) {
+    // A hung worker may still touch its replica, device and communicator: leave them be; the
+    // process exits soon (TrainResult::abandonedWorkers).
+    for (auto& r : m_replicas) (void)r.release();
+    for (auto& c : m_contexts) (void)c.release();
+    (void)m_group.release();
+    for (auto& c : m_jobComms) (void)c.release();
+  }
+}
+
+// Note [One run per folder]: the plan says what the checkpoints need; a real run refuses to
+// start without it, rather than fail when the disk fills.
+void TrainingRun::planDisk(bool planOnly) {
+  const int buffers = static_cast<int>(Optimizer::create(m_project.optimizer)->bufferNames().size());
+  const DiskNeed need = diskNeed(m_graph->parameterCount, buffers, kCheckpointsKept);
+  // A resume replaces the checkpoints and parameter files it finds.
+  const uint64_t free = freeDiskBytes(m_runDir) + (m_resumed ? runFilesBytes(m_runDir) : 0);
+  m_plan.checkpointBytes = need.checkpointBytes;
+  m_plan.diskBytesNeeded = need.totalBytes;
+  m_plan.diskBytesFree = free;
+  m_plan.runFolder = m_runDir.string();
+  if (free >= need.totalBytes) return;
+  const std::string message = format(
+      "{}: the run folder needs about {} of disk ({} per checkpoint: {} kept and 1 being written, and the parameter "
+      "files) but only {} is free there: free some space, or train into a folder on another disk (--run-dir)",
+      m_runDir.string(), humanBytes(need.totalBytes), humanBytes(need.checkpointBytes), kCheckpointsKept,
+      humanBytes(free));
+  if (planOnly) m_plan.warnings.push_back("the run would not start: " + message);
+  else if (m_job->leader()) throw Error(message);
+}
+
+void TrainingRun::openRunFolder() {
+  if (m_resumed) {
+    fs::create_directories(m_runDir / "checkpoints");
+  } else {
+    Project snapshot = m_project;
+    snapshot.parallel = m_userParallel;
+    m_record.create(m_runDir, m_project.path, projectToPortableJson(snapshot).dump(2) + "\n");
+  }
+  m_eventsFile = JsonLinesSink::openFile((m_runDir / "events.jsonl").string());
+  m_bus.add(m_eventsFile.get());
+}
+
+void TrainingRun::recordFailure(const std::string& message) {
+  if (m_job && m_job->leader()) m_record.recordFailure(message);
+}
+
+void TrainingRun::prepare(bool planOnly) {
+  if (!m_options.resumeRun.empty()) {
+    m_runDir = fs::absolute(m_options.resumeRun);
+    NS_CHECK(fs::is_directory(m_runDir), "{}: no such run folder", m_runDir.string());
+    m_record.read(m_runDir);
+    m_project = loadProject((m_runDir / "project.nsproj").string());
+    m_resumed = true;
+  } else {
+    m_project = loadProject(m_options.projectPath);
+    m_runDir = fs::absolute(m_options.runDir.empty() ? newRunFolder(m_project.path) : m_options.runDir);
+    // At once, before the data loads; again under the lock when the folder is created.
+    checkNoOtherRun(m_runDir, m_project.path);
+    m_record.settings() = {{"project", m_project.path},
+                  {"max_epoch", m_options.maxEpoch ? Json(*m_options.maxEpoch) : Json(nullptr)},
+                  {"train_samples", m_options.trainSamples},
+                  {"validation_samples", m_options.validationSamples},
+                  {"devices", m_options.devices.empty() ? Json(nullptr) : Json(m_options.devices)}};
+  }
+  const Json& settings = m_record.settings();
+  if (settings.contains("devices") && settings["devices"].is_array())
+    m_project.parallel.devices = settings["devices"].get<std::vector<std::string>>();
+  m_fault = FaultInjection::parse(m_options.faultInjection);
+  m_job = JobChannel::forThisProcess(m_project.parallel.timeoutS);
+  m_userParallel = m_project.parallel;  // the snapshot keeps the user's own lists
+  joinJob();
+  // A second process on the folder is refused before it loads anything.
+  if (m_resumed && m_job->leader() && !planOnly)
+    m_resumeFrom = m_record.claimForResume(m_project.config.seed, m_options.acceptEditedSettings);
+
+  m_graph = std::make_unique<Graph>(buildGraph(m_project.network, OpRegistry::builtin()));
+  const DatasetSpec& ds = m_project.dataset;
+  // Note [OpenMP pools]: decoding uses OpenMP; off this thread, so its pool does not outlive it.
+  runOnShortLivedThread([&] {
+    m_train = loadDataSource(ds.training, ds.scale, ds.onError);
+    if (ds.validation.present() && !planOnly) m_validation = loadDataSource(ds.validation, ds.scale, ds.onError);
+  });
+  // Every label against the loss now, not when it first reaches a batch (an epoch late for validation).
+  const LabelRule labelRule = labelRuleOf(*m_graph);
+  checkLabels(m_train, labelRule, ds.onError);
+  if (m_validation) checkLabels(*m_validation, labelRule, ds.onError);
+  truncateDataset(m_train, settings.value("train_samples", int64_t{0}));
+  if (m_validation) truncateDataset(*m_validation, settings.value("validation_samples", int64_t{0}));
+  const Shape& inShape = m_graph->input().outputShape;
+  for (const Dataset* d : {&m_train, m_validation ? &*m_validation : nullptr}) {
+    if (!d) continue;
+    NS_CHECK(numel(d->sampleShape) == numel(inShape),
+             "{}: samples have shape {} but Input '{}' expects {}: change the Input shape to {}", d->source,
+             shapeToString(d->sampleShape), m_graph->input().id, shapeToString(inShape), shapeToString(d->sampleShape));
+  }
+  m_maxEpoch = settings.value("max_epoch", Json()).is_number() ? settings["max_epoch"].get<int64_t>()
+                                                                 : m_project.config.maxEpoch;
+  bool hasBatchNorm = false;
+  for (const GraphNode& n : m_graph->nodes) hasBatchNorm = hasBatchNorm || n.schema->name == "BatchNormalization";
+  // Under mpirun each process counts the cores it may use (mpirun binds it to some); the job has
+  // that many per process (Note [Devices of an mpirun job] assumes alike processes).
+  m_plan = planTraining(m_project, m_train.size, m_maxEpoch, availableCores() * m_job->processes(), hasBatchNorm);
+  planDisk(planOnly);
+  if (planOnly) return;
+
+  if (m_job->leader()) {
+    openRunFolder();
+    for (const Dataset* d : {&m_train, m_validation ? &*m_validation : nullptr})
+      if (d)
+        for (const auto& w : d->warnings) m_bus.publish({{"event", "warning"}, {"message", w}});
+    for (const auto& w : m_plan.warnings) m_bus.publish({{"event", "warning"}, {"message", w}});
+  }
+  m_iterationsPerEpoch = m_plan.iterationsPerEpoch;
+  m_schedule = std::make_unique<LearningRateSchedule>(m_plan.optimizer, m_plan.effectiveLr, m_iterationsPerEpoch, m_maxEpoch);
+  for (const DeviceInfo& info : discoverDevices()) m_deviceNames[info.id] = info.name;
+  startWorkers();
+  if (m_resumed) restoreFromCheckpoint();
+  checkReplicas("at the start");
+}
+
+// Note [Devices of an mpirun job]
+// Under mpirun the job's devices are named "rank<R>/<device>". parallel.devices may list them so
+// (then each process trains the entries of its rank, and worker_load gives one load per device
+// of the job), or list plain devices, which every process then trains (and worker_load is per
+// process, repeated). The list is in rank order, so each process's devices are consecutive
+// global ranks (Note [Reduction across processes]); the leader's list is the one all use.
+void TrainingRun::joinJob() {
+  auto& devices = m_project.parallel.devices;
+  const bool ranked = std::any_of(devices.begin(), devices.end(), [](const std::string& d) { return d.find('/') != std::string::npos; });
+  if (m_job->processes() == 1) {
+    NS_CHECK(!ranked, "parallel.devices: \"{}\" names a process rank, which needs a run under mpirun", devices.front());
+    return;
+  }
+  const int processes = m_job->processes();
+  std::vector<std::string> job;
+  if (ranked) {
+    int previous = 0;
+    for (size_t i = 0; i < devices.size(); ++i) {
+      const std::string& d = devices[i];
+      const auto slash = d.find('/');
+      NS_CHECK(slash != std::string::npos && d.rfind("rank", 0) == 0,
+               "parallel.devices[{}]: \"{}\": name every device of an mpirun job with its rank (rank0/cpu:0) or none", i, d);
+      const int rank = std::stoi(d.substr(4, slash - 4));
+      NS_CHECK(rank >= previous && rank < processes,
+               "parallel.devices[{}]: \"{}\": ranks must be listed in order, from 0 to {} (this job has {} processes)", i,
+               d, processes - 1, processes);
+      previous = rank;
+      job.push_back(d);
+    }
+  } else {
+    std::vector<double> loads;
+    for (int r = 0; r < processes; ++r) {
+      for (size_t i = 0; i < devices.size(); ++i) {
+        job.push_back(format("rank{}/{}", r, devices[i]));
+        if (!m_project.parallel.workerLoad.empty()) loads.push_back(m_project.parallel.workerLoad[i]);
+      }
+    }
+    m_project.parallel.workerLoad = loads;
+  }
+  for (int r = 0; r < processes; ++r) {
+    const std::string prefix = format("rank{}/", r);
+    NS_CHECK(std::any_of(job.begin(), job.end(), [&](const std::string& d) { return d.rfind(prefix, 0) == 0; }),
+             "parallel.devices lists no device for rank {} ({}) of the {} processes mpirun started", r, m_job->host(r), processes);
+  }
+  devices = job;
+}
+
+void TrainingRun::startWorkers() {
+  const std::string mine = m_job->processes() > 1 ? format("rank{}/", m_job->processRank()) : "";
+  for (const DevicePlan& d : m_plan.devices) {
+    if (d.batch == 0) continue;
+    if (d.id.rfind(mine, 0) == 0) {
+      if (m_workers.empty()) m_firstJobWorker = static_cast<int>(m_jobWorkers.size());
+      m_workers.push_back(d);
+    }
+    m_jobWorkers.push_back(d);
+  }
+  NS_CHECK(!m_workers.empty(), "rank {} ({}) has no device with a load > 0: give it one, or start fewer processes",
+           m_job->processRank(), m_job->host(m_job->processRank()));
+  const int n = static_cast<int>(m_workers.size());
+  std::vector<std::string> ids;
+  for (const auto& w : m_workers) ids.push_back(w.id);
+  const double timeout = m_project.parallel.timeoutS;
+  // Contexts and the communicator group come from the devices' kind (engine/backend/device_factory.h).
+  const DeviceKind& kind = deviceKindOf(localDeviceId(ids.at(0)));
+  for (const auto& id : ids)
+    NS_CHECK(&deviceKindOf(localDeviceId(id)) == &kind, "parallel.devices: {} and {} are of different kinds; train on "
+             "devices of one kind (all cpu:N or all cuda:N)", ids[0], id);
+  // Across processes the leader worker waits for the other processes up to the timeout while
+  // this process's other workers wait for it: they must wait longer, so that the lost process
+  // is the one named.
+  const bool acrossProcesses = m_job->processes() > 1;
+  NS_CHECK(!acrossProcesses || kind.kind == "cpu",
+           "parallel.devices: {} under mpirun: training GPUs across processes (NCCL set up over MPI) is not in this "
+           "version; under mpirun use CPU workers, or train the GPUs of one machine in one process",
+           ids[0]);
+  std::vector<std::string> groupIds = ids;
+  if (kind.kind != "cpu")  // other kinds open their devices by their local ids
+    for (auto& id : groupIds) id = localDeviceId(id);
+  m_group = kind.makeGroup(groupIds, acrossProcesses ? 2 * timeout + 5 : timeout);
+  std::vector<std::string> jobIds;
+  for (const auto& w : m_jobWorkers) jobIds.push_back(w.id);
+  if (MpiJob* mpi = m_job->mpi())
+    for (int w = 0; w < n; ++w)
+      m_jobComms.push_back(std::make_unique<HierarchicalCommunicator>(m_group->communicator(w), *mpi, jobIds,
+                                                                      m_firstJobWorker, timeout));
+  m_contexts.resize(static_cast<size_t>(n));
+  m_replicas.resize(static_cast<size_t>(n));
+  m_figures.start(static_cast<size_t>(n), m_jobWorkers);
+  CommunicatorGroup* group = m_group.get();
+  // A worker that fails aborts its communicator, so the others stop at their next collective
+  // instead of waiting out the timeout. A worker still busy a while after the timeout is hung.
+  m_pool = std::make_unique<WorkerPool>(ids, timeout + 10.0, [group](int w, const std::string& reason) {
+    group->communicator(w).abort(reason);
+  });
+  m_pool->runOnAll([&](int w) {
+    const auto i = static_cast<size_t>(w);
+    DevicePlan local = m_workers[i];
+    local.id = localDeviceId(local.id);
+    m_contexts[i] = kind.makeContext(local, m_plan, m_project);
+    if (kind.attachWorker) kind.attachWorker(*group, w, *m_contexts[i]);
+    Communicator& comm = m_jobComms.empty() ? group->communicator(w) : static_cast<Communicator&>(*m_jobComms[i]);
+    m_replicas[i] = std::make_unique<Replica>(*m_graph, m_plan, m_workers[i], *m_contexts[i], comm, m_project.config.seed);
+    m_figures.workerStarted(i, *m_contexts[i]);
+  });
+}
+
+}  // namespace netsmith::training
