@@ -130,6 +130,7 @@ int runEvaluate(const ParsedArgs& args) {
                       {"sample_shape", data.sampleShape}};
     out["parameters"] = {{"which", which}, {"path", model.parameters().path}, {"meta", model.parameters().data.meta}};
     out["devices"] = predictions.devices;
+    out["precision"] = project.config.precision;  // the run's, as in training (Note [CPU bfloat16])
     out["output_head"] = headName(head);
     out["binary"] = reading.binary;
     out["seconds"] = seconds;

@@ -304,7 +304,7 @@ class ProjectReader {
     if (const Json* x = m_c.find(v, "max_epoch")) out.maxEpoch = m_c.integer(*x, "config.max_epoch", 1);
     if (const Json* x = m_c.find(v, "batch_size")) out.batchSize = m_c.integer(*x, "config.batch_size", 1);
     if (const Json* x = m_c.find(v, "monitor_interval")) out.monitorInterval = m_c.integer(*x, "config.monitor_interval", 1);
-    // half and bfloat16 compute runs on CUDA devices only; the training plan refuses it elsewhere.
+    // Which devices can compute each is the training plan's business (Note [CPU bfloat16]).
     if (const Json* x = m_c.find(v, "precision")) out.precision = m_c.choice(*x, "config.precision", {"float", "half", "bfloat16"});
     if (const Json* x = m_c.find(v, "seed")) out.seed = m_c.nonNegativeInteger(*x, "config.seed");
     if (const Json* x = m_c.find(v, "deterministic")) out.deterministic = m_c.boolean(*x, "config.deterministic");

@@ -34,7 +34,8 @@ ConfigPage::ConfigPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent),
   addField(globalForm, QStringLiteral("config.monitor_interval"), tr("Monitor interval"), Kind::Integer,
            tr("Validate every N epochs (and after the last)."));
   addField(globalForm, QStringLiteral("config.precision"), tr("Precision"), Kind::Choice,
-           tr("float: 32-bit everywhere; half and bfloat16: 16-bit compute on CUDA devices only."),
+           tr("float: 32-bit everywhere. bfloat16: bf16 products in convolutions and inner products, 32-bit weights and "
+              "accumulation, on GPUs and on CPUs with AVX512-BF16 or AMX. half: fp16 on CUDA devices only."),
            {QStringLiteral("float"), QStringLiteral("half"), QStringLiteral("bfloat16")});
   addField(globalForm, QStringLiteral("config.seed"), tr("Seed"), Kind::Integer, tr("Initial weights, shuffling and Dropout masks."));
   addField(globalForm, QStringLiteral("config.deterministic"), tr("Deterministic"), Kind::Flag,

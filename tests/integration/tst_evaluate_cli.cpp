@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/backend/cpu/cpu_precision.h"
 #include "engine/data/dataset.h"
 #include "engine/project/project_io.h"
 #include "engine/train/checkpoint.h"
@@ -100,6 +101,32 @@ class EvaluateCliTest : public QObject {
     for (const char* f : {"json", "report", "predictions"}) QVERIFY(fs::exists(j["files"][f].get<std::string>()));
     QCOMPARE(lines(readText(j["files"]["predictions"].get<std::string>())).size(), size_t{1001});
     QVERIFY(readText(j["files"]["report"].get<std::string>()).find("Confusion matrix") != std::string::npos);
+  }
+
+  // A run trained in bfloat16 is evaluated in bfloat16, with the trainer's primitives: its last
+  // validation's error again, exactly (issue 15 item 4).
+  void evaluateUsesTheRunsPrecision() {
+    if (netsmith::cpu::bf16Support() != netsmith::cpu::Bf16Support::Native) QSKIP("this CPU has no bf16 instructions");
+    std::ifstream in(sourcePath("projects/fashion_mnist_lenet.nsproj").toStdString());
+    Json p = Json::parse(in);
+    p["config"]["precision"] = "bfloat16";
+    const QString project = m_dir.filePath("lenet_bf16.nsproj");
+    std::ofstream(project.toStdString()) << p.dump(1);
+    const QString run = m_dir.filePath("run_bf16");
+    const CliRun t = runCli({"train", project, "--max-epoch", "1", "--train-samples", "1000", "--validation-samples",
+                             "1000", "--run-dir", run, "--quiet"});
+    QVERIFY2(t.exitCode == 0, t.stderrText.constData());
+    double validationError = -1;
+    std::ifstream events((run + "/events.jsonl").toStdString());
+    for (std::string l; std::getline(events, l);) {
+      const Json e = Json::parse(l);
+      if (e.value("event", "") == "epoch") validationError = e.at("validation_error").get<double>();
+    }
+    const CliRun r = runCli({"evaluate", run, "--samples", "1000", "--json"});
+    QVERIFY2(r.exitCode == 0, r.stderrText.constData());
+    const Json j = parseJson(r);
+    QCOMPARE(j.at("precision").get<std::string>(), std::string("bfloat16"));
+    QCOMPARE(j.at("error").get<double>(), validationError);
   }
 
   // 2,500 samples in blocks of 256 (the last one short) on 1 and 3 devices: the same numbers and
