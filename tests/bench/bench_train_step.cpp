@@ -3,10 +3,21 @@
 //
 //   netsmith-bench-train --project P --batch B --threads T --iterations N --warmup W
 //                        [--per-layer-iterations K] [--seed S] [--precision float|bfloat16]
+//                        [--synthetic N] [--seconds S]
 //
 // A step is exactly what the trainer does per iteration: gatherBatch from the in-memory
 // training set (shuffled order), Network::forward, backward(1/B), Optimizer::step. Data loading
 // and network construction are outside the timed region. Prints one JSON line.
+//
+// --seconds S ends the timed loop early, after the first iteration that finds S seconds passed
+// (at least 2 iterations), so a slow configuration does not run for minutes; "iterations" in the
+// output is the number actually timed. --iterations stays the most it runs.
+//
+// --synthetic N replaces the project's training set by N random samples of the network's Input
+// shape (uniform in [0, 1)) with random class labels (0 .. the prediction's width - 1), drawn from
+// --seed; the project's dataset section is then never read. For models without a dataset on the
+// machine (tests/bench/colour_cnn_64.nsproj): only throughput means anything then, the loss does
+// not (there is nothing to learn). The step is the same: the same gather, shuffle and kernels.
 //
 // per_layer_ms comes from a second, separate pass over the same kernels and parameter values
 // (Network does not expose per-node timings and the engine is not changed for a benchmark). It
@@ -21,6 +32,7 @@
 #include <ctime>
 #include <exception>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -59,12 +71,15 @@ struct Options {
   int64_t perLayerIterations = -1;  // -1: min(iterations, 20); 0: skip the per-layer pass
   uint64_t seed = 1;
   std::string precision;  // empty: the project's config.precision
+  int64_t synthetic = 0;  // > 0: that many random samples instead of the project's training set
+  double seconds = 0;     // > 0: stop timing after the iteration that passes this (>= 2 iterations)
 };
 
 [[noreturn]] void usage(const char* msg) {
   std::fprintf(stderr,
                "%s\nusage: netsmith-bench-train --project P [--batch B] [--threads T] [--iterations N] [--warmup W]\n"
-               "                            [--per-layer-iterations K] [--seed S] [--precision float|bfloat16]\n",
+               "                            [--per-layer-iterations K] [--seed S] [--precision float|bfloat16]\n"
+               "                            [--synthetic N] [--seconds S]\n",
                msg);
   std::exit(2);
 }
@@ -92,6 +107,13 @@ Options parseArgs(int argc, char** argv) {
     else if (a == "--per-layer-iterations") o.perLayerIterations = integer(0);
     else if (a == "--seed") o.seed = static_cast<uint64_t>(integer(0));
     else if (a == "--precision") o.precision = value();
+    else if (a == "--synthetic") o.synthetic = integer(1);
+    else if (a == "--seconds") {
+      const std::string v = value();
+      char* end = nullptr;
+      o.seconds = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || !(o.seconds > 0)) usage(("--seconds: expected a number > 0, got '" + v + "'").c_str());
+    }
     else if (a == "-h" || a == "--help") usage("netsmith-bench-train: training-step throughput");
     else usage(("unknown argument '" + a + "'").c_str());
   }
@@ -264,6 +286,25 @@ class ChainTimer {
   bool m_ok = false;
 };
 
+// --synthetic: `count` samples of the Input's shape, uniform in [0, 1), and class labels uniform
+// in [0, classes) where classes is the width of the prediction (the loss's input).
+Dataset syntheticDataset(const Graph& graph, int64_t count, uint64_t seed) {
+  Dataset d;
+  d.source = d.labelSource = "synthetic";
+  d.sampleShape = graph.input().outputShape;
+  d.size = count;
+  const int64_t classes = std::max<int64_t>(numel(graph.prediction().outputShape), 1);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> value(0.0f, 1.0f);
+  std::uniform_int_distribution<int64_t> label(0, classes - 1);
+  d.features.resize(static_cast<size_t>(count * numel(d.sampleShape)));
+  for (float& v : d.features) v = value(rng);
+  d.labels.resize(static_cast<size_t>(count));
+  for (float& l : d.labels) l = static_cast<float>(label(rng));
+  d.numClasses = classes;
+  return d;
+}
+
 int run(const Options& o) {
   const Project project = loadProject(o.project);
   const Graph graph = buildGraph(project.network, OpRegistry::builtin());
@@ -273,7 +314,8 @@ int run(const Options& o) {
   device.bindToCurrentThread();
 
   const auto loadStart = Clock::now();
-  const Dataset train = loadDataSource(project.dataset.training, project.dataset.scale, project.dataset.onError);
+  const Dataset train = o.synthetic > 0 ? syntheticDataset(graph, o.synthetic, o.seed)
+                                        : loadDataSource(project.dataset.training, project.dataset.scale, project.dataset.onError);
   const double loadMs = msSince(loadStart);
   NS_CHECK(numel(train.sampleShape) == numel(graph.input().outputShape), "{}: samples have shape {}, Input expects {}",
            train.source, shapeToString(train.sampleShape), shapeToString(graph.input().outputShape));
@@ -315,17 +357,22 @@ int run(const Options& o) {
   for (int64_t i = 0; i < o.warmup; ++i) trainStep(false);
   const double cpuStart = processCpuSeconds();
   const auto start = Clock::now();
-  for (int64_t i = 0; i < o.iterations; ++i) trainStep(true);
+  int64_t iterations = 0;
+  while (iterations < o.iterations) {
+    trainStep(true);
+    ++iterations;
+    if (o.seconds > 0 && iterations >= 2 && msSince(start) >= 1000.0 * o.seconds) break;
+  }
   const double totalMs = msSince(start);
   const double cpuSeconds = processCpuSeconds() - cpuStart;
 
-  const double samplesPerS = 1000.0 * static_cast<double>(o.iterations * batch) / totalMs;
+  const double samplesPerS = 1000.0 * static_cast<double>(iterations * batch) / totalMs;
   OrderedJson out;
   out["samples_per_s"] = samplesPerS;
-  out["ms_per_step"] = totalMs / static_cast<double>(o.iterations);
+  out["ms_per_step"] = totalMs / static_cast<double>(iterations);
   // Samples per CPU-second (all threads' CPU time), and CPU ms per step.
-  out["cpu_samples_per_s"] = static_cast<double>(o.iterations * batch) / cpuSeconds;
-  out["cpu_ms_per_step"] = 1000.0 * cpuSeconds / static_cast<double>(o.iterations);
+  out["cpu_samples_per_s"] = static_cast<double>(iterations * batch) / cpuSeconds;
+  out["cpu_ms_per_step"] = 1000.0 * cpuSeconds / static_cast<double>(iterations);
   OrderedJson perLayer = nullptr;
   if (o.perLayerIterations > 0) {
     ChainTimer timer(graph, device, network);
@@ -341,7 +388,7 @@ int run(const Options& o) {
     if (timer.ok()) perLayer = timer.figures();
   }
   out["per_layer_ms"] = perLayer;
-  const double n = static_cast<double>(o.iterations);
+  const double n = static_cast<double>(iterations);
   out["phase_ms"] = {{"gather", gatherMs / n}, {"forward", forwardMs / n}, {"backward", backwardMs / n},
                      {"optimizer", stepMs / n}};
   out["project"] = project.name;
@@ -349,9 +396,10 @@ int run(const Options& o) {
   out["precision"] = precisionName(precision);
   out["batch"] = batch;
   out["threads"] = device.threads();
-  out["iterations"] = o.iterations;
+  out["iterations"] = iterations;
   out["warmup"] = o.warmup;
   out["macs_per_sample"] = graph.multiplyAdds;
+  out["data"] = o.synthetic > 0 ? "synthetic" : "project";
   out["train_gflops"] = 6.0 * static_cast<double>(graph.multiplyAdds) * samplesPerS / 1e9;
   out["loss_first"] = firstLoss;
   out["loss_last"] = lastLoss;

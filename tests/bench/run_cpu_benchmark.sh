@@ -1,91 +1,200 @@
 #!/usr/bin/env bash
-# CPU training throughput: netsmith-bench-train against tests/bench/pytorch_peer.py, same models,
-# batches, thread counts and iterations. Builds nothing: expects $NETSMITH_BUILD/bin/netsmith-bench-train
-# (default build/). Runs the two sides alternately (netsmith, torch, netsmith, torch) so a noisy,
-# shared machine hurts both alike, and prints one table. About 3-4 minutes on 2 cores.
+# CPU training throughput (issue 15 item 2): netsmith-bench-train against tests/bench/pytorch_peer.py
+# under two PyTorch builds, run in the same command on the same machine:
+#   - Debian's python3-torch (1.13) with /usr/bin/python3;
+#   - the current torch wheel from the Python package index, in a virtual environment that
+#     tests/bench/setup_torch_venv.sh makes on first use (~/.cache/netsmith-bench/venv; reused).
+# Every sample project (MLP, LeNet, ResNet on Fashion-MNIST) and the colour CNN on random 3x64x64
+# samples (tests/bench/colour_cnn_64.nsproj, --synthetic: throughput only), batch 64 and 256, 1 and
+# 2 threads, fp32 and bf16 (netsmith --precision bfloat16; PyTorch torch.autocast("cpu",
+# dtype=torch.bfloat16)). The three programs alternate, two rounds each, so a noisy, shared machine
+# hurts all alike. Before the rows it measures the machine's ceilings with netsmith-bench-peak (FMA
+# loops and oneDNN's GEMM in fp32 and bf16) so that every GFLOP/s is also a fraction of what the
+# machine can do. Prints markdown tables (docs/performance.md holds a run of it). About 15-20
+# minutes on 2 cores; each timed run stops after SECONDS_PER_RUN seconds (at least 2 iterations).
 #
-#   tests/bench/run_cpu_benchmark.sh            # from the repository root
+#   tests/bench/run_cpu_benchmark.sh                 # from the repository root
 #   NETSMITH_BUILD=build-bench tests/bench/run_cpu_benchmark.sh
-#   SAMPLES_SCALE=2 tests/bench/run_cpu_benchmark.sh   # twice the timed samples per run
+#   SECONDS_PER_RUN=4 tests/bench/run_cpu_benchmark.sh    # longer timed runs
+#   MODELS="mlp lenet" PRECISIONS=float tests/bench/run_cpu_benchmark.sh   # a subset
+#   NO_WHEEL=1 tests/bench/run_cpu_benchmark.sh      # Debian's torch only (no venv)
+#
+# Builds nothing: expects $NETSMITH_BUILD/bin/netsmith-bench-train and netsmith-bench-peak.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${NETSMITH_BUILD:-build}
 [[ $build = /* ]] || build="$root/$build"
 bench="$build/bin/netsmith-bench-train"
+peak="$build/bin/netsmith-bench-peak"
 peer="$root/tests/bench/pytorch_peer.py"
-py=/usr/bin/python3  # Debian's interpreter: python3-torch is installed for it only
-scale=${SAMPLES_SCALE:-1}
+deb_py=/usr/bin/python3  # Debian's interpreter: python3-torch is installed for it only
+seconds=${SECONDS_PER_RUN:-1.5}
+models=${MODELS:-mlp lenet resnet colour}
+precisions=${PRECISIONS:-float bfloat16}
 
-[[ -x $bench ]] || { echo "error: $bench not found: build the netsmith-bench-train target first" >&2; exit 1; }
-$py -c 'import torch' 2>/dev/null || { echo "error: $py cannot import torch: install python3-torch" >&2; exit 1; }
+for b in "$bench" "$peak"; do
+  [[ -x $b ]] || { echo "error: $b not found: build the netsmith-bench-train and netsmith-bench-peak targets first" >&2; exit 1; }
+done
+$deb_py -c 'import torch' 2>/dev/null || { echo "error: $deb_py cannot import torch: install python3-torch" >&2; exit 1; }
+sides=(ns deb)
+if [[ -z ${NO_WHEEL:-} ]]; then
+  if whl_py=$("$root/tests/bench/setup_torch_venv.sh"); then
+    sides+=(whl)
+  else
+    echo "warning: no current torch wheel (setup_torch_venv.sh failed, see above): its columns stay empty" >&2
+  fi
+fi
 
-# Timed samples per run (iterations = samples / batch): LeNet costs ~3x an MLP sample.
-declare -A samples=([mlp]=$((12800 * scale)) [lenet]=$((2560 * scale)))
-warmup=3
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+echo "loadavg_start $(cut -d' ' -f1-3 /proc/loadavg)" > "$out/load"
 
-echo "# netsmith-bench-train vs PyTorch, $(date -u +%FT%TZ), $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
-for model in mlp lenet; do
-  for batch in 64 256; do
-    for threads in 1 2; do
-      iters=$((samples[$model] / batch))
-      for round in 1 2; do
-        OMP_NUM_THREADS=$threads "$bench" --project "$root/projects/fashion_mnist_$model.nsproj" --batch $batch \
-          --threads $threads --iterations $iters --warmup $warmup --per-layer-iterations 0 \
-          > "$out/ns_${model}_${batch}_${threads}_$round.json"
-        OMP_NUM_THREADS=$threads $py "$peer" --model $model --batch $batch --threads $threads --iterations $iters \
-          --warmup $warmup > "$out/pt_${model}_${batch}_${threads}_$round.json"
+project() {
+  case $1 in
+    colour) echo "$root/tests/bench/colour_cnn_64.nsproj --synthetic 1024" ;;
+    *) echo "$root/projects/fashion_mnist_$1.nsproj" ;;
+  esac
+}
+
+# run SIDE MODEL BATCH THREADS PRECISION ROUND: one timed run, its JSON line in a file (or an error).
+run() {
+  local side=$1 model=$2 batch=$3 threads=$4 prec=$5 round=$6
+  local file="$out/${side}_${model}_${batch}_${threads}_${prec}_$round.json" iters=$((100000 / batch))
+  local ns_warm=2 pt_warm=3
+  [[ $model = colour ]] && ns_warm=1 pt_warm=2  # a colour step is up to seconds long
+  local cmd
+  case $side in
+    # shellcheck disable=SC2046
+    ns) cmd=("$bench" --project $(project "$model") --batch "$batch" --threads "$threads" --precision "$prec"
+             --iterations "$iters" --warmup "$ns_warm" --seconds "$seconds" --per-layer-iterations 0) ;;
+    deb) cmd=("$deb_py" "$peer") ;;
+    whl) cmd=("$whl_py" "$peer") ;;
+  esac
+  [[ $side = ns ]] || cmd+=(--model "$model" --batch "$batch" --threads "$threads" --precision "$prec"
+                            --iterations "$iters" --warmup "$pt_warm" --seconds "$seconds")
+  if ! OMP_NUM_THREADS=$threads "${cmd[@]}" > "$file" 2> "$file.err"; then
+    python3 -c 'import json,sys; print(json.dumps({"error": open(sys.argv[1]).read().strip()[-300:]}))' "$file.err" > "$file"
+  fi
+}
+
+start=$(date +%s)
+"$peak" --threads 1,2 --seconds 1 > "$out/peak.json"
+for model in $models; do
+  for prec in $precisions; do
+    for batch in 64 256; do
+      for threads in 1 2; do
+        for round in 1 2; do
+          for side in "${sides[@]}"; do run $side $model $batch $threads $prec $round; done
+        done
+        echo "# done: $model $prec batch $batch threads $threads ($(($(date +%s) - start)) s, load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
       done
-      echo "# done: $model batch $batch threads $threads ($iters iterations per run)" >&2
     done
   done
 done
+echo "loadavg_end $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/load"
+echo "elapsed_s $(($(date +%s) - start))" >> "$out/load"
 
-$py - "$out" "$bench" <<'EOF'
+python3 - "$out" "$bench" "$seconds" "$models" "$precisions" "${sides[*]}" <<'EOF'
 import json, os, statistics, subprocess, sys
-out, bench = sys.argv[1], sys.argv[2]
-def load(side, model, batch, threads, rnd):
-    with open(os.path.join(out, f"{side}_{model}_{batch}_{threads}_{rnd}.json")) as f:
+out, bench, seconds, models, precisions, sides = sys.argv[1:7]
+models, precisions, sides = models.split(), precisions.split(), sides.split()
+load = dict(l.split(" ", 1) for l in open(os.path.join(out, "load")).read().splitlines())
+peak = json.load(open(os.path.join(out, "peak.json")))
+
+def load_run(side, model, batch, threads, prec, rnd):
+    path = os.path.join(out, f"{side}_{model}_{batch}_{threads}_{prec}_{rnd}.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
         return json.load(f)
-# Forward multiply-adds per sample; training = forward + two backward GEMMs = 3 x 2 FLOPs per MAC.
-macs = {"mlp": 784 * 512 + 512 * 512 + 512 * 10,
-        "lenet": 16 * 28 * 28 * 25 + 32 * 10 * 10 * 16 * 25 + 800 * 512 + 512 * 10}
+
+cpu = subprocess.run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-"], capture_output=True, text=True).stdout.strip()
+flags = open("/proc/cpuinfo").read().split("flags", 1)[1].split("\n", 1)[0].split()
+isa = [f for f in ("avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_tile") if f in flags]
+print(f"# CPU training throughput: netsmith vs PyTorch ({' and '.join({'deb': 'Debian torch', 'whl': 'current wheel'}[s] for s in sides if s != 'ns')})")
 print()
-for m, n in macs.items():
-    print(f"FLOPs per sample (fwd+bwd = 6 x {n:,} MACs): {m}: {6 * n / 1e6:.2f} MFLOP")
+print(f"- cpu: {cpu}, {os.cpu_count()} cores; ISA: {' '.join(isa)}")
+print(f"- load average (1, 5, 15 min): at the start {load['loadavg_start']}, at the end {load['loadavg_end']}; "
+      f"{int(load['elapsed_s']) // 60} min {int(load['elapsed_s']) % 60} s; timed runs of {seconds} s (at least 2 iterations)")
+
+# Ceilings.
 print()
-hdr = (f"{'model':<6} {'batch':>5} {'thr':>3} | {'netsmith samples/s (r1, r2)':>27} | {'PyTorch samples/s (r1, r2)':>26} |"
-       f" {'ratio':>5} | {'ns GFLOP/s':>10} {'pt GFLOP/s':>10} | {'per CPU-s: ns':>13} {'pt':>7} {'ratio':>5}")
-print(hdr)
-print("-" * len(hdr))
-blas = None
-for model in ("mlp", "lenet"):
-    for batch in (64, 256):
-        for threads in (1, 2):
-            ns = [load("ns", model, batch, threads, r) for r in (1, 2)]
-            pt = [load("pt", model, batch, threads, r) for r in (1, 2)]
-            assert ns[0]["macs_per_sample"] == macs[model], (model, ns[0]["macs_per_sample"])
-            blas = blas or pt[0]
-            nss = [r["samples_per_s"] for r in ns]
-            pts = [r["samples_per_s"] for r in pt]
-            mn, mp = statistics.median(nss), statistics.median(pts)
-            cn = statistics.median(r["cpu_samples_per_s"] for r in ns)
-            cp = statistics.median(r["cpu_samples_per_s"] for r in pt)
-            f = 6 * macs[model] / 1e9
-            print(f"{model:<6} {batch:>5} {threads:>3} | {nss[0]:>13,.0f} {nss[1]:>13,.0f} | {pts[0]:>12,.0f} {pts[1]:>13,.0f} |"
-                  f" {mn / mp:>5.2f} | {mn * f:>10.2f} {mp * f:>10.2f} | {cn:>13,.0f} {cp:>7,.0f} {cn / cp:>5.2f}")
+print(f"## Ceilings (netsmith-bench-peak, GFLOP/s, best / median of the repeats; oneDNN {peak['onednn']}, GEMM {peak['gemm_n']}^3)")
 print()
-print("ratio = median netsmith / median PyTorch (> 1: netsmith faster); GFLOP/s from the medians")
-print("per CPU-s: samples per CPU-second of the process (all threads; medians), steadier than wall time on a busy")
-print("machine for 1 thread; with 2 threads it also counts OpenMP spin-waiting")
-print(f"BLAS (PyTorch): {', '.join(blas['blas_libs']) or 'none mapped'}; torch {blas['torch']}; "
-      f"mkldnn available: {blas['mkldnn_available']}; mkl available: {blas['mkl_available']}")
-for line in blas["torch_config"]:
-    print(f"  torch config: {line}")
+print("| threads | FMA loop fp32 AVX-512 | FMA loop fp32 AVX2 | vdpbf16ps loop bf16 | oneDNN GEMM fp32 | oneDNN GEMM bf16 (f32 out) |")
+print("|---:|---:|---:|---:|---:|---:|")
+def fig(row, key):
+    v = row.get(key)
+    return f"{v['best']:.0f} / {v['median']:.0f}" if isinstance(v, dict) else str(v or "-")
+for t in (1, 2):
+    row = peak.get(f"threads_{t}", {})
+    print(f"| {t} | {fig(row, 'fma_avx512')} | {fig(row, 'fma_avx2')} | {fig(row, 'dpbf16_avx512')} | {fig(row, 'gemm_f32')} | {fig(row, 'gemm_bf16')} |")
+def ceiling(threads, prec):
+    row = peak.get(f"threads_{threads}", {})
+    v = row.get("gemm_bf16" if prec == "bfloat16" else "gemm_f32")
+    return v["median"] if isinstance(v, dict) else None
+
+# Rows.
+names = {"ns": "netsmith", "deb": "Debian torch", "whl": "wheel torch"}
+print()
+print("## Throughput (samples/s, rounds 1 and 2)")
+print()
+hdr = ["model", "batch", "thr", "prec"] + [f"{names[s]} r1 / r2" for s in sides] + \
+      [f"ns / {'Debian' if s == 'deb' else 'wheel'}" for s in sides if s != "ns"] + \
+      ["GFLOP/s " + " / ".join({"ns": "ns", "deb": "deb", "whl": "whl"}[s] for s in sides),
+       "% of GEMM ceiling " + " / ".join({"ns": "ns", "deb": "deb", "whl": "whl"}[s] for s in sides), "2×?"]
+print("| " + " | ".join(hdr) + " |")
+print("|" + "|".join(["---"] * 4 + ["---:"] * (len(hdr) - 5) + [":---:"]) + "|")
+errors, macs_of, torch_info, reached, total = [], {}, {}, 0, 0
+for model in models:
+    for prec in precisions:
+        for batch in (64, 256):
+            for threads in (1, 2):
+                cells, med = [], {}
+                for s in sides:
+                    runs = [load_run(s, model, batch, threads, prec, r) for r in (1, 2)]
+                    ok = [r for r in runs if r and "error" not in r]
+                    for r in runs:
+                        if r and "error" in r:
+                            errors.append(f"{names[s]} {model} {prec} batch {batch} threads {threads}: {r['error']}")
+                    if s == "ns" and ok:
+                        macs_of[model] = ok[0]["macs_per_sample"]
+                    if s != "ns" and ok:
+                        torch_info[s] = ok[0]
+                    cells.append(" / ".join(f"{r['samples_per_s']:,.0f}" if r and "error" not in r else "failed" for r in runs))
+                    med[s] = statistics.median(r["samples_per_s"] for r in ok) if ok else None
+                ratios = []
+                for s in sides[1:]:
+                    ratios.append(med["ns"] / med[s] if med.get("ns") and med.get(s) else None)
+                flop = 6 * macs_of.get(model, 0) / 1e9
+                gf = [med[s] * flop if med.get(s) and flop else None for s in sides]
+                c = ceiling(threads, prec)
+                frac = [g / c if g and c else None for g in gf]
+                goal = all(r is not None and r >= 2 for r in ratios) and bool(ratios)
+                total += 1
+                reached += goal
+                f = lambda v, fmt: "-" if v is None else format(v, fmt)
+                print(f"| {model} | {batch} | {threads} | {'bf16' if prec == 'bfloat16' else 'fp32'} | " + " | ".join(cells) + " | "
+                      + " | ".join(f(r, ".2f") for r in ratios) + " | " + " / ".join(f(g, ".1f") for g in gf) + " | "
+                      + " / ".join(f(100 * x, ".0f") for x in frac) + f" | {'yes' if goal else 'no'} |")
+print()
+print(f"2× every PyTorch on {reached} of {total} rows. ns / X = median netsmith samples/s over the median of X's two rounds "
+      "(> 1: netsmith faster). GFLOP/s = medians × 6 × forward multiply-adds per sample (forward + two backward products; "
+      "the op registry's count, netsmith-bench-train's macs_per_sample); % of the oneDNN GEMM ceiling (median) at the same "
+      "thread count and precision (fp32 rows: GEMM fp32; bf16 rows: GEMM bf16).")
+print()
+print("Forward multiply-adds per sample (Graph::multiplyAdds): " + ", ".join(f"{m} {n:,}" for m, n in macs_of.items()))
+for s, info in torch_info.items():
+    print(f"\n{names[s]}: torch {info['torch']} ({info.get('python')}), CPU capability {info.get('cpu_capability')}, "
+          f"mkldnn {info['mkldnn_available']}, mkl {info['mkl_available']}, BLAS mapped: {', '.join(info['blas_libs']) or 'none (linked in)'}")
+    for line in info["torch_config"]:
+        print(f"    {line}")
 libs = [l.split("=>")[-1].split("(")[0].strip() for l in subprocess.run(["ldd", bench], capture_output=True, text=True).stdout.splitlines()
         if any(k in l for k in ("dnnl", "blas", "gomp", "mkl"))]
-print(f"netsmith links: {', '.join(os.path.realpath(l) for l in libs)} (no separate BLAS: inner products use oneDNN's own GEMM)")
+print(f"\nnetsmith links: {', '.join(os.path.realpath(l) for l in libs)}")
+if errors:
+    print("\nFailed runs:")
+    for e in errors:
+        print(f"- {e}")
 EOF
