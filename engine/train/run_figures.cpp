@@ -165,7 +165,6 @@ Json RunFigures::iterationEvent(const IterationPosition& at, const std::vector<s
             {"eta_s", m_secondsPerIteration * static_cast<double>(at.remainingIterations)},
             {"process_memory_mb", processResidentMb()}};
   e["devices"] = deviceFigures(wall);
-  resetEventWindow();
   return e;
 }
 

@@ -88,7 +88,7 @@ class RunFigures {
   void startEpoch();
   double secondsSinceEvent() const;
 
-  // Leader: the `iteration` event (and the window starts afresh).
+  // Leader: the `iteration` event of the window; the caller publishes it, then resets the window.
   Json iterationEvent(const IterationPosition& at, const std::vector<std::unique_ptr<Replica>>& replicas);
   // Note [Scaling summary]
   Json scalingSummary() const;

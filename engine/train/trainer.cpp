@@ -35,6 +35,7 @@ void TrainingRun::emitIteration(int64_t epoch, int64_t iteration, double batchLo
   at.loss = batchLoss;
   at.lr = lr;
   m_bus.publish(m_figures.iterationEvent(at, m_replicas));
+  m_figures.resetEventWindow();
 }
 
 TrainResult TrainingRun::fail(TrainResult result, const std::string& message) {
