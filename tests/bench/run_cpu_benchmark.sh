@@ -17,7 +17,9 @@
 #   NETSMITH_BUILD=build-bench tests/bench/run_cpu_benchmark.sh
 #   SECONDS_PER_RUN=4 tests/bench/run_cpu_benchmark.sh    # longer timed runs
 #   MODELS="mlp lenet" PRECISIONS=float tests/bench/run_cpu_benchmark.sh   # a subset
+#   BATCHES=64 THREADS=1 tests/bench/run_cpu_benchmark.sh                  # a subset
 #   NO_WHEEL=1 tests/bench/run_cpu_benchmark.sh      # Debian's torch only (no venv)
+#   RAW_DIR=/tmp/bench-raw tests/bench/run_cpu_benchmark.sh   # keep every run's JSON line there
 #
 # Builds nothing: expects $NETSMITH_BUILD/bin/netsmith-bench-train and netsmith-bench-peak.
 set -euo pipefail
@@ -32,6 +34,8 @@ deb_py=/usr/bin/python3  # Debian's interpreter: python3-torch is installed for 
 seconds=${SECONDS_PER_RUN:-1.5}
 models=${MODELS:-mlp lenet resnet colour}
 precisions=${PRECISIONS:-float bfloat16}
+batches=${BATCHES:-64 256}
+thread_counts=${THREADS:-1 2}
 
 for b in "$bench" "$peak"; do
   [[ -x $b ]] || { echo "error: $b not found: build the netsmith-bench-train and netsmith-bench-peak targets first" >&2; exit 1; }
@@ -46,8 +50,13 @@ if [[ -z ${NO_WHEEL:-} ]]; then
   fi
 fi
 
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+if [[ -n ${RAW_DIR:-} ]]; then
+  out=$RAW_DIR
+  mkdir -p "$out"
+else
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+fi
 echo "loadavg_start $(cut -d' ' -f1-3 /proc/loadavg)" > "$out/load"
 
 project() {
@@ -82,8 +91,8 @@ start=$(date +%s)
 "$peak" --threads 1,2 --seconds 1 > "$out/peak.json"
 for model in $models; do
   for prec in $precisions; do
-    for batch in 64 256; do
-      for threads in 1 2; do
+    for batch in $batches; do
+      for threads in $thread_counts; do
         for round in 1 2; do
           for side in "${sides[@]}"; do run $side $model $batch $threads $prec $round; done
         done
@@ -95,10 +104,11 @@ done
 echo "loadavg_end $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/load"
 echo "elapsed_s $(($(date +%s) - start))" >> "$out/load"
 
-python3 - "$out" "$bench" "$seconds" "$models" "$precisions" "${sides[*]}" <<'EOF'
+python3 - "$out" "$bench" "$seconds" "$models" "$precisions" "${sides[*]}" "$batches" "$thread_counts" <<'EOF'
 import json, os, statistics, subprocess, sys
-out, bench, seconds, models, precisions, sides = sys.argv[1:7]
+out, bench, seconds, models, precisions, sides, batches, thread_counts = sys.argv[1:9]
 models, precisions, sides = models.split(), precisions.split(), sides.split()
+batches, thread_counts = [int(b) for b in batches.split()], [int(t) for t in thread_counts.split()]
 load = dict(l.split(" ", 1) for l in open(os.path.join(out, "load")).read().splitlines())
 peak = json.load(open(os.path.join(out, "peak.json")))
 
@@ -115,6 +125,10 @@ isa = [f for f in ("avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnn
 print(f"# CPU training throughput: netsmith vs PyTorch ({' and '.join({'deb': 'Debian torch', 'whl': 'current wheel'}[s] for s in sides if s != 'ns')})")
 print()
 print(f"- cpu: {cpu}, {os.cpu_count()} cores; ISA: {' '.join(isa)}")
+head = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(bench)), "log", "-1", "--format=%h %cI"], capture_output=True, text=True).stdout.strip()
+import datetime
+built = datetime.datetime.fromtimestamp(os.path.getmtime(bench), datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+print(f"- netsmith-bench-train built {built}; repository at {head or 'unknown'}")
 print(f"- load average (1, 5, 15 min): at the start {load['loadavg_start']}, at the end {load['loadavg_end']}; "
       f"{int(load['elapsed_s']) // 60} min {int(load['elapsed_s']) % 60} s; timed runs of {seconds} s (at least 2 iterations)")
 
@@ -149,8 +163,8 @@ print("|" + "|".join(["---"] * 4 + ["---:"] * (len(hdr) - 5) + [":---:"]) + "|")
 errors, macs_of, torch_info, reached, total = [], {}, {}, 0, 0
 for model in models:
     for prec in precisions:
-        for batch in (64, 256):
-            for threads in (1, 2):
+        for batch in batches:
+            for threads in thread_counts:
                 cells, med = [], {}
                 for s in sides:
                     runs = [load_run(s, model, batch, threads, prec, r) for r in (1, 2)]
