@@ -115,6 +115,9 @@ class Kernel {
   virtual ~Kernel() = default;
   virtual void forward(KernelCall& call) = 0;
   virtual void backward(KernelCall& call) = 0;
+  // Note [Fused ReLU]: asks the kernel to write max(y, 0) instead of y from now on (a oneDNN
+  // post-op); false when it cannot, and nothing changes. Called before the first forward.
+  virtual bool fuseRelu() { return false; }
 };
 
 // What a kernel factory is told when a network is instantiated on a device.
@@ -143,6 +146,9 @@ struct OpSchema {
   std::vector<ParamSpec> params;
   LossTarget lossTarget = LossTarget::None;
   bool isInput = false;  // the Input layer: filled from the dataset, no kernel
+  // max(x, 0) whose kernels' backward reads only the output: the layer before may write that
+  // output itself when its kernel can (Kernel::fuseRelu, Note [Fused ReLU]).
+  bool foldsIntoProducer = false;
 
   // Per-sample output shape from per-sample input shapes; throws Error with a sentence that
   // says what is wrong and what to change (the validator prefixes the node id).

@@ -46,7 +46,11 @@ struct ParameterRef {
 
 class Network {
  public:
-  Network(const Graph& graph, DeviceContext& device);
+  // fuse: let layers write their ReLU's output themselves (Note [Fused ReLU]); off to check that
+  // fused and unfused compute the same, and to measure what it saves (NETSMITH_FUSION=off).
+  Network(const Graph& graph, DeviceContext& device, bool fuse = fusionWanted());
+  // False when the environment has NETSMITH_FUSION=off.
+  static bool fusionWanted();
   ~Network();
   Network(const Network&) = delete;
   Network& operator=(const Network&) = delete;
@@ -75,6 +79,10 @@ class Network {
   std::vector<ParameterRef> kernelParameters();
   DeviceContext& device() { return m_device; }
   const Graph& graph() const { return m_graph; }
+  // Layers that write their ReLU's output themselves (Note [Fused ReLU]).
+  int fusedRelus() const;
+  // The node whose forward writes `node`'s output (Note [Fused ReLU]); -1 when `node` runs its own.
+  int forwardDoneBy(int node) const;
   // Bytes of the replica's tensors: parameters, gradients, activations and their gradients.
   int64_t tensorBytes() const;
 
@@ -91,6 +99,8 @@ class Network {
  private:
   struct NodeRuntime;
   void makeTarget(const Tensor& labels);
+  void fuseRelus();  // Note [Fused ReLU]
+  Shape outputShapeOf(int node) const;  // (batch of the last forward, node's output shape)
   bool onDevice() const { return m_deviceMemory != nullptr; }
   void uploadHostView();
   // onNodeDone(node), when given; timed as the profile's "buckets" (Note [Layer profile]).
@@ -113,6 +123,7 @@ class Network {
   std::vector<const Tensor*> m_callInputs;
   std::vector<Tensor*> m_callInputGrads;
   RandomKey m_random;
+  int64_t m_batch = 0;  // of the last forward
   bool m_lastForwardTraining = false;
   LayerProfiler* m_profiler = nullptr;
   LayerProfiler* m_timing = nullptr;  // m_profiler during a profiled training step, else null

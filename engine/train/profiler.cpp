@@ -85,6 +85,7 @@ Json LayerProfiler::toJson(const DevicePlan& worker) const {
 
   struct TypeTotals {
     int64_t nodes = 0, calls = 0;
+    int64_t fused = 0;  // nodes whose forward the layer before runs (Note [Fused ReLU])
     double forward = 0, backward = 0;
     size_t first = 0;  // graph order of its first node, for equal totals
   };
@@ -104,14 +105,19 @@ Json LayerProfiler::toJson(const DevicePlan& worker) const {
     t.backward += m_backward[i];
     forward += m_forward[i];
     backward += m_backward[i];
-    nodes.push_back({{"name", node.id},
-                     {"type", type},
-                     {"calls", m_forwardCalls[i]},
-                     {"backward_calls", m_backwardCalls[i]},
-                     {"forward_ms", m_forward[i] * per},
-                     {"backward_ms", m_backward[i] * per},
-                     {"total_ms", (m_forward[i] + m_backward[i]) * per},
-                     {"share", share((m_forward[i] + m_backward[i]) * per)}});
+    Json n = {{"name", node.id},
+              {"type", type},
+              {"calls", m_forwardCalls[i]},
+              {"backward_calls", m_backwardCalls[i]},
+              {"forward_ms", m_forward[i] * per},
+              {"backward_ms", m_backward[i] * per},
+              {"total_ms", (m_forward[i] + m_backward[i]) * per},
+              {"share", share((m_forward[i] + m_backward[i]) * per)}};
+    if (const int by = m_network.forwardDoneBy(static_cast<int>(i)); by >= 0) {
+      n["forward_fused_into"] = graph.nodes[static_cast<size_t>(by)].id;
+      ++t.fused;
+    }
+    nodes.push_back(std::move(n));
   }
   std::vector<std::pair<std::string, TypeTotals>> sorted(types.begin(), types.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
@@ -122,6 +128,7 @@ Json LayerProfiler::toJson(const DevicePlan& worker) const {
   for (const auto& [type, t] : sorted)
     layerTypes.push_back({{"type", type},
                           {"nodes", t.nodes},
+                          {"fused_nodes", t.fused},
                           {"calls", t.calls},
                           {"calls_per_iteration", m_profiled > 0 ? static_cast<double>(t.calls) / static_cast<double>(m_profiled) : 0.0},
                           {"forward_ms", t.forward * per},
@@ -249,10 +256,14 @@ std::string profileTable(const Json& p) {
     std::snprintf(header, sizeof header, "  %-26s %5s %8s %11s %12s %10s %7s\n", "layer type", "nodes", "calls/it",
                   "forward ms", "backward ms", "total ms", "share");
     s += header;
-    for (const Json& t : w.at("layer_types"))
-      s += row(t.value("type", std::string()), num(t.value("nodes", 0.0)), num(t.value("calls_per_iteration", 0.0)),
-               ms(t.value("forward_ms", 0.0)), ms(t.value("backward_ms", 0.0)), t.value("total_ms", 0.0),
-               t.value("share", 0.0));
+    for (const Json& t : w.at("layer_types")) {
+      // A fused ReLU's forward is timed in the layer before it (Note [Fused ReLU]).
+      const int64_t fused = t.value("fused_nodes", int64_t{0});
+      const std::string type = t.value("type", std::string());
+      s += row(fused > 0 ? format("{} ({} fused)", type, fused) : type, num(t.value("nodes", 0.0)),
+               num(t.value("calls_per_iteration", 0.0)), ms(t.value("forward_ms", 0.0)), ms(t.value("backward_ms", 0.0)),
+               t.value("total_ms", 0.0), t.value("share", 0.0));
+    }
     const double fwd = w.value("forward_ms", 0.0), bwd = w.value("backward_ms", 0.0);
     const auto shareOf = [&](double v) { return step > 0 ? v / step : 0.0; };
     s += row("all layers", "", "", ms(fwd), ms(bwd), fwd + bwd, shareOf(fwd + bwd));

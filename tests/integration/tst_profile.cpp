@@ -2,6 +2,7 @@
 // table, the run folder's profile.json, the `profile` event, and nothing of it without --profile.
 #include <QTemporaryDir>
 #include <QtTest>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -44,9 +45,12 @@ void checkWorker(const Json& w, const Json& project, int64_t iterations, double 
   for (const Json& t : w.at("layer_types")) {
     const std::string type = t.at("type");
     QVERIFY2(types.insert(type).second, type.c_str());
-    QVERIFY2(t.at("forward_ms").get<double>() > 0, type.c_str());
+    // A fused ReLU's forward runs inside the layer before it (Note [Fused ReLU]): no call of its own.
+    const int64_t ownForward = t.at("nodes").get<int64_t>() - t.at("fused_nodes").get<int64_t>();
+    if (ownForward > 0) QVERIFY2(t.at("forward_ms").get<double>() > 0, type.c_str());
+    else QCOMPARE(t.at("forward_ms").get<double>(), 0.0);
     QVERIFY2(t.at("backward_ms").get<double>() > 0, type.c_str());
-    QCOMPARE(t.at("calls").get<int64_t>(), t.at("nodes").get<int64_t>() * iterations);  // one call per node and step
+    QCOMPARE(t.at("calls").get<int64_t>(), ownForward * iterations);  // one call per unfused node and step
     forward += t.at("forward_ms").get<double>();
     backward += t.at("backward_ms").get<double>();
   }
@@ -115,6 +119,11 @@ class ProfileTest : public QObject {
     QCOMPARE(w.at("buckets_ms").get<double>(), 0.0);  // one worker: no all-reduce
     QCOMPARE(w.at("allreduce_wait_ms").get<double>(), 0.0);
     checkWorker(w, project, p["iterations"], iterationMs);
+    // LeNet's three ReLUs are written by conv1, conv2 and fc1 (Note [Fused ReLU]).
+    std::map<std::string, std::string> fusedInto;
+    for (const Json& n : w.at("nodes"))
+      if (n.contains("forward_fused_into")) fusedInto[n.at("name")] = n.at("forward_fused_into");
+    QCOMPARE(fusedInto, (std::map<std::string, std::string>{{"relu1", "conv1"}, {"relu2", "conv2"}, {"relu3", "fc1"}}));
 
     // The table, after the progress output: every layer type and the phases.
     const QByteArray out = r.stdoutText;
@@ -124,6 +133,7 @@ class ProfileTest : public QObject {
     QVERIFY(out.indexOf("after 5 warm-up iterations", table) > 0);
     QVERIFY(out.indexOf("wall clock per node", table) > 0);
     for (const std::string& type : layerTypes(project)) QVERIFY2(out.indexOf(type.c_str(), table) > 0, type.c_str());
+    QVERIFY(out.indexOf("ReLU (3 fused)", table) > 0);
     for (const char* row : {"forward ms", "backward ms", "share", "optimizer step", "data gather/copy", "all-reduce wait",
                             "other (in the step)", "step (worker)", "iteration (measured)"})
       QVERIFY2(out.indexOf(row, table) > 0, row);

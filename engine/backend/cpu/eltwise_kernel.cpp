@@ -8,7 +8,7 @@ namespace {
 class EltwiseKernel final : public Kernel {
  public:
   EltwiseKernel(dnnl::algorithm algorithm, float alpha, float beta)
-      : m_algorithm(algorithm), m_alpha(alpha), m_beta(beta) {}
+      : m_algorithm(algorithm), m_alpha(alpha), m_beta(beta), m_fromDst(readsDstInBackward(algorithm)) {}
 
   void forward(KernelCall& call) override {
     auto& ctx = cpuContext(call.device);
@@ -23,16 +23,25 @@ class EltwiseKernel final : public Kernel {
   void backward(KernelCall& call) override {
     if (!call.inputGrads[0]) return;
     auto& ctx = cpuContext(call.device);
-    prepare(ctx, call.inputs[0]->size());
-    const Shape flat{call.inputs[0]->size()};
+    // From the output: the input may never have been written (Note [Fused ReLU]).
+    const Tensor& kept = m_fromDst ? call.output : *call.inputs[0];
+    prepare(ctx, kept.size());
+    const Shape flat{kept.size()};
     dnnl::eltwise_backward(*m_backwardPd)
-        .execute(ctx.stream(), {{DNNL_ARG_SRC, wrap(ctx, *call.inputs[0], flat)},
+        .execute(ctx.stream(), {{m_fromDst ? DNNL_ARG_DST : DNNL_ARG_SRC, wrap(ctx, kept, flat)},
                                 {DNNL_ARG_DIFF_DST, wrap(ctx, *call.outputGrad, flat)},
                                 {DNNL_ARG_DIFF_SRC, wrap(ctx, *call.inputGrads[0], flat)}});
     ctx.stream().wait();
   }
 
  private:
+  static bool readsDstInBackward(dnnl::algorithm a) {
+    using A = dnnl::algorithm;
+    return a == A::eltwise_relu_use_dst_for_bwd || a == A::eltwise_tanh_use_dst_for_bwd ||
+           a == A::eltwise_elu_use_dst_for_bwd || a == A::eltwise_logistic_use_dst_for_bwd ||
+           a == A::eltwise_exp_use_dst_for_bwd || a == A::eltwise_sqrt_use_dst_for_bwd;
+  }
+
   // Primitives are built for a flat view of the tensor and rebuilt only when the size changes.
   void prepare(CpuDeviceContext& ctx, int64_t size) {
     if (size == m_size && m_forwardPd) return;
@@ -47,6 +56,7 @@ class EltwiseKernel final : public Kernel {
   dnnl::algorithm m_algorithm;
   float m_alpha;
   float m_beta;
+  bool m_fromDst;  // backward reads the output (a *_use_dst_for_bwd algorithm)
   int64_t m_size = -1;
   std::unique_ptr<dnnl::eltwise_forward::primitive_desc> m_forwardPd;
   std::unique_ptr<dnnl::eltwise_backward::primitive_desc> m_backwardPd;

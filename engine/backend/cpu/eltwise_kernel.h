@@ -10,8 +10,9 @@
 namespace netsmith::cpu {
 
 // alpha/beta as oneDNN defines them per algorithm (e.g. eltwise_relu: alpha = negative slope).
-// useDstForBackward: the backward reads the forward output instead of the input (the
-// *_use_dst_for_bwd algorithms), so the input need not be kept.
+// The *_use_dst_for_bwd algorithms read the forward's output in backward instead of its input,
+// so the input need not exist: ReLU uses eltwise_relu_use_dst_for_bwd, which lets the layer
+// before it write the ReLU's output directly (Note [Fused ReLU]).
 std::unique_ptr<Kernel> makeEltwiseKernel(dnnl::algorithm algorithm, float alpha, float beta);
 
 }  // namespace netsmith::cpu

@@ -9,6 +9,7 @@
 
 #include "engine/backend/cpu/cpu_precision.h"
 #include "engine/backend/cpu/dnnl_utils.h"
+#include "engine/backend/cpu/post_ops.h"
 #include "engine/backend/cpu/staged_memory.h"
 #include "engine/ops/op_schema.h"
 
@@ -30,6 +31,12 @@ class AffineKernel final : public Kernel {
         m_compute(compute),
         m_weights({outmaps, inner}, kF32, Tag::io),
         m_bias(withBias ? Desc({outmaps}, kF32, Tag::a) : Desc()) {}
+
+  bool fuseRelu() override {
+    m_fusedRelu = true;
+    m_plan = Plan();
+    return true;
+  }
 
   void forward(KernelCall& call) override {
     auto& ctx = cpuContext(call.device);
@@ -112,7 +119,7 @@ class AffineKernel final : public Kernel {
     p.dst = Desc({rows, w[0]}, kF32, Tag::ab);
     const Desc src({rows, w[1]}, m_compute, Tag::ab), weights(w, m_compute, Tag::io);
     const dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_training, src, weights, m_bias, p.dst);
-    p.fwdPd = dnnl::inner_product_forward::primitive_desc(d, eng);
+    p.fwdPd = dnnl::inner_product_forward::primitive_desc(d, reluPostOp(m_fusedRelu), eng);
     p.fwd = dnnl::inner_product_forward(p.fwdPd);
     p.src.init(eng, p.plainSrc, src, true);
     p.weights.init(eng, m_weights, weights, true);
@@ -124,6 +131,7 @@ class AffineKernel final : public Kernel {
   int64_t m_rowsPerSample;
   bool m_withBias;
   Type m_compute;
+  bool m_fusedRelu = false;  // Note [Fused ReLU]
   Desc m_weights;  // (outmaps, inner) over W's (inner, outmaps) memory, float32
   Desc m_bias;     // zero without with_bias
   Plan m_plan;

@@ -10,6 +10,7 @@
 
 #include "engine/backend/cpu/cpu_precision.h"
 #include "engine/backend/cpu/dnnl_utils.h"
+#include "engine/backend/cpu/post_ops.h"
 #include "engine/backend/cpu/staged_memory.h"
 #include "engine/ops/op_schema.h"
 
@@ -87,6 +88,12 @@ class ConvKernel final : public Kernel {
         m_inSize(g.inC * g.inH * g.inW),
         m_outSize(g.outC * g.outH * g.outW),
         m_biasDesc(g.withBias ? Desc({g.outC}, kF32, Tag::a) : Desc()) {}
+
+  bool fuseRelu() override {
+    m_fusedRelu = true;
+    m_plan.reset();
+    return true;
+  }
 
   void forward(KernelCall& call) override {
     auto& ctx = cpuContext(call.device);
@@ -268,7 +275,7 @@ class ConvKernel final : public Kernel {
 
   void buildForward(Plan& p, dnnl::engine& eng) {
     const int64_t n = p.chunk;
-    p.fwdPd = typename Fwd::primitive_desc(forwardDesc(n), eng);
+    p.fwdPd = typename Fwd::primitive_desc(forwardDesc(n), reluPostOp(m_fusedRelu), eng);
     p.fwd = Fwd(p.fwdPd);
     p.src.init(eng, srcDesc(n), p.fwdPd.src_desc(), true);
     p.weights.init(eng, plainWeights(), p.fwdPd.weights_desc(), true);
@@ -294,7 +301,7 @@ class ConvKernel final : public Kernel {
     const int64_t n = p.weightsChunk;
     // The forward hint describes the same problem, so a batch of n images too.
     typename Fwd::primitive_desc hint = p.fwdPd;
-    if (n != p.chunk) hint = typename Fwd::primitive_desc(forwardDesc(n), eng);
+    if (n != p.chunk) hint = typename Fwd::primitive_desc(forwardDesc(n), reluPostOp(m_fusedRelu), eng);
     const typename BwdWeights::desc d(m_algorithm, srcDesc(n, Tag::any, m_compute), weightDesc(Tag::any), m_biasDesc,
                                       dstDesc(n, Tag::any, m_compute), m_g.strides, m_g.dilates, m_g.padding,
                                       m_g.padding);
@@ -309,6 +316,7 @@ class ConvKernel final : public Kernel {
   ConvGeometry m_g;
   dnnl::algorithm m_algorithm;
   Type m_compute;
+  bool m_fusedRelu = false;  // Note [Fused ReLU]
   int64_t m_inSize;   // C×H×W of one input image
   int64_t m_outSize;  // of one output image
   Desc m_biasDesc;    // zero (no bias) without with_bias

@@ -12,7 +12,12 @@ void register_relu(OpRegistry& registry) {
   s.doc = "Rectified linear unit: y = max(x, 0), element-wise.";
   s.inputs = {"x"};
   s.inferShape = sameShape;
-  s.kernels["cpu"] = [](const KernelSetup&) { return cpu::makeEltwiseKernel(dnnl::algorithm::eltwise_relu, 0.0f, 0.0f); };
+  s.foldsIntoProducer = true;
+  // The backward reads the output (y > 0 exactly where x > 0), so the layer before may write y
+  // directly: Note [Fused ReLU].
+  s.kernels["cpu"] = [](const KernelSetup&) {
+    return cpu::makeEltwiseKernel(dnnl::algorithm::eltwise_relu_use_dst_for_bwd, 0.0f, 0.0f);
+  };
   registry.add(std::move(s));
 }
 
