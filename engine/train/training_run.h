@@ -12,9 +12,11 @@
 #include <array>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -86,6 +88,10 @@ class TrainingRun {
   std::optional<BatchCounts> validate(RunControl& control);
   void writeLearningCurve();
   void writeFinalParameters();
+  using WorkerRunner = std::function<void(const WorkerPool::Task&)>;
+  bool trainIteration(std::span<const int64_t> order, RunControl& control, std::string& pendingFailure,
+                      const WorkerRunner& onWorkers);
+  void trainEpochIterations(std::span<const int64_t> order, RunControl& control, std::string& pendingFailure);
   void emitIteration(int64_t epoch, int64_t iteration, double batchLoss, double lr);
   Json runResult(const TrainResult& result);
   TrainResult fail(TrainResult result, const std::string& message);
