@@ -57,6 +57,12 @@ else
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
 fi
+# Private copies of the two binaries (the engine is linked in statically): a rebuild of build/
+# while the benchmark runs would otherwise swap the program between rows, or fail a run.
+mkdir -p "$out/bin"
+cp -p "$bench" "$peak" "$out/bin/"
+bench_src=$bench
+bench="$out/bin/$(basename "$bench")" peak="$out/bin/$(basename "$peak")"
 echo "loadavg_start $(cut -d' ' -f1-3 /proc/loadavg)" > "$out/load"
 
 project() {
@@ -104,7 +110,7 @@ done
 echo "loadavg_end $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/load"
 echo "elapsed_s $(($(date +%s) - start))" >> "$out/load"
 
-python3 - "$out" "$bench" "$seconds" "$models" "$precisions" "${sides[*]}" "$batches" "$thread_counts" <<'EOF'
+python3 - "$out" "$bench_src" "$seconds" "$models" "$precisions" "${sides[*]}" "$batches" "$thread_counts" <<'EOF'
 import json, os, statistics, subprocess, sys
 out, bench, seconds, models, precisions, sides, batches, thread_counts = sys.argv[1:9]
 models, precisions, sides = models.split(), precisions.split(), sides.split()
