@@ -112,8 +112,10 @@ bool TrainingRun::trainIteration(std::span<const int64_t> order, RunControl& con
 // task on the worker's thread: the loop's own work between steps (decisions, figures, events)
 // runs there too, so the worker thread never sleeps between steps and the trainer's thread
 // waits once per epoch. A hand-off per step is two thread wake-ups; on a busy machine each one
-// waits for a core, and meanwhile the worker's OpenMP team spins or falls asleep (measured:
-// 0.5 ms per MLP step at 2 threads, load 3, with the hand-off). The step's own exceptions
+// waits for a core, and meanwhile the worker's OpenMP team spins or falls asleep (--profile's
+// time outside the step, MLP batch 64 on 2 threads at load average 3: 0.56 ms of a 6.7 ms
+// iteration with a hand-off per step and a busy-seconds parallel region; 0.01 ms now; on a
+// quieter machine 0.02-0.04 ms of a 1.7-2.4 ms iteration before). The step's own exceptions
 // still end in the worker pool, as with a hand-off per step (a worker failure); those of the
 // loop's own work (an events file that cannot be written, a failure agreed on) are carried
 // back and rethrown on the trainer's thread, as before.
