@@ -9,7 +9,7 @@ packages=(
   nlohmann-json3-dev
   libdnnl-dev ocl-icd-opencl-dev opencl-headers
   libopenmpi-dev openmpi-bin
-  libpng-dev zlib1g-dev
+  libpng-dev libjpeg62-turbo-dev zlib1g-dev
   libonnx-dev libprotobuf-dev python3-onnx
   dpkg-dev desktop-file-utils appstream
   dataset-fashion-mnist

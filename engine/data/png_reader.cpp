@@ -73,6 +73,7 @@ struct PngRead {
   int bitDepth = 0;
   const char* colorType = "";
   bool tooLarge = false;
+  bool transparencyToAlpha = false;
 
   ~PngRead() {
     if (png) png_destroy_read_struct(&png, info ? &info : nullptr, nullptr);
@@ -96,6 +97,7 @@ bool readPng(PngRead& r, PngErrorState& err) {
   r.colorType = colorTypeName(colorType);
   if (colorType == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(r.png);
   if (colorType == PNG_COLOR_TYPE_GRAY && png_get_bit_depth(r.png, r.info) < 8) png_set_expand_gray_1_2_4_to_8(r.png);
+  if (r.transparencyToAlpha && png_get_valid(r.png, r.info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(r.png);
   png_set_interlace_handling(r.png);
   png_read_update_info(r.png, r.info);
   r.channels = png_get_channels(r.png, r.info);
@@ -111,8 +113,9 @@ bool readPng(PngRead& r, PngErrorState& err) {
 
 }  // namespace
 
-bool decodePng(const std::string& path, double scale, DecodedImage& out, std::string& error) {
+bool readPngSamples(const std::string& path, PngSamples& out, std::string& error, bool transparencyToAlpha) {
   PngRead r;
+  r.transparencyToAlpha = transparencyToAlpha;
   r.file = std::fopen(path.c_str(), "rb");
   if (!r.file) {
     error = errno == ENOENT ? "image file '" + path + "' does not exist"
@@ -150,31 +153,45 @@ bool decodePng(const std::string& path, double scale, DecodedImage& out, std::st
     return false;
   }
 
+  out.width = static_cast<int>(r.width);
+  out.height = static_cast<int>(r.height);
+  out.channels = r.channels;
+  out.bitDepth = r.bitDepth;
+  out.colorType = r.colorType;
+  out.data = std::move(r.raw);
+  return true;
+}
+
+bool decodePng(const std::string& path, double scale, DecodedImage& out, std::string& error) {
+  PngSamples r;
+  if (!readPngSamples(path, r, error)) return false;
   const int colors = (r.channels == 2 || r.channels == 4) ? r.channels - 1 : r.channels;  // alpha dropped
   out.channels = colors;
   out.colorType = r.colorType;
-  out.height = static_cast<int>(r.height);
-  out.width = static_cast<int>(r.width);
-  const size_t plane = size_t{r.width} * r.height;
+  out.height = r.height;
+  out.width = r.width;
+  const size_t plane = size_t(r.width) * r.height;
+  const size_t bytes = r.bitDepth / 8;
+  const size_t rowBytes = size_t(r.width) * r.channels * bytes;
   out.pixels.resize(plane * colors);
   if (r.bitDepth == 16) {
     const double k = scale / 257.0;  // 65535 / 257 = 255: the 8-bit range
-    for (png_uint_32 y = 0; y < r.height; ++y) {
-      const unsigned char* row = r.rows[y];
-      for (png_uint_32 x = 0; x < r.width; ++x)
+    for (int y = 0; y < r.height; ++y) {
+      const unsigned char* row = r.data.data() + y * rowBytes;
+      for (int x = 0; x < r.width; ++x)
         for (int c = 0; c < colors; ++c) {
-          const unsigned char* p = row + 2 * (size_t{x} * r.channels + c);
-          out.pixels[c * plane + size_t{y} * r.width + x] = static_cast<float>(((p[0] << 8) | p[1]) * k);
+          const unsigned char* p = row + 2 * (size_t(x) * r.channels + c);
+          out.pixels[c * plane + size_t(y) * r.width + x] = static_cast<float>(((p[0] << 8) | p[1]) * k);
         }
     }
   } else {
     float table[256];
     for (int v = 0; v < 256; ++v) table[v] = static_cast<float>(v * scale);
-    for (png_uint_32 y = 0; y < r.height; ++y) {
-      const unsigned char* row = r.rows[y];
-      for (png_uint_32 x = 0; x < r.width; ++x)
+    for (int y = 0; y < r.height; ++y) {
+      const unsigned char* row = r.data.data() + y * rowBytes;
+      for (int x = 0; x < r.width; ++x)
         for (int c = 0; c < colors; ++c)
-          out.pixels[c * plane + size_t{y} * r.width + x] = table[row[size_t{x} * r.channels + c]];
+          out.pixels[c * plane + size_t(y) * r.width + x] = table[row[size_t(x) * r.channels + c]];
     }
   }
   return true;
