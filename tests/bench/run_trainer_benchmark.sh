@@ -20,6 +20,10 @@ bench="$build/bin/netsmith-bench-train"
 for exe in "$cli" "$bench"; do [[ -x $exe ]] || { echo "error: $exe not found: build it first" >&2; exit 1; }; done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# Private copies: a concurrent rebuild of the build folder must not swap a program between rows.
+cp "$cli" "$bench" "$out/"
+cli="$out/$(basename "$cli")"
+bench="$out/$(basename "$bench")"
 declare -A samples=([mlp]=25600 [lenet]=7680 [resnet]=1920)
 
 # project MODEL BATCH THREADS -> a copy of the sample with that batch and thread count
