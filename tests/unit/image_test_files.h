@@ -144,6 +144,7 @@ struct JpegSpec {
   bool fullChroma = true;                   // 4:4:4 (no chroma subsampling): sharp colour edges
   int quality = 95;
   std::vector<uint8_t> app1;                // an APP1 segment's payload (Exif), if not empty
+  std::vector<jpeg_scan_info> scans;        // a progressive scan script of our own, if not empty
 };
 
 // Encodes a JPEG in memory; value(x, y, component) gives each sample (0..255). Empty on failure.
@@ -183,6 +184,10 @@ inline std::vector<uint8_t> encodeJpeg(const JpegSpec& spec, const std::function
       s.cinfo.comp_info[c].v_samp_factor = 1;
     }
   if (spec.progressive) jpeg_simple_progression(&s.cinfo);
+  if (!spec.scans.empty()) {
+    s.cinfo.scan_info = spec.scans.data();
+    s.cinfo.num_scans = static_cast<int>(spec.scans.size());
+  }
   jpeg_start_compress(&s.cinfo, TRUE);
   if (!spec.app1.empty())
     jpeg_write_marker(&s.cinfo, JPEG_APP0 + 1, spec.app1.data(), static_cast<unsigned>(spec.app1.size()));

@@ -246,6 +246,37 @@ class TestImageFuzz : public QObject {
     }
   }
 
+  // A progressive JPEG may hold at most 500 scans: one with 64 decodes; one with 694 (every AC
+  // coefficient its own band, refined bit by bit) is refused with the reason.
+  void progressiveScanLimit_data() {
+    QTest::addColumn<int>("refinements");
+    QTest::addColumn<bool>("accepted");
+    QTest::newRow("64 scans") << 0 << true;
+    QTest::newRow("694 scans") << 10 << false;
+  }
+  void progressiveScanLimit() {
+    QFETCH(int, refinements);
+    QFETCH(bool, accepted);
+    JpegSpec spec{.width = 16, .height = 16, .components = 1};
+    spec.scans.push_back(jpeg_scan_info{1, {0}, 0, 0, 0, 0});  // DC
+    for (int k = 1; k < 64; ++k) {
+      spec.scans.push_back(jpeg_scan_info{1, {0}, k, k, 0, refinements});
+      for (int al = refinements - 1; al >= 0; --al) spec.scans.push_back(jpeg_scan_info{1, {0}, k, k, al + 1, al});
+    }
+    QCOMPARE(static_cast<int>(spec.scans.size()), 1 + 63 * (1 + refinements));
+    const std::vector<uint8_t> bytes = encodeJpeg(spec, [](int x, int y, int) { return (x * 16 + y * 3) % 256; });
+    QVERIFY(!bytes.empty());
+    ImageDecodeInfo info;
+    const QString message = decodeBytes(bytes, QTest::currentDataTag(), &info);
+    if (accepted) {
+      QVERIFY2(message.isEmpty(), qPrintable(message));
+      QVERIFY(info.progressive);
+    } else {
+      QVERIFY2(message.contains("cannot decode JPEG") && message.contains("more than 500 progressive scans"),
+               qPrintable(message));
+    }
+  }
+
   // Exif segments that lie: each JPEG still decodes, unturned, and says why its Exif was ignored.
   void garbageExif_data() {
     QTest::addColumn<QByteArray>("exif");

@@ -114,6 +114,22 @@ void onJpegMessage(j_common_ptr cinfo, int level) {
   std::longjmp(state->jump, 1);
 }
 
+// A progressive JPEG can hold any number of scans, and each one makes libjpeg revisit the whole
+// image: a damaged or hostile file with tens of thousands of tiny scans decodes for minutes.
+// Encoders write about 10 (libjpeg's default script) and rarely more than a hundred.
+constexpr int kMaxJpegScans = 500;
+
+void onJpegProgress(j_common_ptr cinfo) {
+  auto* d = reinterpret_cast<j_decompress_ptr>(cinfo);
+  if (!cinfo->is_decompressor || d->input_scan_number <= kMaxJpegScans) return;
+  auto* state = reinterpret_cast<JpegErrorState*>(cinfo->err);
+  std::snprintf(state->message, sizeof state->message,
+                "it has more than %d progressive scans (a damaged file, or one made to be slow to decode)",
+                kMaxJpegScans);
+  state->code = -1;
+  std::longjmp(state->jump, 1);
+}
+
 // libjpeg's own allocations (a progressive image keeps every coefficient: 2 bytes per sample) are
 // capped: past this, libjpeg asks for a backing store, which this build lacks, and fails cleanly.
 constexpr long kJpegMemoryLimit = 1L << 30;
@@ -134,6 +150,7 @@ struct JpegRead {
   bool tooLarge = false;
   std::vector<unsigned char> exif;    // the first APP1 "Exif" payload
   std::vector<unsigned char> pixels;  // (height, width, components) as libjpeg outputs them
+  jpeg_progress_mgr progress{};
 
   ~JpegRead() {
     if (created) jpeg_destroy_decompress(&cinfo);
@@ -148,6 +165,8 @@ bool readJpeg(JpegRead& r) {
   if (setjmp(r.err.jump)) return false;
   jpeg_create_decompress(&r.cinfo);
   r.created = true;
+  r.progress.progress_monitor = onJpegProgress;
+  r.cinfo.progress = &r.progress;
   r.cinfo.mem->max_memory_to_use = kJpegMemoryLimit;
   jpeg_mem_src(&r.cinfo, r.data, static_cast<unsigned long>(r.size));
   jpeg_save_markers(&r.cinfo, JPEG_APP0 + 1, 0xFFFF);
