@@ -368,6 +368,55 @@ class TestImageDecode : public QObject {
     QCOMPARE(image.width, 16);
   }
 
+  // Note [JPEG scaled decoding]: the largest of 1/2, 1/4, 1/8 that keeps the shown image at least
+  // the size asked for; the colours stay where they were.
+  void scaledJpegDecoding_data() {
+    QTest::addColumn<int>("orientation");
+    QTest::addColumn<int>("minWidth");
+    QTest::addColumn<int>("minHeight");
+    QTest::addColumn<int>("denominator");
+    QTest::newRow("no options") << 1 << 0 << 0 << 1;
+    QTest::newRow("40x20: 1/4") << 1 << 40 << 20 << 4;
+    QTest::newRow("32x16: 1/8") << 1 << 32 << 16 << 8;
+    QTest::newRow("33x16: 1/4") << 1 << 33 << 16 << 4;
+    QTest::newRow("300x10: whole") << 1 << 300 << 10 << 1;
+    QTest::newRow("turned, 20x40 shown: 1/4") << 6 << 20 << 40 << 4;
+    QTest::newRow("turned, 40x20 shown: 1/2") << 6 << 40 << 20 << 2;
+  }
+  void scaledJpegDecoding() {
+    QFETCH(int, orientation);
+    QFETCH(int, minWidth);
+    QFETCH(int, minHeight);
+    QFETCH(int, denominator);
+    const Rgb colours[4] = {{230, 20, 20}, {20, 220, 20}, {20, 20, 230}, {240, 240, 240}};
+    JpegSpec spec{.width = 256, .height = 128, .app1 = exifWithOrientation(orientation, false)};
+    QVERIFY(writeJpegFile(path("big.jpg"), spec, [&](int x, int y, int c) {
+      const Rgb& q = colours[(x >= 128 ? 1 : 0) + (y >= 64 ? 2 : 0)];
+      return c == 0 ? q.r : c == 1 ? q.g : q.b;
+    }));
+    ImageDecodeInfo info;
+    Image image;
+    std::string error;
+    QVERIFY2(decodeImage(path("big.jpg").toStdString(), image, error, &info, ImageDecodeOptions{minWidth, minHeight}),
+             error.c_str());
+    QCOMPARE(info.scaleDenominator, denominator);
+    QCOMPARE(info.storedWidth, 256);
+    const bool turned = orientation >= 5;
+    QCOMPARE(image.width, (turned ? 128 : 256) / denominator);
+    QCOMPARE(image.height, (turned ? 256 : 128) / denominator);
+    if (denominator > 1) QVERIFY(image.width >= minWidth && image.height >= minHeight);
+    // Stored quadrant A (top-left) is shown top-left, or top-right when turned clockwise (6).
+    const int ax = turned ? image.width * 3 / 4 : image.width / 4;
+    const int ay = image.height / 4;
+    QVERIFY2(std::abs(image.at(ax, ay, 0) - 230) <= 8 && image.at(ax, ay, 1) < 40, qPrintable(describe(image, ax, ay)));
+    // PNG ignores the options.
+    PngSpec png{.width = 64, .height = 64, .colorType = PNG_COLOR_TYPE_GRAY};
+    QVERIFY(writePngFile(path("big.png"), png, [](int x, int, int) { return x; }));
+    QVERIFY(decodeImage(path("big.png").toStdString(), image, error, &info, ImageDecodeOptions{8, 8}));
+    QCOMPARE(image.width, 64);
+    QCOMPARE(info.scaleDenominator, 1);
+  }
+
   // ----- format by content, and the one-line reasons ------------------------------------------
 
   void formatFromContentNotName() {

@@ -50,6 +50,17 @@ struct ImageDecodeInfo {
   std::string exifProblem;    // why an Exif segment was ignored (bounds, byte order...); empty if none
   int storedWidth = 0;        // the size in the file, before the EXIF orientation turned it
   int storedHeight = 0;
+  int scaleDenominator = 1;   // JPEG decoded at 1/2, 1/4 or 1/8 (ImageDecodeOptions); else 1
+};
+
+// What the caller will do with the image, so the decoder can do less.
+struct ImageDecodeOptions {
+  // When both are > 0, a JPEG may be decoded at 1/2, 1/4 or 1/8 of its size (libjpeg's DCT
+  // scaling, Note [JPEG scaled decoding]) as long as the result, as shown (after the EXIF
+  // orientation), is still at least minWidth x minHeight. Ask for the dataset's image size: every
+  // resize mode then only shrinks from there. PNG is always decoded whole.
+  int minWidth = 0;
+  int minHeight = 0;
 };
 
 // Limits against damaged or hostile files: a header can claim any size.
@@ -71,6 +82,7 @@ constexpr uint64_t kMaxImageFileBytes = uint64_t{1} << 29;   // 512 MiB
 // "is truncated", "cannot decode PNG '<path>': ...", "cannot decode JPEG '<path>': <libjpeg
 // message>", "... pixels, too large". Never aborts, never prints. Safe to call from several
 // threads at once (no shared state).
-bool decodeImage(const std::string& path, Image& out, std::string& error, ImageDecodeInfo* info = nullptr);
+bool decodeImage(const std::string& path, Image& out, std::string& error, ImageDecodeInfo* info = nullptr,
+                 const ImageDecodeOptions& options = {});
 
 }  // namespace netsmith
