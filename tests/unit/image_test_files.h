@@ -145,6 +145,7 @@ struct JpegSpec {
   int quality = 95;
   std::vector<uint8_t> app1;                // an APP1 segment's payload (Exif), if not empty
   std::vector<jpeg_scan_info> scans;        // a progressive scan script of our own, if not empty
+  int jfifMajorVersion = 1;                 // written in the JFIF segment (2 makes readers warn)
 };
 
 // Encodes a JPEG in memory; value(x, y, component) gives each sample (0..255). Empty on failure.
@@ -178,6 +179,7 @@ inline std::vector<uint8_t> encodeJpeg(const JpegSpec& spec, const std::function
   jpeg_set_defaults(&s.cinfo);
   if (spec.fileColorSpace != JCS_UNKNOWN) jpeg_set_colorspace(&s.cinfo, spec.fileColorSpace);
   jpeg_set_quality(&s.cinfo, spec.quality, TRUE);
+  s.cinfo.JFIF_major_version = static_cast<UINT8>(spec.jfifMajorVersion);
   if (spec.fullChroma)
     for (int c = 0; c < s.cinfo.num_components; ++c) {
       s.cinfo.comp_info[c].h_samp_factor = 1;

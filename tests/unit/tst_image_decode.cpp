@@ -417,6 +417,21 @@ class TestImageDecode : public QObject {
     QCOMPARE(info.scaleDenominator, 1);
   }
 
+  // Note [libjpeg errors]: a warning that says nothing about the pixels (an unknown JFIF version)
+  // is counted, not fatal; nothing is printed.
+  void harmlessWarningCounted() {
+    JpegSpec spec{.width = 8, .height = 8, .components = 1, .jfifMajorVersion = 2};
+    QVERIFY(writeJpegFile(path("jfif2.jpg"), spec, [](int, int, int) { return 128; }));
+    ImageDecodeInfo info;
+    const Image image = decodeOk(path("jfif2.jpg"), &info);
+    QCOMPARE(info.harmlessWarnings, 1);
+    QVERIFY(std::abs(image.at(4, 4) - 128) <= 2);
+    JpegSpec plain{.width = 8, .height = 8, .components = 1};
+    QVERIFY(writeJpegFile(path("jfif1.jpg"), plain, [](int, int, int) { return 128; }));
+    decodeOk(path("jfif1.jpg"), &info);
+    QCOMPARE(info.harmlessWarnings, 0);
+  }
+
   // ----- format by content, and the one-line reasons ------------------------------------------
 
   void formatFromContentNotName() {

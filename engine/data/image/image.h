@@ -51,6 +51,7 @@ struct ImageDecodeInfo {
   int storedWidth = 0;        // the size in the file, before the EXIF orientation turned it
   int storedHeight = 0;
   int scaleDenominator = 1;   // JPEG decoded at 1/2, 1/4 or 1/8 (ImageDecodeOptions); else 1
+  int harmlessWarnings = 0;   // libjpeg's "unknown JFIF revision" / "unknown Adobe transform"
 };
 
 // What the caller will do with the image, so the decoder can do less.

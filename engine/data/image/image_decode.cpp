@@ -259,6 +259,7 @@ bool decodeJpeg(const std::string& path, const std::vector<unsigned char>& bytes
   info.storedHeight = static_cast<int>(r.storedHeight);
   info.scaleDenominator = r.scaleDenominator;
   info.exifProblem = r.exifProblem;
+  info.harmlessWarnings = r.err.harmlessWarnings;
   if (!ok) {
     if (r.tooLarge)
       error = "image '" + path + "' is " + std::to_string(r.width) + "x" + std::to_string(r.height) +
