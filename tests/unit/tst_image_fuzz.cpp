@@ -341,7 +341,7 @@ class TestImageFuzz : public QObject {
         std::vector<uint8_t> noise(6 + rng.below(64));
         std::copy(good.begin(), good.begin() + 6, noise.begin());
         for (size_t k = 6; k < noise.size(); ++k) noise[k] = static_cast<uint8_t>(rng.next());
-        if (rng.below(2)) noise[6] = noise[7] = big ? 'M' : 'I';
+        if (noise.size() >= 8 && rng.below(2)) noise[6] = noise[7] = big ? 'M' : 'I';
         const int o = parseExifOrientation(noise.data(), noise.size(), problem);
         QVERIFY(o >= 0 && o <= 8);
       }
