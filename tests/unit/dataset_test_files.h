@@ -13,6 +13,8 @@
 
 #include "engine/project/project.h"
 
+#include "unit/image_test_files.h"
+
 namespace netsmith::testing {
 
 inline void writeBytes(const QString& path, const std::vector<uint8_t>& bytes) {
@@ -59,42 +61,13 @@ inline std::vector<uint8_t> idxBytes(uint8_t type, const std::vector<uint32_t>& 
 // value(x, y, channel) gives each sample (0..255, or 0..65535 for bitDepth 16).
 inline bool writePng(const QString& path, int width, int height, int colorType, int bitDepth,
                      const std::function<int(int, int, int)>& value, bool interlaced = false) {
-  std::FILE* file = std::fopen(path.toStdString().c_str(), "wb");
-  if (!file) return false;
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-  png_infop info = png_create_info_struct(png);
-  if (setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, &info);
-    std::fclose(file);
-    return false;
-  }
-  png_init_io(png, file);
-  png_set_IHDR(png, info, width, height, bitDepth, colorType, interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
-               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-  png_write_info(png, info);
-  const int channels = png_get_channels(png, info);
-  const int bytesPer = bitDepth / 8;
-  std::vector<uint8_t> data(static_cast<size_t>(width) * height * channels * bytesPer);
-  std::vector<png_bytep> rows(height);
-  for (int y = 0; y < height; ++y) {
-    rows[y] = data.data() + static_cast<size_t>(y) * width * channels * bytesPer;
-    for (int x = 0; x < width; ++x)
-      for (int c = 0; c < channels; ++c) {
-        const int v = value(x, y, c);
-        uint8_t* p = rows[y] + (static_cast<size_t>(x) * channels + c) * bytesPer;
-        if (bytesPer == 2) {
-          p[0] = static_cast<uint8_t>(v >> 8);
-          p[1] = static_cast<uint8_t>(v);
-        } else {
-          p[0] = static_cast<uint8_t>(v);
-        }
-      }
-  }
-  png_write_image(png, rows.data());
-  png_write_end(png, nullptr);
-  png_destroy_write_struct(&png, &info);
-  std::fclose(file);
-  return true;
+  PngSpec spec;
+  spec.width = width;
+  spec.height = height;
+  spec.colorType = colorType;
+  spec.bitDepth = bitDepth;
+  spec.interlaced = interlaced;
+  return writePngFile(path, spec, value);  // image_test_files.h: the one PNG writer of the tests
 }
 
 inline bool writeGrayPng(const QString& path, int width, int height, int base = 0) {

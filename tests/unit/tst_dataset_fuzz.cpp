@@ -10,21 +10,12 @@
 #include "engine/data/dataset.h"
 #include "engine/data/png_reader.h"
 #include "unit/dataset_test_files.h"
+#include "unit/fuzz_random.h"
 
 using namespace netsmith;
 using namespace netsmith::testing;
 
 namespace {
-
-// A small deterministic generator (the cases must be the same on every run).
-struct Lcg {
-  uint32_t state;
-  uint32_t next() {
-    state = state * 1664525u + 1013904223u;
-    return state >> 8;
-  }
-  size_t below(size_t n) { return n == 0 ? 0 : next() % n; }
-};
 
 // Messages stay short whatever the file holds (Note [CSV limits]).
 constexpr qsizetype kMaxMessage = 4000;

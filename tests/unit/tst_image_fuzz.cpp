@@ -12,21 +12,12 @@
 #include "engine/data/image/exif.h"
 #include "engine/data/image/image.h"
 #include "unit/image_test_files.h"
+#include "unit/fuzz_random.h"
 
 using namespace netsmith;
 using namespace netsmith::testing;
 
 namespace {
-
-// A small deterministic generator (the cases must be the same on every run).
-struct Lcg {
-  uint32_t state;
-  uint32_t next() {
-    state = state * 1664525u + 1013904223u;
-    return state >> 8;
-  }
-  size_t below(size_t n) { return n == 0 ? 0 : next() % n; }
-};
 
 constexpr qsizetype kMaxMessage = 4000;
 
