@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <iterator>
 #include <numeric>
 #include <utility>
 
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
+#include "engine/data/class_names.h"
 #include "engine/data/csv_reader.h"
 #include "engine/data/idx_reader.h"
 
@@ -23,7 +25,18 @@ Dataset loadDataSource(const DataSourceSpec& spec, double scale, const std::stri
   }
   if (spec.format == "csv") {
     NS_CHECK(!spec.csv.empty(), "CSV dataset source has no csv file");
-    return readCsvDataset(spec.csv, scale, onError == "skip");
+    Dataset data = readCsvDataset(spec.csv, scale, onError == "skip");
+    const std::filesystem::path names = classNamesPathFor(spec.csv);
+    std::error_code ec;
+    if (data.numClasses > 0 && std::filesystem::is_regular_file(names, ec)) {
+      data.classNames = readClassNames(names);
+      NS_CHECK(static_cast<int64_t>(data.classNames.size()) >= data.numClasses,
+               "{} names {} class{}, but the labels of '{}' go up to {}: give every label 0..{} a name, one per line",
+               names.string(), data.classNames.size(), data.classNames.size() == 1 ? "" : "es", spec.csv,
+               data.numClasses - 1, data.numClasses - 1);
+      data.numClasses = static_cast<int64_t>(data.classNames.size());
+    }
+    return data;
   }
   NS_THROW("unknown dataset format \"{}\": expected \"idx\" or \"csv\"", spec.format);
 }

@@ -37,6 +37,10 @@ struct Dataset {
   // Class labels (one integer >= 0 per sample): max label + 1, always > 0. Zero when the labels
   // are vectors (several y columns, or a 2-D IDX labels file) rather than class indices.
   int64_t numClasses = 0;
+  // classNames[k]: the name of class label k ("cat"), from classes.txt beside a CSV (one name per
+  // line, in label order; what `netsmith-cli dataset create` writes). Empty: the classes are
+  // unnamed and messages use their numbers.
+  std::vector<std::string> classNames;
   // Problems that did not stop loading. With on_error "skip", one of them is the line that counts
   // the skipped rows and names them with their reasons (file and row; the first
   // kSkippedRowsListed of them): skipSamples() keeps it up to date.
