@@ -51,6 +51,26 @@ struct DatasetSpec {
   std::string onError = "error";  // "error" | "skip": bad rows/files stop the run or are skipped
 };
 
+// config.augmentation: random transforms of each training image, drawn from (seed, epoch, sample
+// index) (engine/data/augment.h). Every field's default is off; an absent object is all off.
+// Training only: validation, evaluation and inference see the samples as stored.
+struct Augmentation {
+  bool flipHorizontal = false;   // flip_horizontal: mirror left-right with probability 0.5
+  bool flipVertical = false;     // flip_vertical: mirror top-bottom with probability 0.5
+  int64_t cropPadding = 0;       // crop_padding: pad by P zero pixels, crop H×W at a random offset
+  double rotationDegrees = 0;    // rotation_degrees: angle uniform in [-r, r], 0..180
+  double scale = 0;              // scale: zoom factor uniform in [1-s, 1+s], 0 <= s < 1
+  double shift = 0;              // shift: offset uniform in [-f, f] of the width / height, 0..1
+  double brightness = 0;         // brightness: values × a factor in [max(0, 1-b), 1+b]
+  double contrast = 0;           // contrast: distance to the sample's mean × a factor in [max(0, 1-c), 1+c]
+
+  bool enabled() const {
+    return flipHorizontal || flipVertical || cropPadding > 0 || rotationDegrees > 0 || scale > 0 || shift > 0 ||
+           brightness > 0 || contrast > 0;
+  }
+  bool operator==(const Augmentation&) const = default;
+};
+
 struct TrainingConfig {
   int64_t maxEpoch = 10;
   int64_t batchSize = 64;  // per device (DESIGN.md §6)
@@ -59,6 +79,7 @@ struct TrainingConfig {
   uint64_t seed = 1;
   bool deterministic = false;
   bool saveBest = true;  // keep the best validation epoch's parameters as RUN/best.nsparams
+  Augmentation augmentation;  // config.augmentation (training samples only)
 };
 
 struct OptimizerConfig {

@@ -42,7 +42,12 @@ const std::vector<std::string> kNodeKeys{"id", "type", "params", "pos"};
 const std::vector<std::string> kLinkKeys{"from", "to", "port"};
 const std::vector<std::string> kDatasetKeys{"training", "validation", "scale", "shuffle", "on_error"};
 const std::vector<std::string> kSourceKeys{"format", "images", "labels", "csv"};
-const std::vector<std::string> kConfigKeys{"max_epoch", "batch_size", "monitor_interval", "precision", "seed", "deterministic", "save_best"};
+const std::vector<std::string> kConfigKeys{"max_epoch", "batch_size", "monitor_interval", "precision", "seed", "deterministic", "save_best",
+                                           "augmentation"};
+const std::vector<std::string> kAugmentationKeys{"flip_horizontal", "flip_vertical", "crop_padding", "rotation_degrees",
+                                                 "scale",           "shift",         "brightness",   "contrast"};
+// The largest crop_padding accepted: far beyond any image's use, small enough for int arithmetic.
+constexpr int64_t kMaxCropPadding = 4096;
 const std::vector<std::string> kOptimizerFixedKeys{"solver",        "weight_decay", "lr_multiplier", "lr_update_interval",
                                                    "warmup_epochs", "lr_schedule",  "step_epochs",   "gamma"};
 const std::vector<std::string> kScheduleKeys{"step_epochs", "gamma"};
@@ -309,6 +314,25 @@ class ProjectReader {
     if (const Json* x = m_c.find(v, "seed")) out.seed = m_c.nonNegativeInteger(*x, "config.seed");
     if (const Json* x = m_c.find(v, "deterministic")) out.deterministic = m_c.boolean(*x, "config.deterministic");
     if (const Json* x = m_c.find(v, "save_best")) out.saveBest = m_c.boolean(*x, "config.save_best");
+    if (const Json* x = m_c.find(v, "augmentation")) augmentation(*x, out.augmentation);
+  }
+
+  // config.augmentation: every key optional, absent ones off.
+  void augmentation(const Json& v, Augmentation& out) const {
+    const std::string path = "config.augmentation";
+    m_c.object(v, path, kAugmentationKeys, "an object such as {\"flip_horizontal\": true, \"crop_padding\": 4}");
+    if (const Json* x = m_c.find(v, "flip_horizontal")) out.flipHorizontal = m_c.boolean(*x, child(path, "flip_horizontal"));
+    if (const Json* x = m_c.find(v, "flip_vertical")) out.flipVertical = m_c.boolean(*x, child(path, "flip_vertical"));
+    if (const Json* x = m_c.find(v, "crop_padding"))
+      out.cropPadding = m_c.integer(*x, child(path, "crop_padding"), 0, kMaxCropPadding);
+    if (const Json* x = m_c.find(v, "rotation_degrees"))
+      out.rotationDegrees = rangedNumber(*x, child(path, "rotation_degrees"), 180, false, "degrees");
+    if (const Json* x = m_c.find(v, "scale"))
+      out.scale = rangedNumber(*x, child(path, "scale"), 1, true, "the largest relative change of size, such as 0.1 for ×0.9 to ×1.1");
+    if (const Json* x = m_c.find(v, "shift"))
+      out.shift = rangedNumber(*x, child(path, "shift"), 1, false, "a fraction of the width and height, such as 0.1");
+    if (const Json* x = m_c.find(v, "brightness")) out.brightness = m_c.number(*x, child(path, "brightness"), Bound{0, false});
+    if (const Json* x = m_c.find(v, "contrast")) out.contrast = m_c.number(*x, child(path, "contrast"), Bound{0, false});
   }
 
   void optimizer(const Json& v, OptimizerConfig& out) const {
@@ -381,6 +405,14 @@ class ProjectReader {
                                         : format("unknown node '{}'; did you mean '{}'?", id, suggestion));
     }
     return id;
+  }
+
+  // A number in [0, max] (or [0, max) when maxExcluded); `what` says what it measures.
+  double rangedNumber(const Json& v, const std::string& path, double max, bool maxExcluded, const char* what) const {
+    const bool ok = v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= 0 &&
+                    (maxExcluded ? v.get<double>() < max : v.get<double>() <= max);
+    if (!ok) m_c.fail(path, format("expected a number in [0, {}{} ({}), got {}", max, maxExcluded ? ")" : "]", what, shown(v)));
+    return v.get<double>();
   }
 
   std::string filePath(const Json& v, const std::string& path) const {
@@ -510,6 +542,19 @@ OrderedJson buildJson(const Project& p, const fs::path& baseDir) {
   config["deterministic"] = p.config.deterministic;
   // Written only when off: files saved before the key existed (the samples) keep their text.
   if (!p.config.saveBest) config["save_best"] = false;
+  // Only what is on: a project without augmentation keeps its text (an absent object is all off).
+  if (const Augmentation& a = p.config.augmentation; a.enabled()) {
+    OrderedJson augmentation;
+    if (a.flipHorizontal) augmentation["flip_horizontal"] = true;
+    if (a.flipVertical) augmentation["flip_vertical"] = true;
+    if (a.cropPadding > 0) augmentation["crop_padding"] = a.cropPadding;
+    if (a.rotationDegrees > 0) augmentation["rotation_degrees"] = numberJson(a.rotationDegrees);
+    if (a.scale > 0) augmentation["scale"] = numberJson(a.scale);
+    if (a.shift > 0) augmentation["shift"] = numberJson(a.shift);
+    if (a.brightness > 0) augmentation["brightness"] = numberJson(a.brightness);
+    if (a.contrast > 0) augmentation["contrast"] = numberJson(a.contrast);
+    config["augmentation"] = std::move(augmentation);
+  }
   j["config"] = std::move(config);
 
   OrderedJson optimizer;

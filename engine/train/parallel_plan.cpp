@@ -9,6 +9,7 @@
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/core/precision.h"
+#include "engine/data/augment.h"
 #include "engine/optim/lr_schedule.h"
 #include "engine/optim/optimizer.h"
 #include "engine/project/device_name.h"
@@ -83,7 +84,19 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
   plan.trainSamples = trainSamples;
   plan.maxEpoch = maxEpoch;
   plan.deterministic = project.config.deterministic;
+  plan.augmentation = project.config.augmentation;
   NS_CHECK(trainSamples >= 1, "the training set has no samples");
+  if (plan.augmentation.enabled()) {
+    // The Input's shape as written (the graph checked it); absent: the Input's default (1,28,28).
+    for (const NodeSpec& node : project.network.nodes) {
+      if (node.type != "Input") continue;
+      const Json* shape = node.params.is_object() && node.params.contains("shape") ? &node.params.at("shape") : nullptr;
+      if (!shape || !shape->is_array()) continue;
+      Shape dims;
+      for (const Json& d : *shape) dims.push_back(d.is_number() ? d.get<int64_t>() : 0);
+      checkAugmentable(plan.augmentation, dims, format("the Input '{}'", node.id));
+    }
+  }
 
   NS_CHECK(par.workerLoad.empty() || par.workerLoad.size() == par.devices.size(),
            "parallel.worker_load: {} load(s) for {} devices ({}): give one load per device, or remove worker_load for "
@@ -281,6 +294,7 @@ Json TrainingPlan::toJson() const {
             {"warmup_iterations", warmupIterations},
             {"deterministic", deterministic},
             {"precision", precision},
+            {"augmentation", describeAugmentation(augmentation)},
             {"warnings", warnings}};
   if (deterministic) {
     j["chunk"] = chunk;
@@ -315,6 +329,7 @@ std::string TrainingPlan::toText() const {
   s += format("Update interval:      every {} iteration(s)\n", lrUpdateInterval);
   if (precision != "float") s += format("Precision:            {} ({})\n", precision, precisionNote);
   if (warmupIterations > 0) s += format("Warm-up:              {} iterations\n", warmupIterations);
+  s += format("Augmentation:         {}\n", describeAugmentation(augmentation));
   if (deterministic)
     s += format("Reproducible:         chunks of {} samples; {}\n", chunk,
                 identicalAcrossDeviceCounts

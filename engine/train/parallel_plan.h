@@ -41,6 +41,7 @@ struct TrainingPlan {
   std::string precision = "float";   // config.precision
   std::string precisionNote;         // how the devices compute it, for people ("bf16 products, ...")
   int64_t chunk = 0;                 // reproducible mode: samples per forward/backward chunk
+  Augmentation augmentation;         // config.augmentation: applied to training batches only
   // Reproducible mode with lr_policy keep_logical_batch and chunks that fit every device count:
   // 1, 2 and 4 devices give the same weights (Note [Reproducible training]).
   bool identicalAcrossDeviceCounts = false;
@@ -69,7 +70,8 @@ std::vector<std::string> parseDeviceList(const std::string& commaSeparated);
 // set of trainSamples samples on a machine with `cores` cores (at most kCpuWorkersPerCore CPU
 // workers per core: cpu:N beyond that is an error). Throws Error naming the JSON path
 // and what to choose when the rules cannot be met (keep_logical_batch with a batch size the
-// devices cannot share evenly, a device this build cannot train on, ...).
+// devices cannot share evenly, a device this build cannot train on, augmentation of an Input that
+// takes vectors, ...).
 TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t maxEpoch, int cores,
                           bool hasBatchNormalization);
 

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/core/error.h"
+#include "engine/data/augment.h"
 #include "engine/train/profiler.h"
 
 namespace netsmith {
@@ -129,7 +130,10 @@ void Replica::reproducibleForwardBackward(const Dataset& train, std::span<const 
   for (int64_t start = 0; start < static_cast<int64_t>(slice.size()); start += chunk) {
     const std::span<const int64_t> ids = slice.subspan(static_cast<size_t>(start), static_cast<size_t>(chunk));
     if (hasStats && start > 0) scatterRunningStats(m_statsSnapshot.data());
-    profiled(m_network->profiler(), ProfilePhase::Data, [&] { gatherBatch(train, ids, m_x, m_y); });
+    profiled(m_network->profiler(), ProfilePhase::Data, [&] {
+      gatherBatch(train, ids, m_x, m_y);
+      augmentBatch(m_plan.augmentation, m_seed, epoch, ids, m_x);  // training only: Note [Augmentation draws]
+    });
     lossSum += sumOf(m_network->forward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), ids.data()}));
     m_network->backward(m_solver ? weight * m_solver->lossScale() : weight);
     float* leaf = m_tree->next();
@@ -164,7 +168,10 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
     if (m_reducer)
       for (int b = 0; b < m_buckets->bucketCount(); ++b) m_reducer->bucketReady(b);
   } else {
-    profiled(m_network->profiler(), ProfilePhase::Data, [&] { gatherBatch(train, slice, m_x, m_y); });
+    profiled(m_network->profiler(), ProfilePhase::Data, [&] {
+      gatherBatch(train, slice, m_x, m_y);
+      augmentBatch(m_plan.augmentation, m_seed, epoch, slice, m_x);  // training only: Note [Augmentation draws]
+    });
     f.lossSum = sumOf(m_network->forward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), slice.data()}));
     // The running statistics, weighted by this worker's share, so their sum is the mean.
     if (hasStats && shared) captureRunningStats(m_statsBuffer.data(), static_cast<float>(slice.size()) * weight);
