@@ -1,4 +1,4 @@
-// netsmith-cli: train, validate, ops, devices. The engine's command line; the GUI drives the
+// netsmith-cli: train, validate, dataset, ops, devices. The engine's command line; the GUI drives the
 // same `train --events -` (DESIGN.md §7).
 #include <unistd.h>
 
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/cli/args.h"
+#include "engine/cli/dataset_command.h"
 #include "engine/cli/eval_commands.h"
 #include "engine/cli/progress_bar.h"
 #include "engine/cli/sweep_command.h"
@@ -90,7 +91,7 @@ const CommandSpec kDevices{"devices",
                            0,
                            0};
 
-const std::vector<const CommandSpec*> kCommands{&kTrain, &kSweep, &kValidate, &kEvaluate, &kInfer, &kExport, &kOps, &kDevices};
+const std::vector<const CommandSpec*> kCommands{&kTrain, &kSweep, &kValidate, &kEvaluate, &kInfer, &kExport, &kDataset, &kOps, &kDevices};
 
 std::string mainHelp() {
   std::string s =
@@ -341,12 +342,13 @@ int dispatch(int argc, char** argv) {
   }
   const std::map<std::string, int (*)(const ParsedArgs&)> handlers{
       {"train", runTrain},       {"sweep", runSweepWithSignals}, {"validate", runValidate}, {"evaluate", runEvaluate},
-      {"infer", runInfer},       {"export", runExport},          {"ops", runOps},           {"devices", runDevices}};
+      {"infer", runInfer},       {"export", runExport},          {"dataset", runDataset},   {"ops", runOps},
+      {"devices", runDevices}};
   const auto it = handlers.find(args[0]);
   if (it == handlers.end()) {
     std::fprintf(stderr,
-                 "netsmith-cli: unknown command '%s' (commands: train, sweep, validate, evaluate, infer, export, ops, "
-                 "devices; see --help)\n",
+                 "netsmith-cli: unknown command '%s' (commands: train, sweep, validate, evaluate, infer, export, "
+                 "dataset, ops, devices; see --help)\n",
                  args[0].c_str());
     return kExitUsage;
   }

@@ -97,6 +97,7 @@ struct FolderDatasetResult {
   FolderLayout layout = FolderLayout::ClassFolders;
   std::string validationFolder;         // given split: "val" or "test"
   double validationPercent = 0;         // drawn split: the percent used
+  uint64_t seed = 0;                    // drawn split: the seed used
   int width = 0, height = 0, channels = 0;
   ResizeMode resize = ResizeMode::Squash;
   std::string sizeChoice;               // "given (--size)", "the most common: 950 of 1000 images"
