@@ -3,6 +3,7 @@
 // after a resume), fast mode against one worker, worker_load against one device, validation
 // spread over the devices. config.precision "bfloat16" on CPU workers: refused where it would
 // be emulated or is missing, and reproducible on 1, 2 and 4 workers like float (Note [CPU bfloat16]).
+// config.augmentation: reproducible on 1, 2 and 4 workers, and never applied to validation.
 #include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
@@ -271,6 +272,53 @@ class DataParallelTest : public QObject {
       QCOMPARE(validation[i].value("validation_loss", -1.0), validation[0].value("validation_loss", -2.0));
       QCOMPARE(validation[i].value("validation_error", -1.0), validation[0].value("validation_error", -2.0));
     }
+  }
+
+  // config.augmentation (Note [Augmentation draws]): each sample's transforms are keyed by (seed,
+  // epoch, sample index), so reproducible mode still gives one parameters_sha256 on 1, 2 and 4
+  // workers; and the augmented run really trains on other inputs than the plain one.
+  void reproducibleAugmentationIsIdenticalOn1_2_4Workers() {
+    Json p = variant("fashion_mnist_lenet", {{"deterministic", true}}, {}, {{"lr_policy", "keep_logical_batch"}});
+    const Json plain = p;
+    p["config"]["augmentation"] = {{"flip_horizontal", true}, {"crop_padding", 2}, {"rotation_degrees", 10}, {"brightness", 0.2}};
+    const std::string path = saveProject(m_dir, "repro-augmented", p);
+    std::vector<std::string> shas;
+    for (const auto& devices : {kOne, kTwo, kFour}) {
+      const TrainedRun run = trainInProcess(m_dir, path, quick(2, 384, 64, devices));
+      QCOMPARE(run.result.status, std::string("completed"));
+      const Json started = run.events->last("started");
+      QVERIFY(started.value("identical_across_device_counts", false));
+      QCOMPARE(started.value("augmentation", std::string()),
+               std::string("horizontal flip, crop padding 2, rotation ±10°, brightness ±0.2"));
+      shas.push_back(run.result.parametersSha256);
+    }
+    QCOMPARE(shas[1], shas[0]);
+    QCOMPARE(shas[2], shas[0]);
+    const std::string plainPath = saveProject(m_dir, "repro-not-augmented", plain);
+    const TrainedRun without = trainInProcess(m_dir, plainPath, quick(2, 384, 64, kOne));
+    QCOMPARE(without.result.status, std::string("completed"));
+    QCOMPARE(without.events->last("started").value("augmentation", std::string()), std::string("off"));
+    QVERIFY(without.result.parametersSha256 != shas[0]);
+  }
+
+  // Augmentation is for training only: with weights that cannot move (alpha 1e-30 changes no
+  // weight of float size), the training loss differs with augmentation on and off, while the
+  // validation figures, computed on the stored samples, are the same.
+  void validationIsNotAugmented() {
+    Json p = variant("fashion_mnist_lenet", {{"deterministic", true}}, {{"alpha", 1e-30}}, {});
+    const std::string plainPath = saveProject(m_dir, "still-plain", p);
+    p["config"]["augmentation"] = {{"flip_vertical", true}, {"rotation_degrees", 30}, {"contrast", 0.5}, {"shift", 0.2}};
+    const std::string augmentedPath = saveProject(m_dir, "still-augmented", p);
+    const TrainedRun plain = trainInProcess(m_dir, plainPath, quick(1, 256, 256, kOne));
+    const TrainedRun augmented = trainInProcess(m_dir, augmentedPath, quick(1, 256, 256, kOne));
+    QCOMPARE(plain.result.status, std::string("completed"));
+    QCOMPARE(augmented.result.status, std::string("completed"));
+    const Json a = plain.events->last("epoch"), b = augmented.events->last("epoch");
+    const double trainA = a.value("train_loss", 0.0), trainB = b.value("train_loss", 0.0);
+    QVERIFY2(std::abs(trainA - trainB) > 1e-3 * std::abs(trainA), qPrintable(QString("%1 vs %2").arg(trainA).arg(trainB)));
+    const double validA = a.value("validation_loss", -1.0), validB = b.value("validation_loss", -2.0);
+    QVERIFY2(std::abs(validA - validB) <= 1e-6 * std::abs(validA), qPrintable(QString("%1 vs %2").arg(validA).arg(validB)));
+    QCOMPARE(b.value("validation_error", -1.0), a.value("validation_error", -2.0));
   }
 
   void reproducibleResumeEqualsUninterrupted() {
