@@ -8,6 +8,7 @@
 #include "engine/cli/eval_commands.h"
 #include "engine/core/error.h"
 #include "engine/core/text_files.h"
+#include "engine/data/class_names.h"
 #include "engine/data/csv_reader.h"
 #include "engine/eval/evaluation.h"
 #include "engine/eval/run_model.h"
@@ -25,7 +26,8 @@ const CommandSpec kEvaluate{
     "Runs on the run's devices (or --devices), in fixed blocks combined in sample order, so any number of\n"
     "devices gives the same numbers. Writes RUN_FOLDER/evaluation/<dataset>-<parameters>/: evaluation.json\n"
     "(what --json prints), report.txt (the table) and predictions.csv (every sample's true and predicted\n"
-    "class and likelihoods). Exit status: 0 done, 1 failed, 2 bad command line.",
+    "class, their names and the likelihoods). Classes are named from the run's classes.txt (else the\n"
+    "dataset's), or numbered. Exit status: 0 done, 1 failed, 2 bad command line.",
     {{"--dataset", "NAME", "validation (default), training, or a dataset CSV file (x:image,y:label)"},
      {"--parameters", "WHICH", "last (default: parameters.nsparams) or best (best.nsparams, config.save_best)"},
      {"--devices", "LIST", "evaluate on these devices (e.g. cpu:0,cpu:1) instead of the run's"},
@@ -56,6 +58,31 @@ std::string fixed(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
+}
+
+// Note [Run class names]: the run's names, else the evaluated dataset's. When both have names and
+// they differ, the labels are still compared as numbers (the network knows no names) and a
+// warning says which class is called what.
+struct Naming {
+  std::vector<std::string> names;
+  std::string file;
+  std::vector<std::string> warnings;
+};
+
+Naming classNamesFor(const RunModel& model, const Dataset& data, const DataSourceSpec& spec) {
+  Naming n{model.classNames(), model.classNamesFile(), {}};
+  if (data.classNames.empty()) return n;
+  const std::string datasetFile = classNamesPathFor(spec.csv).string();
+  if (n.names.empty()) return {data.classNames, datasetFile, {}};
+  if (data.classNames == n.names || datasetFile == n.file) return n;
+  size_t c = 0;
+  while (c < n.names.size() && c < data.classNames.size() && n.names[c] == data.classNames[c]) ++c;
+  const std::string ours = c < n.names.size() ? "'" + n.names[c] + "'" : "unnamed";
+  const std::string theirs = c < data.classNames.size() ? "'" + data.classNames[c] + "'" : "unnamed";
+  n.warnings.push_back(format("{} names the classes differently from the run's {}: class {} is {} there and {} in the run "
+                              "(the labels are compared as numbers; the report uses the run's names)",
+                              datasetFile, n.file, c, theirs, ours));
+  return n;
 }
 
 const char* headName(OutputHead h) {
@@ -114,11 +141,15 @@ int runEvaluate(const ParsedArgs& args) {
       applyOutputHead(head, {predictions.row(i), static_cast<size_t>(predictions.width)},
                       {likelihoods.data() + i * predictions.width, static_cast<size_t>(predictions.width)});
     const Evaluation e = evaluateClassifier(reading, likelihoods, predictions.width, data.labels, worst);
+    const Naming naming = classNamesFor(model, data, spec);
+    for (const auto& w : naming.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     const fs::path folder = fs::path(model.runDir()) / "evaluation" / tag;
     fs::create_directories(folder);
-    Json out = evaluationToJson(e, {});
+    Json out = evaluationToJson(e, naming.names);
+    out["class_names_file"] = naming.file.empty() ? Json(nullptr) : Json(naming.file);
+    out["warnings"] = naming.warnings;
     out["run"] = model.runDir();
     out["project"] = project.name;
     out["dataset"] = {{"name", datasetName == "validation" || datasetName == "training" ? datasetName : "csv"},
@@ -138,12 +169,15 @@ int runEvaluate(const ParsedArgs& args) {
                     {"report", (folder / "report.txt").string()},
                     {"predictions", (folder / "predictions.csv").string()}};
 
-    std::string csv = "index,true_class,predicted_class";
+    std::string csv = "index,true_class,predicted_class,true_class_name,predicted_class_name";
     for (int64_t c = 0; c < predictions.width; ++c) csv += ",likelihood_" + std::to_string(c);
     csv += "\n";
     for (int64_t i = 0; i < predictions.samples; ++i) {
       const std::span<const float> row(likelihoods.data() + i * predictions.width, static_cast<size_t>(predictions.width));
-      csv += format("{},{},{}", i, static_cast<int64_t>(data.labels[static_cast<size_t>(i)]), predictedClass(reading, row));
+      const auto trueClass = static_cast<int64_t>(data.labels[static_cast<size_t>(i)]);
+      const int64_t predicted = predictedClass(reading, row);
+      csv += format("{},{},{},{},{}", i, trueClass, predicted, csvCell(classNameOf(naming.names, trueClass)),
+                    csvCell(classNameOf(naming.names, predicted)));
       for (float v : row) csv += "," + fixed(v);
       csv += "\n";
     }
@@ -153,12 +187,12 @@ int runEvaluate(const ParsedArgs& args) {
                                       for (const auto& d : predictions.devices) s += (s.empty() ? "" : ", ") + d;
                                       return s;
                                     }()) +
-                             evaluationToText(e, {});
-    writeTextAtomically(folder / "evaluation.json", out.dump(2) + "\n");
+                             evaluationToText(e, naming.names);
+    writeTextAtomically(folder / "evaluation.json", out.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
     writeTextAtomically(folder / "report.txt", text);
     writeTextAtomically(folder / "predictions.csv", csv);
     if (json) {
-      std::printf("%s\n", out.dump().c_str());
+      std::printf("%s\n", out.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
     } else {
       std::printf("%s\nWritten to %s\n", text.c_str(), folder.string().c_str());
     }

@@ -20,8 +20,10 @@ const CommandSpec kExport{
     "Every layer becomes standard ONNX operators; the loss becomes the output head (Softmax for\n"
     "SoftmaxCrossEntropy, Sigmoid for SigmoidCrossEntropy, Identity otherwise). The model's input 'x'\n"
     "is (N, Input shape) already multiplied by dataset.scale (recorded in the model's metadata as\n"
-    "netsmith.input_scale); its output 'y' is what `netsmith-cli infer` writes. A layer with no ONNX\n"
-    "equivalent is an error naming it. Exit status: 0 done, 1 failed, 2 bad command line.",
+    "netsmith.input_scale); its output 'y' is what `netsmith-cli infer` writes. When the run's classes\n"
+    "have names (its classes.txt), the metadata's class_names holds them as a JSON array in class order.\n"
+    "A layer with no ONNX equivalent is an error naming it. Exit status: 0 done, 1 failed, 2 bad command\n"
+    "line.",
     {{"--onnx", "FILE", "where to write the model (default RUN_FOLDER/model.onnx)"},
      {"--parameters", "WHICH", "last (default) or best"}},
     1,
@@ -46,6 +48,11 @@ int runExport(const ParsedArgs& args) {
                      return std::string(buf);
                    }()},
                    {"netsmith.loss", graph.loss().schema->name}};
+  // Note [Run class names]: the names of output classes 0, 1, ... as a JSON array of strings, the
+  // form other tools can read without Netsmith; absent when the classes are unnamed. (Bytes that
+  // are not UTF-8 become U+FFFD: protobuf strings must be UTF-8.)
+  if (!model.classNames().empty())
+    onnx.metadata.emplace_back("class_names", Json(model.classNames()).dump(-1, ' ', false, Json::error_handler_t::replace));
   writeOnnxModel(onnx, path);
   std::printf("Exported %zu layers as %zu ONNX nodes (opset %lld) to %s\n", graph.nodes.size(), onnx.nodes.size(),
               static_cast<long long>(kOnnxOpset), path.c_str());

@@ -5,6 +5,7 @@
 
 #include "engine/cli/eval_commands.h"
 #include "engine/core/error.h"
+#include "engine/eval/evaluation.h"
 #include "engine/eval/inference_input.h"
 #include "engine/eval/output_head.h"
 #include "engine/eval/run_model.h"
@@ -19,7 +20,8 @@ const CommandSpec kInfer{
     "Runs a trained run's network on PNG images or a dataset CSV and writes the predictions as CSV.",
     "Inputs are scaled by the project's dataset.scale, as in training. A CSV follows the dataset format\n"
     "(header x:image, image paths relative to the CSV); its y column is optional. Output columns:\n"
-    "input,class,likelihood_0,... for a classifier (likelihoods after the softmax or sigmoid the loss\n"
+    "input,class,class_name,likelihood_0,... for a classifier (class_name from the run's classes.txt, or\n"
+    "the class number when the classes are unnamed; likelihoods after the softmax or sigmoid the loss\n"
     "implies), input,y_0,... otherwise. Exit status: 0 done, 1 failed, 2 bad command line.",
     {{"--input", "FILE", "a dataset CSV, or a PNG file (more PNG files may follow as arguments)"},
      {"--output", "FILE.csv", "write the CSV here instead of standard output"},
@@ -55,20 +57,19 @@ int runInfer(const ParsedArgs& args) {
   const Predictions p = model.predict(data, devicesOption(args));
   const OutputHead head = outputHeadOf(model.graph());
   const ClassReading reading = classReadingOf(model.graph());
-  std::string csv = reading.classification ? "input,class" : "input";
+  // class_name is always there for a classifier (the number when unnamed), so the columns do not
+  // depend on whether the run's classes have names (Note [Run class names]).
+  std::string csv = reading.classification ? "input,class,class_name" : "input";
   for (int64_t c = 0; c < p.width; ++c) csv += (reading.classification ? ",likelihood_" : ",y_") + std::to_string(c);
   csv += "\n";
   std::vector<float> row(static_cast<size_t>(p.width));
   for (int64_t i = 0; i < p.samples; ++i) {
     applyOutputHead(head, {p.row(i), row.size()}, row);
-    std::string name = i < static_cast<int64_t>(names.size()) ? names[static_cast<size_t>(i)] : std::to_string(i);
-    if (name.find_first_of(",\"\n") != std::string::npos) {
-      std::string q = "\"";
-      for (char ch : name) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-      name = q + "\"";
+    csv += csvCell(i < static_cast<int64_t>(names.size()) ? names[static_cast<size_t>(i)] : std::to_string(i));
+    if (reading.classification) {
+      const int64_t c = predictedClass(reading, row);
+      csv += "," + std::to_string(c) + "," + csvCell(classNameOf(model.classNames(), c));
     }
-    csv += name;
-    if (reading.classification) csv += "," + std::to_string(predictedClass(reading, row));
     for (float v : row) csv += "," + fixed(v);
     csv += "\n";
   }

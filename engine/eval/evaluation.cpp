@@ -17,7 +17,40 @@ std::string percent(double v) {
   return buf;
 }
 
+// Characters (UTF-8 code points) of s, so a name such as "Sandale é" lines up in the table.
+size_t width(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// s cut to `w` characters (never inside a UTF-8 sequence) and padded with spaces to `w`.
+std::string fit(const std::string& s, size_t w, bool right = false) {
+  std::string out;
+  size_t n = 0, i = 0;
+  for (; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if ((c & 0xC0) != 0x80 && n++ == w) break;
+    out += s[i];
+  }
+  const std::string pad(w - std::min(w, width(out)), ' ');
+  return right ? pad + out : out + pad;
+}
+
 }  // namespace
+
+std::string classNameOf(const std::vector<std::string>& classNames, int64_t c) {
+  return c >= 0 && static_cast<size_t>(c) < classNames.size() && !classNames[static_cast<size_t>(c)].empty()
+             ? classNames[static_cast<size_t>(c)]
+             : std::to_string(c);
+}
+
+std::string csvCell(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string q = "\"";
+  for (char ch : text) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
 
 Evaluation evaluateClassifier(const ClassReading& reading, const std::vector<float>& likelihoods, int64_t width,
                               const std::vector<float>& labels, int64_t worstCount) {
@@ -73,11 +106,13 @@ Evaluation evaluateClassifier(const ClassReading& reading, const std::vector<flo
 }
 
 Json evaluationToJson(const Evaluation& e, const std::vector<std::string>& classNames) {
+  Json names = Json::array();
+  for (int64_t c = 0; c < e.classes; ++c) names.push_back(classNameOf(classNames, c));
   Json perClass = Json::array();
   for (size_t c = 0; c < e.perClass.size(); ++c) {
     const ClassMetrics& m = e.perClass[c];
     perClass.push_back({{"class", c},
-                        {"name", c < classNames.size() ? classNames[c] : std::to_string(c)},
+                        {"name", classNameOf(classNames, static_cast<int64_t>(c))},
                         {"support", m.support},
                         {"predicted", m.predicted},
                         {"true_positives", m.truePositives},
@@ -90,11 +125,14 @@ Json evaluationToJson(const Evaluation& e, const std::vector<std::string>& class
     worst.push_back({{"index", s.index},
                      {"true_class", s.trueClass},
                      {"predicted_class", s.predictedClass},
+                     {"true_class_name", classNameOf(classNames, s.trueClass)},
+                     {"predicted_class_name", classNameOf(classNames, s.predictedClass)},
                      {"true_likelihood", s.trueLikelihood},
                      {"predicted_likelihood", s.predictedLikelihood},
                      {"likelihoods", s.likelihoods}});
   return {{"samples", e.samples},
           {"classes", e.classes},
+          {"class_names", names},
           {"correct", e.correct},
           {"accuracy", e.accuracy},
           {"error", 1.0 - e.accuracy},
@@ -105,7 +143,7 @@ Json evaluationToJson(const Evaluation& e, const std::vector<std::string>& class
 }
 
 std::string evaluationToText(const Evaluation& e, const std::vector<std::string>& classNames) {
-  auto name = [&](size_t c) { return c < classNames.size() ? classNames[c] : std::to_string(c); };
+  auto name = [&](size_t c) { return classNameOf(classNames, static_cast<int64_t>(c)); };
   std::string s = format("Accuracy: {} ({} of {} samples), error {}\n\n", percent(e.accuracy), e.correct, e.samples,
                          percent(1.0 - e.accuracy));
   char line[256];
@@ -113,24 +151,27 @@ std::string evaluationToText(const Evaluation& e, const std::vector<std::string>
   s += line;
   for (size_t c = 0; c < e.perClass.size(); ++c) {
     const ClassMetrics& m = e.perClass[c];
-    std::snprintf(line, sizeof line, "  %-14s %9.4f %9.4f %9.4f %8lld\n", name(c).substr(0, 14).c_str(), m.precision,
-                  m.recall, m.fMeasure, static_cast<long long>(m.support));
-    s += line;
+    std::snprintf(line, sizeof line, " %9.4f %9.4f %9.4f %8lld\n", m.precision, m.recall, m.fMeasure,
+                  static_cast<long long>(m.support));
+    s += "  " + fit(name(c), 14) + line;
   }
   std::snprintf(line, sizeof line, "  %-14s %9.4f %9.4f %9.4f %8lld\n\n", "macro average", e.macroPrecision, e.macroRecall,
                 e.macroFMeasure, static_cast<long long>(e.samples));
   s += line;
-  s += "Confusion matrix (rows: true class, columns: predicted class)\n       ";
+  // Unnamed classes keep the narrow table of numbers; names widen the row labels (up to 14
+  // characters) and the columns (up to 10).
+  size_t rowWidth = 4, columnWidth = 6;
   for (size_t c = 0; c < e.confusion.size(); ++c) {
-    std::snprintf(line, sizeof line, " %6zu", c);
-    s += line;
+    rowWidth = std::max(rowWidth, std::min<size_t>(width(name(c)), 14));
+    columnWidth = std::max(columnWidth, std::min<size_t>(width(name(c)), 10));
   }
+  s += "Confusion matrix (rows: true class, columns: predicted class)\n  " + std::string(rowWidth, ' ') + " ";
+  for (size_t c = 0; c < e.confusion.size(); ++c) s += " " + fit(name(c), columnWidth, true);
   s += "\n";
   for (size_t t = 0; t < e.confusion.size(); ++t) {
-    std::snprintf(line, sizeof line, "  %4zu ", t);
-    s += line;
+    s += "  " + fit(name(t), rowWidth, classNames.empty()) + " ";
     for (int64_t v : e.confusion[t]) {
-      std::snprintf(line, sizeof line, " %6lld", static_cast<long long>(v));
+      std::snprintf(line, sizeof line, " %*lld", static_cast<int>(columnWidth), static_cast<long long>(v));
       s += line;
     }
     s += "\n";
@@ -140,10 +181,9 @@ std::string evaluationToText(const Evaluation& e, const std::vector<std::string>
     std::snprintf(line, sizeof line, "  %8s  %-14s %-14s %10s %10s\n", "sample", "true", "predicted", "P(true)", "P(pred)");
     s += line;
     for (const auto& w : e.worst) {
-      std::snprintf(line, sizeof line, "  %8lld  %-14s %-14s %10.4f %10.4f\n", static_cast<long long>(w.index),
-                    name(static_cast<size_t>(w.trueClass)).substr(0, 14).c_str(),
-                    name(static_cast<size_t>(w.predictedClass)).substr(0, 14).c_str(), w.trueLikelihood,
-                    w.predictedLikelihood);
+      std::snprintf(line, sizeof line, "  %8lld  ", static_cast<long long>(w.index));
+      s += line + fit(name(static_cast<size_t>(w.trueClass)), 14) + " " + fit(name(static_cast<size_t>(w.predictedClass)), 14);
+      std::snprintf(line, sizeof line, " %10.4f %10.4f\n", w.trueLikelihood, w.predictedLikelihood);
       s += line;
     }
   }

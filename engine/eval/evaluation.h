@@ -48,9 +48,20 @@ struct Evaluation {
 Evaluation evaluateClassifier(const ClassReading& reading, const std::vector<float>& likelihoods, int64_t width,
                               const std::vector<float>& labels, int64_t worstCount);
 
-// JSON for machines (evaluate --json, RUN/evaluation/*.json, the GUI's Evaluation page).
+// The name of class c: classNames[c], or its number ("3") when it has none (Note [Run class names]).
+std::string classNameOf(const std::vector<std::string>& classNames, int64_t c);
+
+// One CSV cell: as it is, or in double quotes (inner quotes doubled) when it holds a comma, a
+// quote or a line break (T-shirt, top → "T-shirt, top").
+std::string csvCell(const std::string& text);
+
+// JSON for machines (evaluate --json, RUN/evaluation/*.json, the GUI's Evaluation page). Every
+// class carries its name (classNameOf): `class_names` (one per class: the labels of the confusion
+// matrix's rows and columns), per_class `name`, and the worst samples' `true_class_name` and
+// `predicted_class_name`.
 Json evaluationToJson(const Evaluation& e, const std::vector<std::string>& classNames);
-// A table for people: accuracy, per-class table, macro averages, confusion matrix, worst samples.
+// A table for people: accuracy, per-class table, macro averages, confusion matrix, worst samples,
+// each class shown by its name.
 std::string evaluationToText(const Evaluation& e, const std::vector<std::string>& classNames);
 
 }  // namespace netsmith

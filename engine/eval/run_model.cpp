@@ -8,6 +8,7 @@
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/backend/device_factory.h"
 #include "engine/core/error.h"
+#include "engine/data/class_names.h"
 #include "engine/project/project_io.h"
 #include "engine/train/network.h"
 #include "engine/train/worker_pool.h"
@@ -31,7 +32,19 @@ RunModel::RunModel(const std::string& runDir, const std::string& which) : m_runD
     if (j.contains("devices") && j["devices"].is_array()) m_devices = j["devices"].get<std::vector<std::string>>();
   }
   m_parameters = readRunParameters(m_runDir, which);
+  // Note [Run class names]: the run's own file, else (an older run) the training CSV's.
+  fs::path names = runClassNamesPath(m_runDir);
+  const DataSourceSpec& training = m_project.dataset.training;
+  std::error_code ec;
+  if (!fs::is_regular_file(names, ec) && training.format == "csv" && !training.csv.empty())
+    names = classNamesPathFor(training.csv);
+  if (fs::is_regular_file(names, ec)) {
+    m_classNames = readClassNames(names);
+    m_classNamesFile = names.string();
+  }
 }
+
+std::string runClassNamesPath(const std::string& runDir) { return (fs::path(runDir) / kRunClassNamesFile).string(); }
 
 void RunModel::checkFits(const Dataset& data) const {
   const Shape& in = m_graph->input().outputShape;

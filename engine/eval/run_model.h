@@ -35,6 +35,10 @@ class RunModel {
   const RunParameters& parameters() const { return m_parameters; }
   // The devices the run trained on (run.json's --devices, else parallel.devices).
   const std::vector<std::string>& runDevices() const { return m_devices; }
+  // The run's class names (Note [Run class names]); empty when its classes are unnamed.
+  const std::vector<std::string>& classNames() const { return m_classNames; }
+  // The classes.txt they were read from; empty when unnamed.
+  const std::string& classNamesFile() const { return m_classNamesFile; }
 
   // Runs every sample of `data` through the network in inference mode. Workers take contiguous
   // runs of fixed blocks of `block` samples; each sample's output lands at its own index, so the
@@ -50,6 +54,23 @@ class RunModel {
   std::unique_ptr<Graph> m_graph;
   RunParameters m_parameters;
   std::vector<std::string> m_devices;
+  std::vector<std::string> m_classNames;
+  std::string m_classNamesFile;
 };
+
+// Note [Run class names]
+// A run remembers what its class labels are called: when the training dataset has names
+// (classes.txt beside its CSV, Dataset::classNames), the trainer copies them into RUN/classes.txt
+// (atomically, with each checkpoint and the final parameters, so any parameters the run has come
+// with them; engine/train/training_run_files.cpp). evaluate, infer and export read that file, so
+// they name the classes even after the dataset has moved. A run folder without one (trained before
+// runs kept their names) falls back to classes.txt beside the project's training CSV, when there is
+// one. A name file that cannot be read is an error naming it, never silently unnamed classes.
+// Where a class has no name its number stands in ("3"): per_class name, true_class_name,
+// predicted_class_name, infer's class_name.
+constexpr const char* kRunClassNamesFile = "classes.txt";
+
+// The run folder's class names file: RUN/classes.txt.
+std::string runClassNamesPath(const std::string& runDir);
 
 }  // namespace netsmith

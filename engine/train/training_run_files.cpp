@@ -1,11 +1,13 @@
 // TrainingRun's files (training_run.h): checkpoints (written and restored), learning_curve.csv,
-// the final parameters and run.json's result.
+// the final parameters, the class names (classes.txt) and run.json's result.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
 #include "engine/core/error.h"
 #include "engine/core/text_files.h"
+#include "engine/data/class_names.h"
+#include "engine/eval/run_model.h"
 #include "engine/train/checkpoint.h"
 #include "engine/train/run_folder.h"
 #include "engine/train/training_run.h"
@@ -13,6 +15,28 @@
 namespace fs = std::filesystem;
 
 namespace netsmith::training {
+
+namespace {
+
+// Note [Run class names]: RUN/classes.txt holds the training dataset's class names, written with
+// the first parameters the run saves (a checkpoint or the final parameters) and again only when
+// the names differ (a resume on a dataset whose classes.txt was edited). Unnamed classes write
+// nothing, and leave a classes.txt of an earlier session of the run as it is.
+void rememberClassNames(const fs::path& runDir, const std::vector<std::string>& names) {
+  if (names.empty()) return;
+  const fs::path path = runClassNamesPath(runDir.string());
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) {
+    try {
+      if (readClassNames(path) == names) return;
+    } catch (const Error&) {
+      // Damaged: replaced below with the dataset's names.
+    }
+  }
+  writeClassNames(path, names);
+}
+
+}  // namespace
 
 void TrainingRun::restoreFromCheckpoint() {
   // The leader chose (claimForResume: only this run's checkpoints); under mpirun every process
@@ -107,6 +131,7 @@ void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {
   m_checkpointedAt = position;
   checkReplicas(format("at the checkpoint of epoch {}, iteration {}", epoch + (iteration > 0 ? 1 : 0), iteration));
   if (!m_job->leader()) return;
+  rememberClassNames(m_runDir, m_train.classNames);
   Replica& replica = *m_replicas[0];
   CheckpointData data;
   Json curve = Json::array();
@@ -152,6 +177,7 @@ void TrainingRun::writeLearningCurve() {
 }
 
 void TrainingRun::writeFinalParameters() {
+  rememberClassNames(m_runDir, m_train.classNames);
   Replica& replica = *m_replicas[0];
   CheckpointData data;
   data.meta = {{"format", "netsmith-parameters"},

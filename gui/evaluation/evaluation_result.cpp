@@ -2,6 +2,7 @@
 
 #include <QFile>
 #include <QLocale>
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
@@ -45,6 +46,27 @@ SamplePrediction readSample(const Json& o) {
   return s;
 }
 
+// One CSV line's cells; a quoted cell may hold commas and doubled quotes (a class name).
+QList<QByteArray> splitCsv(const QByteArray& line) {
+  QList<QByteArray> cells{QByteArray()};
+  bool quoted = false;
+  for (qsizetype i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c != '"') cells.last() += c;
+      else if (i + 1 < line.size() && line[i + 1] == '"') cells.last() += line[++i];
+      else quoted = false;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      cells << QByteArray();
+    } else {
+      cells.last() += c;
+    }
+  }
+  return cells;
+}
+
 QString csvField(const QString& s) {
   if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n'))) return s;
   QString q = s;
@@ -67,6 +89,7 @@ double SamplePrediction::predictedLikelihood() const {
 QString EvaluationResult::className(int c) const {
   for (const ClassFigures& f : perClass)
     if (f.classIndex == c && !f.name.isEmpty()) return f.name;
+  if (c >= 0 && c < classNames.size() && !classNames[c].isEmpty()) return classNames[c];
   return QString::number(c);
 }
 
@@ -103,6 +126,8 @@ std::optional<EvaluationResult> parseEvaluation(const QByteArray& json, QString*
   r.binary = member(o, "binary").is_boolean() && member(o, "binary").get<bool>();
   r.samples = integer(o, "samples");
   r.classes = integer(o, "classes");
+  if (const Json& names = member(o, "class_names"); names.is_array())
+    for (const Json& n : names) r.classNames << (n.is_string() ? QString::fromStdString(n.get<std::string>()) : QString());
   r.correct = integer(o, "correct");
   r.accuracy = number(o, "accuracy");
   r.error = number(o, "error");
@@ -143,16 +168,27 @@ QList<SamplePrediction> readPredictions(const QString& file, int limit, bool mis
   QList<SamplePrediction> out;
   QFile f(file);
   if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return out;
-  f.readLine();  // header
+  // Columns by name; an older file (no header names known) has index,true,predicted,likelihoods.
+  const QList<QByteArray> header = splitCsv(f.readLine().trimmed());
+  qsizetype index = header.indexOf("index"), trueClass = header.indexOf("true_class"),
+            predicted = header.indexOf("predicted_class"), firstLikelihood = -1;
+  for (qsizetype i = 0; i < header.size() && firstLikelihood < 0; ++i)
+    if (header[i].startsWith("likelihood_")) firstLikelihood = i;
+  if (index < 0 || trueClass < 0 || predicted < 0 || firstLikelihood < 0) {
+    index = 0;
+    trueClass = 1;
+    predicted = 2;
+    firstLikelihood = 3;
+  }
   while (!f.atEnd() && (limit <= 0 || out.size() < limit)) {
-    const QList<QByteArray> cells = f.readLine().trimmed().split(',');
-    if (cells.size() < 4) continue;
+    const QList<QByteArray> cells = splitCsv(f.readLine().trimmed());
+    if (cells.size() <= std::max({index, trueClass, predicted, firstLikelihood})) continue;
     SamplePrediction s;
-    s.index = cells[0].toLongLong();
-    s.trueClass = cells[1].toInt();
-    s.predictedClass = cells[2].toInt();
+    s.index = cells[index].toLongLong();
+    s.trueClass = cells[trueClass].toInt();
+    s.predictedClass = cells[predicted].toInt();
     if (misclassifiedOnly && !s.misclassified()) continue;
-    for (qsizetype i = 3; i < cells.size(); ++i) s.likelihoods << cells[i].toDouble();
+    for (qsizetype i = firstLikelihood; i < cells.size(); ++i) s.likelihoods << cells[i].toDouble();
     out << s;
   }
   return out;

@@ -46,20 +46,24 @@ struct EvaluationResult {
   double accuracy = 0, error = 0;
   double macroPrecision = 0, macroRecall = 0, macroFMeasure = 0;
   QList<ClassFigures> perClass;
+  // class_names: one per class, the name or the number (Note [Run class names]); empty in an
+  // evaluation written before it was given.
+  QStringList classNames;
   QVector<QVector<long long>> confusion;  // [true][predicted]
   QList<SamplePrediction> worst;          // misclassified, worst first
   double seconds = 0;
   QString jsonFile, reportFile, predictionsFile;
 
-  QString className(int c) const;  // the per-class name, else the number
+  QString className(int c) const;  // the per-class name, else class_names', else the number
 };
 
 // Parses evaluate's JSON. Nothing (and `error` says why) when it is not an evaluation: not JSON,
 // the engine's {"error": "..."} (its message is given), or no confusion matrix.
 std::optional<EvaluationResult> parseEvaluation(const QByteArray& json, QString* error = nullptr);
 
-// Reads predictions.csv (index,true_class,predicted_class,likelihood_0,...): at most `limit` rows
-// (0: all), only the misclassified ones when `misclassifiedOnly`.
+// Reads predictions.csv (index,true_class,predicted_class,true_class_name,predicted_class_name,
+// likelihood_0,...; columns found by their header names, so a file without the names reads too):
+// at most `limit` rows (0: all), only the misclassified ones when `misclassifiedOnly`.
 QList<SamplePrediction> readPredictions(const QString& file, int limit = 0, bool misclassifiedOnly = false);
 
 // The per-class table as CSV: class,name,precision,recall,f_measure,support, then a "macro" row.

@@ -1,18 +1,23 @@
 // netsmith-cli evaluate and infer on a real (short) Fashion-MNIST run: evaluate agrees with the
 // trainer's validation error, multi-device evaluation equals single-device exactly, best-epoch
 // parameters, the evaluation folder, infer on 10 PNG files equals evaluate on the same images.
+// A run on a dataset with classes.txt names its classes in every output, even once the dataset's
+// file is gone (Note [Run class names]).
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "engine/backend/cpu/cpu_precision.h"
+#include "engine/data/class_names.h"
 #include "engine/data/dataset.h"
 #include "engine/project/project_io.h"
 #include "engine/train/checkpoint.h"
 #include "support/cli_runner.h"
+#include "support/named_dataset.h"
 #include "unit/dataset_test_files.h"
 
 using namespace netsmith::test;
@@ -44,6 +49,20 @@ std::string cellsAfter(const std::string& line, int skip) {
 }
 
 Json parseJson(const CliRun& r) { return Json::parse(r.stdoutText.toStdString()); }
+
+// The cells of a CSV line; quoted cells may hold commas and doubled quotes.
+std::vector<std::string> csvCells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') cells.back() += line[++i];
+    else if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) cells.emplace_back();
+    else cells.back() += c;
+  }
+  return cells;
+}
 
 }  // namespace
 
@@ -98,6 +117,13 @@ class EvaluateCliTest : public QObject {
     QVERIFY(j["worst"][0]["true_likelihood"].get<double>() <= j["worst"][19]["true_likelihood"].get<double>());
     QCOMPARE(j.at("parameters").at("which").get<std::string>(), std::string("last"));
     QCOMPARE(j.at("output_head").get<std::string>(), std::string("softmax"));
+    // Fashion-MNIST's IDX files name no classes: each is called by its number.
+    QCOMPARE(j.at("class_names").get<std::vector<std::string>>(),
+             (std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}));
+    QVERIFY(j.at("class_names_file").is_null());
+    QVERIFY(!fs::exists((m_run + "/classes.txt").toStdString()));
+    QCOMPARE(j["per_class"][3]["name"].get<std::string>(), std::string("3"));
+    QCOMPARE(j["worst"][0]["true_class_name"].get<std::string>(), std::to_string(j["worst"][0]["true_class"].get<int>()));
     for (const char* f : {"json", "report", "predictions"}) QVERIFY(fs::exists(j["files"][f].get<std::string>()));
     QCOMPARE(lines(readText(j["files"]["predictions"].get<std::string>())).size(), size_t{1001});
     QVERIFY(readText(j["files"]["report"].get<std::string>()).find("Confusion matrix") != std::string::npos);
@@ -195,7 +221,7 @@ class EvaluateCliTest : public QObject {
     QVERIFY2(infer.exitCode == 0, infer.stderrText.constData());
     const auto inferred = lines(readText(m_dir.filePath("infer.csv").toStdString()));
     QCOMPARE(inferred.size(), size_t{11});
-    QVERIFY(inferred[0].rfind("input,class,likelihood_0,", 0) == 0);
+    QVERIFY(inferred[0].rfind("input,class,class_name,likelihood_0,", 0) == 0);
 
     const CliRun onCsv = runCli({"evaluate", m_run, "--dataset", m_dir.filePath("ten.csv"), "--json"});
     QVERIFY2(onCsv.exitCode == 0, onCsv.stderrText.constData());
@@ -211,12 +237,109 @@ class EvaluateCliTest : public QObject {
     QCOMPARE(fromCsv.size(), size_t{11});
 
     for (size_t i = 1; i <= 10; ++i) {
-      // infer: input,class,likelihoods...   evaluate: index,true,predicted,likelihoods...
-      QCOMPARE(cellsAfter(inferred[i], 1), cellsAfter(evaluated[i], 2));
-      QCOMPARE(cellsAfter(inferred[i], 1), cellsAfter(idx[i], 2));
+      // infer: input,class,class_name,likelihoods...
+      // evaluate: index,true,predicted,true_class_name,predicted_class_name,likelihoods...
+      // Unnamed classes: a class's name is its number.
+      const auto inferredCells = csvCells(inferred[i]), evaluatedCells = csvCells(evaluated[i]);
+      QCOMPARE(inferredCells[2], inferredCells[1]);
+      QCOMPARE(inferredCells[1], evaluatedCells[2]);
+      QCOMPARE(evaluatedCells[4], evaluatedCells[2]);
+      QCOMPARE(cellsAfter(inferred[i], 3), cellsAfter(evaluated[i], 5));
+      QCOMPARE(csvCells(idx[i])[2], inferredCells[1]);
+      QCOMPARE(cellsAfter(inferred[i], 3), cellsAfter(idx[i], 5));
       QCOMPARE(cellsAfter(fromCsv[i], 1), cellsAfter(inferred[i], 1));
       QVERIFY(inferred[i].rfind(pngs[static_cast<int>(i - 1)].toStdString(), 0) == 0);
     }
+  }
+
+  // Note [Run class names]: a dataset with classes.txt. The run keeps the names (RUN/classes.txt);
+  // evaluate's JSON (class_names, per_class, worst), report and predictions.csv and infer's CSV
+  // carry them, quoted where they hold a comma or a quote, also once the dataset's classes.txt
+  // is gone; a dataset naming the classes otherwise is warned about; a classes.txt with fewer
+  // names than labels is an error naming it.
+  void classNamesEverywhere() {
+    const NamedDataset d = writeNamedDataset(m_dir.filePath("named"));
+    const QString run = m_dir.filePath("run-named");
+    const CliRun t = runCli({"train", d.project, "--run-dir", run, "--quiet"});
+    QVERIFY2(t.exitCode == 0, t.stderrText.constData());
+    const std::string runNames = (run + "/classes.txt").toStdString();
+    QCOMPARE(netsmith::readClassNames(runNames), d.names);
+
+    const CliRun r = runCli({"evaluate", run, "--json"});
+    QVERIFY2(r.exitCode == 0, r.stderrText.constData());
+    const Json j = parseJson(r);
+    QCOMPARE(j.at("classes").get<size_t>(), size_t{3});
+    QCOMPARE(j.at("class_names").get<std::vector<std::string>>(), d.names);
+    QCOMPARE(j.at("class_names_file").get<std::string>(), runNames);
+    QVERIFY(j.at("warnings").empty());
+    for (size_t c = 0; c < 3; ++c) QCOMPARE(j["per_class"][c]["name"].get<std::string>(), d.names[c]);
+    QVERIFY(!j.at("worst").empty());  // the mislabelled samples at least
+    for (const Json& w : j["worst"]) {
+      QCOMPARE(w.at("true_class_name").get<std::string>(), d.names[w.at("true_class").get<size_t>()]);
+      QCOMPARE(w.at("predicted_class_name").get<std::string>(), d.names[w.at("predicted_class").get<size_t>()]);
+    }
+    const std::string report = readText(j["files"]["report"].get<std::string>());
+    const std::string matrix = report.substr(report.find("Confusion matrix"));
+    for (const auto& n : d.names) {
+      QVERIFY2(report.find("  " + n) != std::string::npos, report.c_str());  // per-class table and worst samples
+      QVERIFY2(matrix.find("\n  " + n) != std::string::npos, matrix.c_str());  // a row of the matrix
+    }
+    const auto predictions = lines(readText(j["files"]["predictions"].get<std::string>()));
+    QCOMPARE(predictions[0], std::string("index,true_class,predicted_class,true_class_name,predicted_class_name,"
+                                         "likelihood_0,likelihood_1,likelihood_2"));
+    QCOMPARE(predictions.size(), size_t{1 + 45});
+    QVERIFY(predictions[1].find(",\"T-shirt, top\",") != std::string::npos);  // quoted
+    for (size_t i = 1; i < predictions.size(); ++i) {
+      const auto cells = csvCells(predictions[i]);
+      QCOMPARE(cells.size(), size_t{8});
+      QCOMPARE(cells[3], d.names[std::stoul(cells[1])]);
+      QCOMPARE(cells[4], d.names[std::stoul(cells[2])]);
+    }
+
+    // The dataset's classes.txt gone: the run still knows the names.
+    QVERIFY(QFile::rename(d.classesFile, d.classesFile + ".moved"));
+    const QString inferred = m_dir.filePath("named-infer.csv");
+    const CliRun infer = runCli({"infer", run, "--input", d.validation, "--output", inferred});
+    QVERIFY2(infer.exitCode == 0, infer.stderrText.constData());
+    const auto rows = lines(readText(inferred.toStdString()));
+    QCOMPARE(rows[0], std::string("input,class,class_name,likelihood_0,likelihood_1,likelihood_2"));
+    QCOMPARE(rows.size(), predictions.size());
+    std::set<std::string> seen;
+    for (size_t i = 1; i < rows.size(); ++i) {
+      const auto cells = csvCells(rows[i]);
+      QCOMPARE(cells.size(), size_t{6});
+      QCOMPARE(cells[2], d.names[std::stoul(cells[1])]);
+      QCOMPARE(cells[1], csvCells(predictions[i])[2]);  // evaluate's prediction of the same image
+      seen.insert(cells[2]);
+    }
+    QVERIFY(seen.size() > 1);
+    const CliRun again = runCli({"evaluate", run, "--json"});
+    QVERIFY2(again.exitCode == 0, again.stderrText.constData());
+    QCOMPARE(parseJson(again).at("class_names").get<std::vector<std::string>>(), d.names);
+
+    // A dataset that calls class 1 otherwise: the run's names, and a warning naming both files.
+    const NamedDataset renamed = writeNamedDataset(m_dir.filePath("renamed"), 2);
+    writeText(renamed.classesFile, "T-shirt, top\nPants\nSandale \xC3\xA9\n");
+    const CliRun other = runCli({"evaluate", run, "--dataset", renamed.validation, "--json"});
+    QVERIFY2(other.exitCode == 0, other.stderrText.constData());
+    const Json o = parseJson(other);
+    QCOMPARE(o.at("class_names").get<std::vector<std::string>>(), d.names);
+    QCOMPARE(o.at("warnings").size(), size_t{1});
+    const std::string warning = o["warnings"][0].get<std::string>();
+    QVERIFY2(warning.find(renamed.classesFile.toStdString()) != std::string::npos && warning.find(runNames) != std::string::npos &&
+                 warning.find("class 1 is 'Pants'") != std::string::npos,
+             warning.c_str());
+    QVERIFY(other.stderrText.contains("warning: "));
+
+    // Fewer names than labels: an error naming the file.
+    const NamedDataset shortNames = writeNamedDataset(m_dir.filePath("short"), 2);
+    writeText(shortNames.classesFile, "T-shirt, top\nTrouser\n");
+    const CliRun bad = runCli({"evaluate", run, "--dataset", shortNames.validation});
+    QCOMPARE(bad.exitCode, 1);
+    QVERIFY2(bad.stderrText.contains(shortNames.classesFile.toUtf8()), bad.stderrText.constData());
+    const CliRun badTrain = runCli({"train", shortNames.project, "--run-dir", m_dir.filePath("run-short"), "--quiet"});
+    QCOMPARE(badTrain.exitCode, 1);
+    QVERIFY2(badTrain.stderrText.contains(shortNames.classesFile.toUtf8()), badTrain.stderrText.constData());
   }
 
   void errorsNameWhatIsWrong() {
