@@ -2,6 +2,7 @@
 // one per loss are trained briefly and exported; each model passes onnx.checker (Debian's
 // python3-onnx, /usr/bin/python3) and, when onnxruntime is importable (by /usr/bin/python3 or
 // $NETSMITH_ORT_PYTHON), gives Netsmith's outputs on 1,000 validation images within 1e-4.
+// A run on a dataset with classes.txt puts the names in the model's metadata (class_names).
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -11,6 +12,7 @@
 #include "engine/data/dataset.h"
 #include "engine/project/project_io.h"
 #include "support/cli_runner.h"
+#include "support/named_dataset.h"
 #include "support/train_runner.h"
 #include "unit/dataset_test_files.h"
 
@@ -34,6 +36,13 @@ PyRun python(const QString& interpreter, const QStringList& args) {
   p.start(interpreter, QStringList{sourcePath("tests/support/onnx_compare.py")} + args);
   p.waitForFinished(600000);
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll()).trimmed()};
+}
+
+// The model's metadata_props, read back by ONNX's own Python package.
+Json onnxMetadata(const QString& model) {
+  const PyRun r = python("/usr/bin/python3", {"metadata", model});
+  if (r.exitCode != 0) qWarning("%s", qPrintable(r.output));
+  return r.exitCode == 0 ? Json::parse(r.output.toStdString(), nullptr, false) : Json();
 }
 
 QString ortPython() {
@@ -190,6 +199,30 @@ class OnnxExportTest : public QObject {
     const CliRun missing = runCli({"export", m_dir.filePath("nothing")});
     QCOMPARE(missing.exitCode, 1);
     QVERIFY(missing.stderrText.contains("no such run folder"));
+    // Fashion-MNIST's IDX files name no classes: no class_names in the metadata.
+    const Json meta = onnxMetadata(run + "/model.onnx");
+    QVERIFY(meta.is_object());
+    QVERIFY(meta.contains("netsmith.input_scale"));
+    QVERIFY(!meta.contains("class_names"));
+  }
+
+  // Note [Run class names]: a run on a dataset with classes.txt exports the names as the JSON
+  // array class_names, from the run folder's own copy (the dataset's file is gone by then).
+  void classNamesInTheMetadata() {
+    const NamedDataset d = writeNamedDataset(m_dir.filePath("named"));
+    const QString run = m_dir.filePath("run-named");
+    const CliRun train = runCli({"train", d.project, "--max-epoch", "1", "--run-dir", run, "--quiet"});
+    QVERIFY2(train.exitCode == 0, train.stderrText.constData());
+    QVERIFY(QFile::remove(d.classesFile));
+    const QString model = m_dir.filePath("named.onnx");
+    const CliRun exported = runCli({"export", run, "--onnx", model});
+    QVERIFY2(exported.exitCode == 0, exported.stderrText.constData());
+    QCOMPARE(python("/usr/bin/python3", {"check", model}).exitCode, 0);
+    const Json meta = onnxMetadata(model);
+    QVERIFY(meta.is_object() && meta.contains("class_names"));
+    const Json names = Json::parse(meta["class_names"].get<std::string>());
+    QCOMPARE(names.get<std::vector<std::string>>(), d.names);
+    QCOMPARE(meta.at("netsmith.project").get<std::string>(), std::string("Named classes"));
   }
 };
 
