@@ -41,6 +41,36 @@ ConfigPage::ConfigPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent),
   addField(globalForm, QStringLiteral("config.deterministic"), tr("Deterministic"), Kind::Flag,
            tr("Bitwise identical weights on 1, 2 or 4 devices and after a resume (slower)."));
 
+  // config.augmentation: an absent field is off; an empty field shows "off".
+  auto* augmentation = new QGroupBox(tr("Augmentation"), content);
+  augmentation->setToolTip(tr("Random changes to each training image, drawn from the seed, the epoch and the sample's "
+                              "index, so deterministic runs stay identical on 1, 2 or 4 devices. Validation, evaluation "
+                              "and inference see the images as they are."));
+  auto* augmentationForm = new QFormLayout(augmentation);
+  const QString a = QStringLiteral("config.augmentation.");
+  addField(augmentationForm, a + "flip_horizontal", tr("Horizontal flip"), Kind::Flag,
+           tr("Mirror left-right with probability 0.5."));
+  addField(augmentationForm, a + "flip_vertical", tr("Vertical flip"), Kind::Flag, tr("Mirror top-bottom with probability 0.5."));
+  addField(augmentationForm, a + "crop_padding", tr("Crop padding"), Kind::Integer,
+           tr("Pad by this many zero pixels on every side, then crop back to the image size at a random place."));
+  addField(augmentationForm, a + "rotation_degrees", tr("Rotation (°)"), Kind::Number,
+           tr("Rotate by a random angle within ± this many degrees (0 to 180); corners outside the image are 0."));
+  addField(augmentationForm, a + "scale", tr("Scale"), Kind::Number,
+           tr("Zoom by a random factor within 1 ± this (0 to below 1): 0.1 gives ×0.9 to ×1.1."));
+  addField(augmentationForm, a + "shift", tr("Shift"), Kind::Number,
+           tr("Move by whole pixels, up to this fraction of the width and height (0 to 1)."));
+  addField(augmentationForm, a + "brightness", tr("Brightness"), Kind::Number,
+           tr("Multiply every value by a random factor within 1 ± this (not below 0)."));
+  addField(augmentationForm, a + "contrast", tr("Contrast"), Kind::Number,
+           tr("Scale each value's distance to the image's mean by a random factor within 1 ± this (not below 0)."));
+  for (const char* key : {"crop_padding", "rotation_degrees", "scale", "shift", "brightness", "contrast"})
+    m_defaultTexts.insert(a + key, tr("off"));
+  for (auto it = m_editors.cbegin(); it != m_editors.cend(); ++it)
+    if (it.key().startsWith(a)) m_offWhenAbsent.insert(it.key());
+  auto* trainingOnly = new QLabel(tr("Training only: validation, evaluation and inference use the images as they are."), augmentation);
+  trainingOnly->setWordWrap(true);
+  augmentationForm->addRow(trainingOnly);
+
   auto* optimizer = new QGroupBox(tr("Optimizer"), content);
   auto* optimizerForm = new QFormLayout(optimizer);
   m_optimizerForm = optimizerForm;
@@ -67,6 +97,7 @@ ConfigPage::ConfigPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent),
   auto* leftColumn = new QVBoxLayout;
   leftColumn->addWidget(project);
   leftColumn->addWidget(global);
+  leftColumn->addWidget(augmentation);
   leftColumn->addStretch(1);
   columns->addLayout(leftColumn, 1);
   auto* rightColumn = new QVBoxLayout;
@@ -190,7 +221,11 @@ void ConfigPage::showValues() {
       // A field being typed in keeps the user's text (it may be refused and not in the document).
       if (line->hasFocus() && !m_errors.value(it.key())->isHidden()) continue;
       const QString text = value.is_null() ? QString() : value.is_string() ? qs(value.get<std::string>()) : qs(value.dump());
-      if (line->text() != text && !(line->hasFocus() && valueFromText(line->text()) == value)) line->setText(text);
+      // An augmentation field that is off is absent from the project, so a typed 0 keeps its text.
+      const Json typed = valueFromText(line->text());
+      const bool sameValue = typed == value || (m_offWhenAbsent.contains(it.key()) && value.is_null() && typed.is_number() &&
+                                                typed.get<double>() == 0);
+      if (line->text() != text && !(line->hasFocus() && sameValue)) line->setText(text);
       line->setPlaceholderText(value.is_null() ? m_defaultTexts.value(it.key(), tr("default")) : QString());
     } else if (auto* box = qobject_cast<QComboBox*>(editor)) {
       box->setCurrentText(value.is_string() ? qs(value.get<std::string>()) : QString());

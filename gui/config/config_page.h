@@ -1,9 +1,11 @@
 // ConfigPage: the Global Config and Optimizer sections of DESIGN.md §5, checked as you type by the
 // engine's project loader: a refused value turns its field red with the loader's sentence and
-// changes nothing; an accepted one is an undo step (typing into one field is one step).
+// changes nothing; an accepted one is an undo step (typing into one field is one step). The
+// Augmentation group edits config.augmentation (training only; engine/data/augment.h).
 #pragma once
 
 #include <QHash>
+#include <QSet>
 #include <QWidget>
 
 #include "gui/document/project_document.h"
@@ -40,6 +42,7 @@ class ConfigPage : public QWidget {
   QHash<QString, Kind> m_kinds;
   QFormLayout* m_optimizerForm = nullptr;  // rows shown or hidden by solver and schedule
   QHash<QString, QString> m_defaultTexts;  // placeholder of an empty field: "default 0.9"
+  QSet<QString> m_offWhenAbsent;           // config.augmentation fields: absent means off (0, false)
   bool m_showing = false;
 };
 

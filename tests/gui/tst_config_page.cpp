@@ -106,6 +106,62 @@ class TestConfigPage : public QObject {
     QVERIFY(!shown("optimizer.step_epochs"));
   }
 
+  // The Augmentation group edits config.augmentation: absent fields show "off", a typed value is
+  // checked by the loader (a refused one names its JSON path), each field is one undo step, and
+  // turning everything off again removes the object.
+  void augmentationFields() {
+    ProjectDocument doc;
+    doc.load(NETSMITH_SOURCE_DIR "/projects/fashion_mnist_lenet.nsproj");
+    ConfigPage page(&doc);
+    const QString a = QStringLiteral("config.augmentation.");
+    for (const char* key : {"flip_horizontal", "flip_vertical", "crop_padding", "rotation_degrees", "scale", "shift",
+                            "brightness", "contrast"})
+      QVERIFY2(page.editor(a + key), key);
+    auto* padding = qobject_cast<QLineEdit*>(page.editor(a + "crop_padding"));
+    QCOMPARE(padding->text(), QString());
+    QCOMPARE(padding->placeholderText(), QString("off"));
+    auto* flip = qobject_cast<QCheckBox*>(page.editor(a + "flip_horizontal"));
+    QVERIFY(!flip->isChecked());
+
+    page.enterText(a + "rotation_degrees", "200");
+    QVERIFY2(page.errorFor(a + "rotation_degrees").contains("config.augmentation.rotation_degrees: expected a number in [0, 180]"),
+             qPrintable(page.errorFor(a + "rotation_degrees")));
+    QVERIFY(!doc.isModified());
+    page.enterText(a + "rotation_degrees", "15");
+    QVERIFY(page.errorFor(a + "rotation_degrees").isEmpty());
+    QCOMPARE(doc.settings().config.augmentation.rotationDegrees, 15.0);
+    page.enterText(a + "crop_padding", "4");
+    flip->setChecked(true);
+    QVERIFY(doc.settings().config.augmentation.flipHorizontal);
+    QCOMPARE(doc.settings().config.augmentation.cropPadding, int64_t{4});
+    QCOMPARE(doc.undoStack()->count(), 3);
+    QCOMPARE(padding->text(), QString("4"));
+
+    // A typed 0 turns a field off (the key goes); while it is being typed in, its text stays "0" ...
+    page.show();
+    page.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&page));
+    padding->setFocus();
+    QVERIFY(padding->hasFocus());
+    page.enterText(a + "crop_padding", "0");
+    QCOMPARE(doc.settings().config.augmentation.cropPadding, int64_t{0});
+    QCOMPARE(padding->text(), QString("0"));
+    // ... and afterwards it shows "off".
+    padding->clearFocus();
+    doc.undoStack()->undo();
+    doc.undoStack()->redo();
+    QCOMPARE(padding->text(), QString());
+    doc.undoStack()->undo();
+    QCOMPARE(padding->text(), QString("4"));
+    doc.undoStack()->undo();
+    QVERIFY(!flip->isChecked());
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QCOMPARE(padding->text(), QString());
+    QVERIFY(!doc.settings().config.augmentation.enabled());
+    QVERIFY(!doc.isModified());
+  }
+
   void valueFromTextTypes() {
     QVERIFY(valueFromText("12").is_number_integer());
     QVERIFY(valueFromText("1e-3").is_number_float());
