@@ -1,9 +1,12 @@
 // The Evaluation page: evaluate's JSON read into the model (a fixed sample), the CSV of the
 // per-class table, predictions.csv, the "train first" state, and end to end a real short run
 // evaluated through `netsmith-cli evaluate --json` with the matrix, the table, the samples with
-// their images, an evaluation read back from the run folder, and the ONNX and CSV exports.
+// their images, an evaluation read back from the run folder, and the ONNX and CSV exports; a run
+// on a dataset with classes.txt shows the names on the matrix axes, in the per-class table and
+// on the samples (Note [Run class names]).
 #include <qcustomplot.h>
 
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -13,6 +16,7 @@
 #include "gui/evaluation/evaluation_page.h"
 #include "gui/evaluation/evaluation_result.h"
 #include "gui/evaluation/sample_browser.h"
+#include "support/named_dataset.h"
 
 using namespace netsmith;
 using namespace netsmith::gui;
@@ -120,6 +124,32 @@ class TestEvaluationPage : public QObject {
     QCOMPARE(wrong[0].likelihoods, (QVector<double>{0.7, 0.3}));
   }
 
+  // class_names names a class that per_class does not; predictions.csv with name columns (quoted
+  // names holding commas and quotes) reads by its header.
+  void classNamesAndNamedPredictions() {
+    const auto r = parseEvaluation(R"({"confusion_matrix":[[1,0],[1,0]],"class_names":["cat","dog"],
+                                       "per_class":[{"class":0,"name":"Cat"}]})");
+    QVERIFY(r);
+    QCOMPARE(r->classNames, (QStringList{"cat", "dog"}));
+    QCOMPARE(r->className(0), QString("Cat"));  // per_class first
+    QCOMPARE(r->className(1), QString("dog"));
+    QCOMPARE(r->className(2), QString("2"));
+
+    const QString file = m_dir.filePath("named_predictions.csv");
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("index,true_class,predicted_class,true_class_name,predicted_class_name,likelihood_0,likelihood_1\n"
+            "0,0,0,\"T-shirt, top\",\"T-shirt, top\",0.9,0.1\n"
+            "1,1,0,\"Trouser \"\"wide\"\"\",\"T-shirt, top\",0.7,0.3\n");
+    f.close();
+    const auto rows = readPredictions(file);
+    QCOMPARE(rows.size(), 2);
+    QCOMPARE(rows[1].index, 1LL);
+    QCOMPARE(rows[1].trueClass, 1);
+    QCOMPARE(rows[1].predictedClass, 0);
+    QCOMPARE(rows[1].likelihoods, (QVector<double>{0.7, 0.3}));
+  }
+
   void matrixCellsCarryTheirCounts() {
     const auto r = parseEvaluation(kSample);
     ConfusionMatrixPlot plot;
@@ -129,6 +159,56 @@ class TestEvaluationPage : public QObject {
     QCOMPARE(plot.cellText(1, 2), QString("0"));
     QCOMPARE(plot.cellValue(1, 0), 0.5);  // share of the row
     QCOMPARE(plot.plot()->itemCount(), 9);
+  }
+
+  // A real run on a dataset with classes.txt, evaluated through the page: the names label the
+  // matrix's axes, the per-class rows, the sample table and the selected sample's caption.
+  void namedRunShowsItsClassNames() {
+    const test::NamedDataset d = test::writeNamedDataset(m_dir.filePath("named"));
+    const QString run = m_dir.filePath("named-run");
+    QProcess train;
+    train.start(NETSMITH_CLI, {"train", d.project, "--run-dir", run, "--quiet"});
+    QVERIFY(train.waitForFinished(120000));
+    QVERIFY2(train.exitCode() == 0, train.readAllStandardError().constData());
+
+    ProjectDocument doc;
+    doc.load(d.project);
+    EvaluationPage page(&doc);
+    QVERIFY(page.selectRun(run));
+    QSignalSpy evaluated(&page, &EvaluationPage::evaluated);
+    QVERIFY(page.evaluate());
+    QVERIFY(evaluated.wait(120000));
+    QVERIFY2(evaluated.first().first().toBool(), qPrintable(page.statusText()));
+    QStringList names;
+    for (const auto& n : d.names) names << QString::fromStdString(n);
+    QCOMPARE(page.result()->classNames, names);
+
+    for (QCPAxis* axis : {page.confusionMatrix()->plot()->xAxis, page.confusionMatrix()->plot()->yAxis}) {
+      const auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker());
+      QVERIFY(ticker);
+      QCOMPARE(ticker->ticks().values(), names);
+    }
+    for (int c = 0; c < 3; ++c) QCOMPARE(page.perClassTable()->item(c, 0)->text(), QString("%1 %2").arg(c).arg(names[c]));
+
+    SampleBrowser* samples = page.samples();
+    QCOMPARE(samples->filter(), SampleBrowser::Filter::Worst);
+    QVERIFY(!samples->rows().isEmpty());
+    const SamplePrediction& worst = samples->rows()[0];
+    QCOMPARE(samples->table()->item(0, 2)->text(), names[worst.trueClass]);
+    QCOMPARE(samples->table()->item(0, 3)->text(), names[worst.predictedClass]);
+    const auto* caption = samples->findChild<QLabel*>("sampleCaption");
+    QVERIFY(caption);
+    QVERIFY2(caption->text().contains(names[worst.trueClass].toHtmlEscaped()) &&
+                 caption->text().contains(names[worst.predictedClass].toHtmlEscaped()),
+             qPrintable(caption->text()));
+    // Every sample, read from predictions.csv (whose name cells are quoted): 15 of each class.
+    samples->setFilter(SampleBrowser::Filter::All);
+    QCOMPARE(samples->rows().size(), 45);
+    for (int i = 0; i < samples->rows().size(); ++i) {
+      QCOMPARE(samples->rows()[i].trueClass, i % 3);
+      QCOMPARE(samples->rows()[i].likelihoods.size(), 3);
+      QCOMPARE(samples->table()->item(i, 2)->text(), names[i % 3]);
+    }
   }
 
   void trainFirstWithoutRuns() {
