@@ -530,7 +530,7 @@ FolderDatasetResult buildFolderDataset(const FolderDatasetOptions& options, cons
       }
       target.width = std::min(best->first.first, kMaxSide);
       target.height = std::min(best->first.second, kMaxSide);
-      result.sizeChoice = format("the most common in the source: {} of {} images{}", best->second, withHeader,
+      result.sizeChoice = format("the most common in the source: {} of {} image headers read{}", best->second, withHeader,
                                  sizes.size() == 1 ? "" : format(" ({} sizes found; --size sets another)", sizes.size()));
     }
     if (options.channels > 0) {

@@ -109,7 +109,7 @@ class Scanner {
   void skip(const std::string& path, const std::string& reason) { m_scan.skipped.push_back({path, reason}); }
 
   // The class folders directly in `rel` (a split root): name -> path. Files there are skipped.
-  std::vector<std::pair<std::string, fs::path>> classFolders(const std::string& rel, const char* where) {
+  std::vector<std::pair<std::string, fs::path>> classFolders(const std::string& rel) {
     std::vector<std::pair<std::string, fs::path>> out;
     std::vector<Entry> entries;
     std::string why;
@@ -127,7 +127,7 @@ class Scanner {
       } else if (e.kind == Entry::Broken) {
         skip(path, "broken symbolic link");
       } else {
-        skip(path, format("not in a class folder ({} hold one folder per class)", where));
+        skip(path, "not in a class folder: only the files inside class folders are read");
       }
     }
     return out;
@@ -244,8 +244,7 @@ FolderScan scanImageFolder(const fs::path& source, const std::function<bool()>& 
   std::vector<std::vector<std::pair<std::string, fs::path>>> folders;
   std::set<std::string> names;
   for (const Root& r : roots) {
-    const char* where = r.rel.empty() ? "the source folder's subfolders" : "its subfolders";
-    folders.push_back(scanner.classFolders(r.rel, where));
+    folders.push_back(scanner.classFolders(r.rel));
     for (const auto& [name, path] : folders.back()) names.insert(name);
   }
   scan.classNames.assign(names.begin(), names.end());
