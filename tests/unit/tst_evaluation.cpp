@@ -1,5 +1,6 @@
 // Evaluation numbers against a confusion matrix worked out by hand, the binary reading, label
-// errors, and the output head (Note [Output head]).
+// errors, the output head (Note [Output head]) and class names in the JSON and the report
+// (Note [Run class names]).
 #include <QtTest>
 #include <cmath>
 #include <fstream>
@@ -59,6 +60,41 @@ class EvaluationTest : public QObject {
     QCOMPARE(j.at("worst")[0].at("index").get<int>(), 5);
     const std::string text = evaluationToText(e, {});
     QVERIFY2(text.find("Accuracy: 50.00% (4 of 8 samples)") != std::string::npos, text.c_str());
+  }
+
+  // The same evaluation with names (one with a non-ASCII letter, one too long for the table, and a
+  // class without one): every class is called by its name, or by its number.
+  void classNamesInTheJsonAndTheReport() {
+    const std::vector<float> rows{0.7f, 0.2f, 0.1f, 0.1f, 0.8f, 0.1f, 0.6f, 0.3f, 0.1f, 0.2f, 0.2f, 0.6f,
+                                  0.5f, 0.1f, 0.4f, 0.1f, 0.1f, 0.8f, 0.3f, 0.6f, 0.1f, 0.4f, 0.4f, 0.2f};
+    const Evaluation e = evaluateClassifier({true, 3, false, ""}, rows, 3, {0, 1, 1, 2, 2, 0, 1, 1}, 3);
+    const std::vector<std::string> names{"Sandale \xC3\xA9", "A very long class name"};
+    QCOMPARE(classNameOf(names, 0), names[0]);
+    QCOMPARE(classNameOf(names, 2), std::string("2"));
+    QCOMPARE(classNameOf({"a", ""}, 1), std::string("1"));
+    QCOMPARE(csvCell("T-shirt, top"), std::string("\"T-shirt, top\""));
+    QCOMPARE(csvCell("Trouser \"wide\""), std::string("\"Trouser \"\"wide\"\"\""));
+    QCOMPARE(csvCell("Bag"), std::string("Bag"));
+
+    const Json j = evaluationToJson(e, names);
+    QCOMPARE(j.at("class_names").get<std::vector<std::string>>(),
+             (std::vector<std::string>{names[0], names[1], "2"}));
+    QCOMPARE(j["per_class"][1]["name"].get<std::string>(), names[1]);
+    QCOMPARE(j["worst"][0]["true_class_name"].get<std::string>(), names[0]);  // s5: 0 → 2
+    QCOMPARE(j["worst"][0]["predicted_class_name"].get<std::string>(), std::string("2"));
+    const Json unnamed = evaluationToJson(e, {});
+    QCOMPARE(unnamed.at("class_names").get<std::vector<std::string>>(), (std::vector<std::string>{"0", "1", "2"}));
+    QCOMPARE(unnamed["worst"][0]["true_class_name"].get<std::string>(), std::string("0"));
+
+    const std::string text = evaluationToText(e, names);
+    // Per-class rows and matrix rows: 14 characters (é is one); matrix columns: 10, right-aligned.
+    QVERIFY2(text.find("\n  Sandale \xC3\xA9      ") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("\n  A very long cl ") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("  Sandale \xC3\xA9 A very lon          2\n") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("\n  A very long cl           2          2          0\n") != std::string::npos, text.c_str());
+    // Unnamed: the narrow table of numbers.
+    const std::string plain = evaluationToText(e, {});
+    QVERIFY2(plain.find("             0      1      2\n     0       1      0      1\n") != std::string::npos, plain.c_str());
   }
 
   // One sigmoid output: class 1 when P > 0.5; class 0's likelihood is 1 - P.
