@@ -1,0 +1,294 @@
+// netsmith-test-labels: asan
+// Damaged input for the folder dataset builder (engine/data/folder/): readImageHeader on every
+// prefix and thousands of mutations of PNG and JPEG headers, in exact-size buffers so that
+// AddressSanitizer sees any read past the end; chooseValidationSplit's counts and determinism on
+// random classes; buildFolderDataset on a folder of random-bytes files named .png/.jpg and of
+// damaged real images, where every file must end up in exactly one place (a CSV row, the
+// skipped list or the duplicates) and nothing crashes; odd folder trees (a symbolic link loop,
+// deep nesting, a line break in a class name).
+#include <unistd.h>
+
+#include <QtTest>
+#include <map>
+#include <set>
+
+#include "engine/core/error.h"
+#include "engine/data/folder/dataset_builder.h"
+#include "engine/data/folder/folder_scan.h"
+#include "unit/fuzz_random.h"
+#include "unit/image_test_files.h"
+
+using namespace netsmith;
+using namespace netsmith::testing;
+
+namespace {
+
+std::vector<uint8_t> pngBytes(int w, int h, int colorType) {
+  QTemporaryDir dir;
+  const QString p = dir.filePath("x.png");
+  PngSpec s;
+  s.width = w;
+  s.height = h;
+  s.colorType = colorType;
+  if (!writePngFile(p, s, [](int x, int y, int c) { return (x * 7 + y * 3 + c * 50) % 256; })) return {};
+  return readFileBytes(p);
+}
+
+std::vector<uint8_t> jpegBytes(int w, int h, bool exif, bool progressive) {
+  JpegSpec s;
+  s.width = w;
+  s.height = h;
+  s.progressive = progressive;
+  if (exif) s.app1 = exifWithOrientation(6, true);
+  return encodeJpeg(s, [](int x, int y, int c) { return (x * 5 + y * 9 + c * 60) % 256; });
+}
+
+// readImageHeader on an exact-size copy.
+bool header(const std::vector<uint8_t>& bytes, size_t size, ImageHeader& h) {
+  std::vector<uint8_t> exact(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(size));
+  return readImageHeader(exact.empty() ? nullptr : exact.data(), exact.size(), h);
+}
+
+std::vector<std::string> csvImages(const QString& csv) {
+  std::vector<std::string> out;
+  QFile f(csv);
+  if (!f.open(QIODevice::ReadOnly)) return out;
+  const QList<QByteArray> lines = f.readAll().split('\n');
+  for (int i = 1; i < lines.size(); ++i)
+    if (!lines[i].isEmpty()) out.push_back(lines[i].left(lines[i].lastIndexOf(',')).toStdString());
+  return out;
+}
+
+}  // namespace
+
+class DatasetFolderFuzzTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void headersOfGoodFiles() {
+    ImageHeader h;
+    const auto gray = pngBytes(9, 5, PNG_COLOR_TYPE_GRAY);
+    QVERIFY(header(gray, gray.size(), h));
+    QCOMPARE(h.width, 9);
+    QCOMPARE(h.height, 5);
+    QVERIFY(!h.colour);
+    const auto rgba = pngBytes(3, 4, PNG_COLOR_TYPE_RGBA);
+    QVERIFY(header(rgba, rgba.size(), h));
+    QVERIFY(h.colour);
+    const auto turned = jpegBytes(30, 20, /*exif=*/true, false);  // orientation 6: shown 20x30
+    QVERIFY(header(turned, turned.size(), h));
+    QCOMPARE(h.width, 20);
+    QCOMPARE(h.height, 30);
+    QVERIFY(h.colour);
+    const auto progressive = jpegBytes(17, 11, false, true);
+    QVERIFY(header(progressive, progressive.size(), h));
+    QCOMPARE(h.width, 17);
+    QCOMPARE(h.height, 11);
+  }
+
+  void everyPrefixAndMutationOfAHeader() {
+    Lcg rng{12345};
+    const std::vector<std::vector<uint8_t>> files = {pngBytes(12, 7, PNG_COLOR_TYPE_RGB), pngBytes(5, 5, PNG_COLOR_TYPE_GRAY),
+                                                     jpegBytes(16, 8, true, false), jpegBytes(8, 16, false, true)};
+    int accepted = 0;
+    for (const auto& file : files) {
+      QVERIFY(!file.empty());
+      // Every prefix up to 400 bytes: a header read whole, or refused.
+      for (size_t n = 0; n <= std::min<size_t>(file.size(), 400); ++n) {
+        ImageHeader h;
+        if (header(file, n, h)) {
+          QVERIFY(h.width > 0 && h.height > 0);
+          ++accepted;
+        }
+      }
+      // Flipped and spliced bytes in the first 300.
+      for (int round = 0; round < 3000; ++round) {
+        std::vector<uint8_t> b(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(file.size(), 300)));
+        const int edits = 1 + static_cast<int>(rng.below(6));
+        for (int e = 0; e < edits; ++e) {
+          const size_t at = rng.below(b.size());
+          switch (rng.below(4)) {
+            case 0: b[at] = static_cast<uint8_t>(rng.next()); break;
+            case 1: b[at] = 0xFF; break;  // a marker byte or a huge length
+            case 2: b.resize(at); break;
+            default: b.insert(b.begin() + static_cast<std::ptrdiff_t>(at), static_cast<uint8_t>(rng.next())); break;
+          }
+          if (b.empty()) break;
+        }
+        ImageHeader h;
+        if (header(b, b.size(), h)) QVERIFY(h.width > 0 && h.height > 0);
+      }
+    }
+    QVERIFY(accepted > 0);
+    // Hand-made JPEG marker walks: a length past the end, a length below 2, fill bytes only, a
+    // short SOF, scan data before any frame.
+    const std::vector<std::vector<uint8_t>> cases = {
+        {0xFF, 0xD8, 0xFF, 0xE0, 0xFF, 0xFF},
+        {0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x01},
+        {0xFF, 0xD8, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF},
+        {0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x05, 0x08, 0x00, 0x10},
+        {0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x02},
+        {0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x08, 'E', 'x', 'i', 'f', 0, 0},
+        {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'},
+    };
+    for (const auto& c : cases) {
+      ImageHeader h;
+      QVERIFY(!header(c, c.size(), h));
+    }
+  }
+
+  void validationSplitCountsAndDeterminism() {
+    Lcg rng{99};
+    for (int round = 0; round < 200; ++round) {
+      const int classes = 1 + static_cast<int>(rng.below(6));
+      const double percent = static_cast<double>(rng.below(1000)) / 10.0;  // 0 .. 99.9
+      std::vector<int> labels;
+      std::vector<std::string> keys;
+      const int n = static_cast<int>(rng.below(60));
+      for (int i = 0; i < n; ++i) {
+        labels.push_back(static_cast<int>(rng.below(static_cast<size_t>(classes))));
+        keys.push_back("c/" + std::to_string(rng.next()) + "_" + std::to_string(i) + ".png");
+      }
+      const auto split = chooseValidationSplit(labels, keys, classes, percent, 5);
+      QCOMPARE(split.size(), labels.size());
+      for (int c = 0; c < classes; ++c) {
+        int64_t total = 0, val = 0;
+        for (size_t i = 0; i < labels.size(); ++i)
+          if (labels[i] == c) {
+            ++total;
+            val += split[i] == DataSplit::Validation;
+          }
+        const int64_t expected =
+            total < 2 ? 0 : std::min<int64_t>(static_cast<int64_t>(std::floor(total * percent / 100 + 0.5)), total - 1);
+        QCOMPARE(val, expected);
+      }
+      // The same items in reverse order: each key keeps its split.
+      std::vector<int> rl(labels.rbegin(), labels.rend());
+      std::vector<std::string> rk(keys.rbegin(), keys.rend());
+      const auto reversed = chooseValidationSplit(rl, rk, classes, percent, 5);
+      for (size_t i = 0; i < split.size(); ++i) QCOMPARE(reversed[split.size() - 1 - i], split[i]);
+    }
+    QVERIFY_THROWS_EXCEPTION(Error, chooseValidationSplit({0}, {"a"}, 1, 100, 0));
+    QVERIFY_THROWS_EXCEPTION(Error, chooseValidationSplit({3}, {"a"}, 2, 10, 0));
+  }
+
+  void randomAndDamagedFilesAreSkippedNeverFatal() {
+    QTemporaryDir tmp;
+    const QString src = tmp.filePath("src");
+    Lcg rng{2024};
+    const auto goodPng = pngBytes(10, 10, PNG_COLOR_TYPE_RGB);
+    const auto goodJpeg = jpegBytes(10, 10, false, false);
+    std::set<std::string> randomFiles;
+    int files = 0;
+    for (int c = 0; c < 3; ++c) {
+      const QString cls = src + QString("/class%1").arg(c);
+      QVERIFY(QDir().mkpath(cls));
+      // Two good images per class, so every class trains.
+      for (int g = 0; g < 2; ++g) {
+        PngSpec s;
+        s.width = 10;
+        s.height = 10;
+        QVERIFY(writePngFile(cls + QString("/good%1.png").arg(g), s, [&](int x, int y, int ch) { return (x + y + ch + c * 40 + g * 9) % 256; }));
+        files += 1;
+      }
+      // Random bytes (not starting with a signature) under image names.
+      for (int k = 0; k < 15; ++k) {
+        std::vector<uint8_t> b(rng.below(3000));
+        for (auto& v : b) v = static_cast<uint8_t>(rng.next());
+        if (!b.empty()) b[0] = static_cast<uint8_t>('A' + rng.below(26));
+        const char* ext = k % 3 == 0 ? "png" : k % 3 == 1 ? "jpg" : "JPEG";
+        const QString name = QString("random%1.%2").arg(k).arg(ext);
+        QVERIFY(writeFileBytes(cls + "/" + name, b));
+        randomFiles.insert(QString("class%1/%2").arg(c).arg(name).toStdString());
+        files += 1;
+      }
+      // Damaged real images: cut, flipped, spliced.
+      for (int k = 0; k < 20; ++k) {
+        std::vector<uint8_t> b = k % 2 ? goodPng : goodJpeg;
+        switch (k % 4) {
+          case 0: b.resize(rng.below(b.size())); break;
+          case 1:
+            for (int e = 0; e < 4; ++e) b[rng.below(b.size())] = static_cast<uint8_t>(rng.next());
+            break;
+          case 2: b.insert(b.begin() + static_cast<std::ptrdiff_t>(rng.below(b.size())), 40, 0xFF); break;
+          default: b.erase(b.begin() + static_cast<std::ptrdiff_t>(8 + rng.below(b.size() - 20)), b.end() - 10); break;
+        }
+        QVERIFY(writeFileBytes(cls + QString("/damaged%1.%2").arg(k).arg(k % 2 ? "png" : "jpg"), b));
+        files += 1;
+      }
+    }
+    FolderDatasetOptions o;
+    o.source = src.toStdString();
+    o.output = tmp.filePath("out").toStdString();
+    o.width = 10;
+    o.height = 10;
+    const FolderDatasetResult r = buildFolderDataset(o);
+    QVERIFY(!r.cancelled);
+    std::map<std::string, int> placed;
+    for (const auto& s : r.skipped) {
+      QVERIFY2(!s.reason.empty(), s.path.c_str());
+      QVERIFY2(s.reason.find('\n') == std::string::npos, s.reason.c_str());
+      placed[s.path] += 1;
+    }
+    for (const auto& d : r.duplicates) placed[d.path] += 1;
+    for (const char* split : {"training", "validation"})
+      for (const std::string& image : csvImages(tmp.filePath(QString("out/%1.csv").arg(split)))) {
+        // images/classN/name.png <- classN/name.<ext>
+        const std::string rel = image.substr(7);
+        const std::string stem = rel.substr(0, rel.rfind('.'));
+        int found = 0;
+        for (const char* ext : {".png", ".jpg", ".JPEG"})
+          if (QFileInfo::exists(QString::fromStdString(src.toStdString() + "/" + stem + ext))) ++found;
+        QVERIFY2(found >= 1, image.c_str());
+        placed[stem] += 1;
+      }
+    int total = 0;
+    for (const auto& [path, n] : placed) {
+      QVERIFY2(n == 1, path.c_str());
+      total += n;
+    }
+    QCOMPARE(total, files);
+    for (const std::string& f : randomFiles) {
+      const auto it = std::find_if(r.skipped.begin(), r.skipped.end(), [&](const SkippedFile& s) { return s.path == f; });
+      QVERIFY2(it != r.skipped.end(), f.c_str());
+    }
+    QCOMPARE(r.trainingCount + r.validationCount + static_cast<int64_t>(r.skipped.size() + r.duplicates.size()),
+             static_cast<int64_t>(files));
+  }
+
+  void oddFolderTrees() {
+    QTemporaryDir tmp;
+    const QString src = tmp.filePath("src");
+    PngSpec s;
+    s.width = 6;
+    s.height = 6;
+    auto value = [](int x, int y, int c) { return (x * 11 + y + c) % 256; };
+    // A symbolic link back up the tree: read once, listed, no endless walk.
+    QVERIFY(QDir().mkpath(src + "/a/sub"));
+    QVERIFY(writePngFile(src + "/a/sub/1.png", s, value));
+    QVERIFY(QFile::link(src + "/a", src + "/a/sub/loop"));
+    // Deep nesting.
+    QString deep = src + "/b";
+    for (int i = 0; i < 60; ++i) deep += "/d";
+    QVERIFY(QDir().mkpath(deep));
+    QVERIFY(writePngFile(deep + "/2.png", s, value));
+    // A line break in a class name: that folder is skipped.
+    QVERIFY(QDir().mkpath(src + "/bad\nname"));
+    QVERIFY(writePngFile(src + "/bad\nname/3.png", s, value));
+    // A broken link.
+    QVERIFY(QFile::link(src + "/missing.png", src + "/b/broken.png"));
+    const FolderScan scan = scanImageFolder(src.toStdString());
+    QVERIFY(scan.classNames == (std::vector<std::string>{"a", "b"}));
+    QCOMPARE(scan.images.size(), size_t{2});
+    std::map<std::string, std::string> skipped;
+    for (const auto& k : scan.skipped) skipped[k.path] = k.reason;
+    QVERIFY(skipped.count("a/sub/loop/"));
+    QVERIFY(skipped.count("bad\nname/"));
+    QVERIFY(skipped.count("b/broken.png"));
+    QCOMPARE(skipped["b/broken.png"], std::string("broken symbolic link"));
+    QCOMPARE(scan.images[1].inClass.size(), size_t{60 * 2 + 5});
+  }
+};
+
+QTEST_GUILESS_MAIN(DatasetFolderFuzzTest)
+#include "tst_dataset_folder_fuzz.moc"
