@@ -54,46 +54,58 @@ void warp(const Augmentation& aug, const AugmentDraw& d, int64_t channels, int64
     return;
   }
 
-  // Inverse map: source = centre + R(-a)(p - centre - t) / zoom, p the warped image's pixel.
+  // Inverse map: source = centre + R(-a)(p - centre - t) / zoom, p the warped image's pixel:
+  // source = (ax + cosA·u - sinA·v, ay + sinA·u + cosA·v), u, v the pixel's column and row.
   const double radians = d.angleDegrees * std::numbers::pi / 180.0;
   const double inv = 1.0 / d.zoom;
   const double cosA = std::cos(radians) * inv;
   const double sinA = std::sin(radians) * inv;
   const double centreX = static_cast<double>(width - 1) / 2;
   const double centreY = static_cast<double>(height - 1) / 2;
-  const double w = static_cast<double>(width);
-  const double h = static_cast<double>(height);
+  const double offX = -centreX - static_cast<double>(d.shiftX), offY = -centreY - static_cast<double>(d.shiftY);
+  const auto w = static_cast<float>(width);
+  const auto h = static_cast<float>(height);
   for (int64_t i = 0; i < height; ++i) {
     const int64_t v = (d.flipVertical ? height - 1 - i : i) + cropDy;  // row in the warped image
-    const double dy = static_cast<double>(v) - centreY - static_cast<double>(d.shiftY);
+    const double dy = static_cast<double>(v) + offY;
+    // Per row in double, per pixel in float: a column step adds (cosA, sinA).
+    const double rowX = centreX + offX * cosA - dy * sinA;
+    const double rowY = centreY + offX * sinA + dy * cosA;
     for (int64_t j = 0; j < width; ++j) {
       const int64_t u = (d.flipHorizontal ? width - 1 - j : j) + cropDx;
       float* o = out + i * width + j;
-      const double dxp = static_cast<double>(u) - centreX - static_cast<double>(d.shiftX);
-      const double sx = centreX + dxp * cosA - dy * sinA;
-      const double sy = centreY + dxp * sinA + dy * cosA;
+      const auto sx = static_cast<float>(rowX + static_cast<double>(u) * cosA);
+      const auto sy = static_cast<float>(rowY + static_cast<double>(u) * sinA);
       // Outside the crop's padding, or no source pixel within reach (NaN fails too): fill 0.
       if (u < 0 || u >= width || v < 0 || v >= height || !(sx > -1 && sx < w && sy > -1 && sy < h)) {
         for (int64_t c = 0; c < channels; ++c) o[c * plane] = 0.0f;
         continue;
       }
-      const double fx0 = std::floor(sx);
-      const double fy0 = std::floor(sy);
-      const auto x0 = static_cast<int64_t>(fx0);
-      const auto y0 = static_cast<int64_t>(fy0);
-      const auto fx = static_cast<float>(sx - fx0);
-      const auto fy = static_cast<float>(sy - fy0);
-      // Neighbours outside the image contribute 0 (torchvision's fill 0).
-      const bool left = x0 >= 0, right = x0 + 1 < width, top = y0 >= 0, bottom = y0 + 1 < height;
+      // floor for values > -1, without the library call.
+      const int64_t x0 = static_cast<int64_t>(sx + 1) - 1;
+      const int64_t y0 = static_cast<int64_t>(sy + 1) - 1;
+      const float fx = sx - static_cast<float>(x0);
+      const float fy = sy - static_cast<float>(y0);
       const float w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy), w10 = (1 - fx) * fy, w11 = fx * fy;
       const int64_t at = y0 * width + x0;
+      if (x0 >= 0 && x0 + 1 < width && y0 >= 0 && y0 + 1 < height) {
+        for (int64_t c = 0; c < channels; ++c) {
+          const float* s = src + c * plane + at;
+          o[c * plane] = w00 * s[0] + w01 * s[1] + w10 * s[width] + w11 * s[width + 1];
+        }
+        continue;
+      }
+      // At the border: neighbours outside the image contribute 0 (torchvision's fill 0). Each
+      // neighbour is checked on both sides: float rounding of sx + 1 may put x0 at -1 or width.
+      const bool left = x0 >= 0 && x0 < width, right = x0 + 1 >= 0 && x0 + 1 < width;
+      const bool top = y0 >= 0 && y0 < height, bottom = y0 + 1 >= 0 && y0 + 1 < height;
       for (int64_t c = 0; c < channels; ++c) {
-        const float* s = src + c * plane + at;
+        const float* s = src + c * plane;  // indexed only at neighbours inside the image
         float sum = 0;
-        if (top && left) sum += w00 * s[0];
-        if (top && right) sum += w01 * s[1];
-        if (bottom && left) sum += w10 * s[width];
-        if (bottom && right) sum += w11 * s[width + 1];
+        if (top && left) sum += w00 * s[at];
+        if (top && right) sum += w01 * s[at + 1];
+        if (bottom && left) sum += w10 * s[at + width];
+        if (bottom && right) sum += w11 * s[at + width + 1];
         o[c * plane] = sum;
       }
     }

@@ -352,6 +352,25 @@ class TestAugment : public QObject {
         for (float v : out) QVERIFY2(std::isfinite(v) && v >= 0 && v <= 1000, qPrintable(QString::number(v)));
       }
     }
+    // Hand-made draws over the whole range of angles and zooms, with shifts and crops: the source
+    // positions sweep every border (ASan checks the reads; this test is in the asan subset).
+    for (const Shape& shape : std::vector<Shape>{{1, 1, 1}, {2, 3, 7}, {1, 16, 16}}) {
+      const auto in = numbered(shape[0], shape[1], shape[2]);
+      for (double angle = -180; angle <= 180; angle += 7.5)
+        for (const double zoom : {0.1, 0.5, 0.97, 1.0, 1.03, 1.9})
+          for (const int64_t shift : {-3, 0, 2}) {
+            AugmentDraw d;
+            d.angleDegrees = angle;
+            d.zoom = zoom;
+            d.shiftX = shift;
+            d.shiftY = -shift;
+            d.cropX = 6 + shift;
+            d.cropY = 6;
+            d.flipHorizontal = shift > 0;
+            for (float v : applied(aug, d, in, shape[0], shape[1], shape[2]))
+              QVERIFY2(std::isfinite(v) && v >= 0 && v <= 1000, qPrintable(QString("angle %1 zoom %2: %3").arg(angle).arg(zoom).arg(v)));
+          }
+    }
     aug.brightness = 1;
     aug.contrast = 1;
     const auto in = numbered(3, 5, 4);
