@@ -87,6 +87,9 @@ class DatasetProgress {
 
   void operator()(const BuildProgress& p) {
     const auto now = std::chrono::steady_clock::now();
+    if (m_started && p.stage == m_stage && p.done == m_lastDone && p.total == m_lastTotal) return;  // said already
+    m_lastDone = p.done;
+    m_lastTotal = p.total;
     if (p.stage != m_stage || !m_started) {
       endLine();
       m_stage = p.stage;
@@ -151,6 +154,7 @@ class DatasetProgress {
   BuildStage m_stage = BuildStage::Scanning;
   std::chrono::steady_clock::time_point m_stageStart, m_lastDraw;
   int m_lastDecile = -1;
+  int64_t m_lastDone = -1, m_lastTotal = -1;
 };
 
 void printSummary(const FolderDatasetResult& r) {

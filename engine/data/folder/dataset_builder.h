@@ -33,8 +33,8 @@ namespace netsmith {
 // common shown size, ties to the larger area, then the wider) and channels (3 if any kept image
 // is colour) unless given; decode, convert and resize each image (decodeImage, prepareImage),
 // write its PNG; draw the split among the images that decoded (Note [Validation split]); write
-// CSVs, stores, classes.txt, report, dataset.json. Decoding runs on `threads` threads, but every
-// output is ordered by the candidates' order alone, so the same source, options and seed give
+// CSVs, stores, classes.txt, report, dataset.json. Reading and decoding run on `threads` threads
+// (Note [Ordered pipeline] in the .cpp), but every output is ordered by the candidates' order alone, so the same source, options and seed give
 // the same bytes in every file, whatever the thread timing.
 // Atomic: DIR is built as a hidden sibling DIR/../.NAME.partial-XXXXXX (locked with flock while
 // its builder lives), synced (syncfs) and renamed to DIR at the end; a cancelled build removes
@@ -55,7 +55,7 @@ struct FolderDatasetOptions {
   std::optional<double> validationPercent;
   uint64_t seed = 0;
   bool overwrite = false;
-  int threads = 0;  // decoding threads; 0: all of OpenMP's (omp_get_max_threads)
+  int threads = 0;  // decoding threads; 0: one per CPU this process may run on (sched_getaffinity)
 };
 
 constexpr double kDefaultValidationPercent = 20;
