@@ -1,4 +1,4 @@
-// netsmith-test-labels: asan
+// netsmith-test-labels: asan tsan
 // Damaged input for the folder dataset builder (engine/data/folder/): readImageHeader on every
 // prefix and thousands of mutations of PNG and JPEG headers, in exact-size buffers so that
 // AddressSanitizer sees any read past the end; chooseValidationSplit's counts and determinism on
