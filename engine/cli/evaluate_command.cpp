@@ -124,11 +124,7 @@ int runEvaluate(const ParsedArgs& args) {
     tag += "-" + which;
     // Note [OpenMP pools]: decoded off this thread, so the evaluation workers' teams spin at full speed.
     Dataset data = runOnShortLivedThread([&] { return loadDataSource(spec, project.dataset.scale, project.dataset.onError); });
-    if (limit > 0 && limit < data.size) {
-      data.size = limit;
-      data.features.resize(static_cast<size_t>(limit * data.sampleNumel()));
-      data.labels.resize(static_cast<size_t>(limit * data.labelWidth));
-    }
+    data.keepFirst(limit);
     NS_CHECK(data.labelWidth == 1, "{}: has {} label values per sample; evaluate needs one class label per sample", data.source,
              data.labelWidth);
     const ClassReading reading = classReadingOf(model.graph());

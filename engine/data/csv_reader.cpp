@@ -11,7 +11,9 @@
 
 #include "engine/core/error.h"
 #include "engine/data/csv_tokenizer.h"
+#include "engine/core/sha256.h"
 #include "engine/data/png_reader.h"
+#include "engine/data/sample_store.h"
 
 namespace netsmith {
 
@@ -89,7 +91,9 @@ void checkOneVariable(const std::string& csvPath, const std::vector<Column>& col
 enum class InputKind { kImage, kNumbers };
 
 struct RowResult {
-  std::vector<float> input;
+  std::vector<float> input;   // numbers, or an image whose values are not whole 8-bit levels (scaled)
+  std::vector<uint8_t> bytes;  // an 8-bit image (unscaled)
+  int64_t fileBytes = 0;       // the image file's size on disk
   std::vector<float> label;
   int channels = 0;
   int height = 0;
@@ -109,6 +113,7 @@ struct CsvLayout {
   std::vector<Column> y;
   InputKind kind = InputKind::kNumbers;
   double scale = 1.0;
+  bool fromStore = false;  // the images come from the sample store: only the labels are read here
 };
 
 std::string resolveImagePath(const CsvLayout& layout, std::string cell) {
@@ -189,17 +194,28 @@ void processRow(std::string_view text, const Record& rec, const CsvLayout& layou
     return;
   }
   out.imagePath = resolveImagePath(layout, cell);
+  if (layout.fromStore) return;
   DecodedImage image;
   std::string why;
-  if (!decodePng(out.imagePath, layout.scale, image, why)) {
+  if (!decodePng(out.imagePath, 1.0, image, why)) {
     out.error = format("row {}, {}: {}", rec.line, columnLabel(col), why);
     return;
   }
+  std::error_code ec;
+  out.fileBytes = static_cast<int64_t>(fs::file_size(out.imagePath, ec));
   out.channels = image.channels;
   out.height = image.height;
   out.width = image.width;
   out.colorType = image.colorType;
-  out.input = std::move(image.pixels);
+  // Note [Sample storage]: 8-bit levels are kept as bytes (16-bit images usually are not).
+  const bool levels = std::all_of(image.pixels.begin(), image.pixels.end(),
+                                  [](float v) { return v >= 0 && v <= 255 && v == std::floor(v); });
+  if (levels) {
+    out.bytes.assign(image.pixels.begin(), image.pixels.end());
+  } else {
+    out.input = std::move(image.pixels);
+    for (float& v : out.input) v = static_cast<float>(v * layout.scale);
+  }
 }
 
 // "4x4 pixels (width x height), RGBA (read as 3 channels: alpha is dropped)": the PNG's own colour
@@ -321,6 +337,25 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
     }
   }
 
+  // A sample store made from exactly this CSV holds its images decoded (Note [Sample store]).
+  SampleStoreInfo store;
+  std::string storeWarning;
+  if (layout.kind == InputKind::kImage) {
+    const fs::path storePath = sampleStorePathFor(csvPath);
+    std::error_code ec;
+    if (fs::exists(storePath, ec)) {
+      std::string why;
+      if (!readSampleStoreInfo(storePath, store, why))
+        storeWarning = format("{}; decoding the images the CSV names instead", why);
+      else if (store.csvSha256 != sha256Hex(text.data(), text.size()) || store.count != rowCount)
+        storeWarning = format("sample store '{}' was made from another version of '{}' (edited since `dataset create`?); "
+                              "decoding the images the CSV names instead",
+                              storePath.string(), csvPath);
+      else
+        layout.fromStore = true;
+    }
+  }
+
   // Images are decoded in parallel; every row's outcome is kept so that the reported error (the
   // first bad row) and the warning do not depend on the order threads finish in.
   std::vector<RowResult> results(static_cast<size_t>(rowCount));
@@ -340,7 +375,7 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
     if (r.fatal) std::rethrow_exception(r.fatal);
 
   // Every image must match the first good one (in file order).
-  if (layout.kind == InputKind::kImage) {
+  if (layout.kind == InputKind::kImage && !layout.fromStore) {
     const RowResult* reference = nullptr;
     int64_t referenceLine = 0;
     for (int64_t r = 0; r < rowCount; ++r) {
@@ -383,27 +418,59 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
   ds.sourceRows = rowCount;
   ds.skipped = std::move(skipped);
   noteSkippedRows(ds);
-  const RowResult* first = nullptr;
-  for (const RowResult& r : results)
-    if (r.error.empty()) {
-      first = &r;
-      break;
-    }
-  if (layout.kind == InputKind::kImage)
-    ds.sampleShape = {first->channels, first->height, first->width};
-  else
-    ds.sampleShape = {static_cast<int64_t>(layout.x.size())};
-  const size_t sampleNumel = first->input.size();
-  ds.features.resize(sampleNumel * kept);
+  if (!storeWarning.empty()) ds.warnings.push_back(storeWarning);
+  ds.setByteScale(scale);
+  ds.diskBytes = static_cast<int64_t>(text.size());
   ds.labels.resize(layout.y.size() * kept);
-  size_t k = 0;
   float maxLabel = 0;
-  for (const RowResult& r : results) {
-    if (!r.error.empty()) continue;
-    std::copy(r.input.begin(), r.input.end(), ds.features.begin() + k * sampleNumel);
-    std::copy(r.label.begin(), r.label.end(), ds.labels.begin() + k * layout.y.size());
-    if (layout.y.size() == 1) maxLabel = std::max(maxLabel, r.label.front());
-    ++k;
+  {
+    size_t k = 0;
+    for (const RowResult& r : results) {
+      if (!r.error.empty()) continue;
+      std::copy(r.label.begin(), r.label.end(), ds.labels.begin() + k * layout.y.size());
+      if (layout.y.size() == 1) maxLabel = std::max(maxLabel, r.label.front());
+      ++k;
+    }
+  }
+  if (layout.fromStore) {
+    const fs::path storePath = sampleStorePathFor(csvPath);
+    ds.sampleShape = {store.channels, store.height, store.width};
+    ds.file = std::make_shared<SampleFile>(storePath.string(), "sample store", 0, store.sampleBytes(), store.count);
+    ds.diskBytes += ds.file->fileBytes();
+    if (kept < rowCount)
+      for (int64_t r = 0; r < rowCount; ++r)
+        if (results[r].error.empty()) ds.fileSample.push_back(r);
+  } else {
+    const RowResult* first = nullptr;
+    bool allBytes = true;
+    for (const RowResult& r : results)
+      if (r.error.empty()) {
+        if (!first) first = &r;
+        allBytes = allBytes && !r.bytes.empty();
+        ds.diskBytes += r.fileBytes;
+      }
+    if (layout.kind == InputKind::kImage)
+      ds.sampleShape = {first->channels, first->height, first->width};
+    else
+      ds.sampleShape = {static_cast<int64_t>(layout.x.size())};
+    const size_t sampleNumel = static_cast<size_t>(ds.sampleNumel());
+    if (allBytes && layout.kind == InputKind::kImage)
+      ds.pixels.resize(sampleNumel * kept);
+    else
+      ds.features.resize(sampleNumel * kept);
+    size_t k = 0;
+    for (RowResult& r : results) {
+      if (!r.error.empty()) continue;
+      if (!ds.pixels.empty())
+        std::copy(r.bytes.begin(), r.bytes.end(), ds.pixels.begin() + k * sampleNumel);
+      else if (!r.bytes.empty())
+        for (size_t j = 0; j < sampleNumel; ++j) ds.features[k * sampleNumel + j] = ds.byteValue[r.bytes[j]];
+      else
+        std::copy(r.input.begin(), r.input.end(), ds.features.begin() + k * sampleNumel);
+      r.bytes = {};
+      r.input = {};
+      ++k;
+    }
   }
   ds.numClasses = layout.y.size() == 1 ? static_cast<int64_t>(maxLabel) + 1 : 0;
   return ds;

@@ -12,6 +12,7 @@
 #include "engine/data/class_names.h"
 #include "engine/data/csv_reader.h"
 #include "engine/data/idx_reader.h"
+#include "engine/data/sample_feed.h"
 
 namespace netsmith {
 
@@ -78,18 +79,80 @@ void noteSkippedRows(Dataset& data) {
   if (!data.skipped.empty()) writeSkipWarning(data, !data.rows.empty());
 }
 
+void Dataset::setByteScale(double scale) {
+  for (int v = 0; v < 256; ++v) byteValue[static_cast<size_t>(v)] = static_cast<float>(v * scale);
+}
+
+void Dataset::readSampleBytes(int64_t i, uint8_t* out) const {
+  NS_CHECK(i >= 0 && i < size, "sample index {} is out of range: '{}' has {} samples", i, source, size);
+  if (file) {
+    file->read(fileSample.empty() ? i : fileSample[static_cast<size_t>(i)], out);
+    return;
+  }
+  NS_CHECK(!pixels.empty(), "'{}' does not hold its samples as bytes", source);
+  std::memcpy(out, pixels.data() + i * sampleNumel(), static_cast<size_t>(sampleNumel()));
+}
+
+void Dataset::readSample(int64_t i, float* out) const {
+  NS_CHECK(i >= 0 && i < size, "sample index {} is out of range: '{}' has {} samples", i, source, size);
+  const int64_t n = sampleNumel();
+  if (!holdsBytes()) {
+    std::memcpy(out, features.data() + i * n, sizeof(float) * static_cast<size_t>(n));
+    return;
+  }
+  const uint8_t* bytes = nullptr;
+  std::vector<uint8_t> read;
+  if (file) {
+    read.resize(static_cast<size_t>(n));
+    readSampleBytes(i, read.data());
+    bytes = read.data();
+  } else {
+    bytes = pixels.data() + i * n;
+  }
+  for (int64_t k = 0; k < n; ++k) out[k] = byteValue[bytes[k]];
+}
+
+std::vector<float> Dataset::sampleValues(int64_t i) const {
+  std::vector<float> v(static_cast<size_t>(sampleNumel()));
+  readSample(i, v.data());
+  return v;
+}
+
+int64_t Dataset::memoryBytes() const {
+  return static_cast<int64_t>(features.capacity() * sizeof(float) + pixels.capacity() + labels.capacity() * sizeof(float) +
+                              fileSample.capacity() * sizeof(int64_t) + rows.capacity() * sizeof(int64_t));
+}
+
+void Dataset::keepFirst(int64_t n) {
+  if (n <= 0 || n >= size) return;
+  size = n;
+  if (!features.empty()) features.resize(static_cast<size_t>(n * sampleNumel()));
+  if (!pixels.empty()) pixels.resize(static_cast<size_t>(n * sampleNumel()));
+  if (!fileSample.empty()) fileSample.resize(static_cast<size_t>(n));
+  if (static_cast<int64_t>(rows.size()) > n) rows.resize(static_cast<size_t>(n));
+  labels.resize(static_cast<size_t>(n * labelWidth));
+}
+
 void skipSamples(Dataset& data, const std::vector<bool>& drop, std::vector<SkippedRow> why) {
   NS_CHECK(static_cast<int64_t>(drop.size()) == data.size, "skipSamples: {} flags for {} samples", drop.size(),
            data.size);
   const bool byRow = !data.rows.empty();
   if (data.sourceRows == 0) data.sourceRows = data.size + static_cast<int64_t>(data.skipped.size());
   const int64_t sampleNumel = data.sampleNumel();
+  if (data.file && data.fileSample.empty()) {
+    data.fileSample.resize(static_cast<size_t>(data.size));
+    std::iota(data.fileSample.begin(), data.fileSample.end(), int64_t{0});
+  }
   int64_t kept = 0;
   float maxLabel = 0;
   for (int64_t i = 0; i < data.size; ++i) {
     if (drop[i]) continue;
     if (kept != i) {
-      std::copy_n(data.sample(i), sampleNumel, data.features.begin() + kept * sampleNumel);
+      if (!data.features.empty())
+        std::copy_n(data.features.begin() + i * sampleNumel, sampleNumel, data.features.begin() + kept * sampleNumel);
+      if (!data.pixels.empty())
+        std::copy_n(data.pixels.begin() + i * sampleNumel, sampleNumel, data.pixels.begin() + kept * sampleNumel);
+      if (!data.fileSample.empty()) data.fileSample[kept] = data.fileSample[i];
       std::copy_n(data.label(i), data.labelWidth, data.labels.begin() + kept * data.labelWidth);
       if (i < static_cast<int64_t>(data.rows.size())) data.rows[kept] = data.rows[i];
     }
@@ -97,7 +160,9 @@ void skipSamples(Dataset& data, const std::vector<bool>& drop, std::vector<Skipp
     ++kept;
   }
   if (static_cast<int64_t>(data.rows.size()) > kept) data.rows.resize(static_cast<size_t>(kept));
-  data.features.resize(static_cast<size_t>(kept * sampleNumel));
+  if (!data.features.empty()) data.features.resize(static_cast<size_t>(kept * sampleNumel));
+  if (!data.pixels.empty()) data.pixels.resize(static_cast<size_t>(kept * sampleNumel));
+  if (!data.fileSample.empty()) data.fileSample.resize(static_cast<size_t>(kept));
   data.labels.resize(static_cast<size_t>(kept * data.labelWidth));
   data.size = kept;
   if (data.numClasses > 0) data.numClasses = static_cast<int64_t>(maxLabel) + 1;
@@ -105,7 +170,7 @@ void skipSamples(Dataset& data, const std::vector<bool>& drop, std::vector<Skipp
   writeSkipWarning(data, byRow);
 }
 
-void gatherBatch(const Dataset& data, std::span<const int64_t> indices, Tensor& x, Tensor& y) {
+double gatherBatch(const Dataset& data, std::span<const int64_t> indices, Tensor& x, Tensor& y, SampleFeed* feed) {
   const auto n = static_cast<int64_t>(indices.size());
   const int64_t sampleNumel = data.sampleNumel();
   x.resize(withBatch(n, data.sampleShape));
@@ -114,9 +179,32 @@ void gatherBatch(const Dataset& data, std::span<const int64_t> indices, Tensor& 
     const int64_t s = indices[i];
     NS_CHECK(s >= 0 && s < data.size, "sample index {} is out of range: '{}' has {} samples", s, data.source,
              data.size);
-    std::memcpy(x.data() + i * sampleNumel, data.sample(s), sizeof(float) * sampleNumel);
     std::memcpy(y.data() + i * data.labelWidth, data.label(s), sizeof(float) * data.labelWidth);
   }
+  double waited = 0;
+  float* out = x.data();
+  if (!data.holdsBytes()) {
+    for (int64_t i = 0; i < n; ++i)
+      std::memcpy(out + i * sampleNumel, data.features.data() + indices[i] * sampleNumel, sizeof(float) * sampleNumel);
+  } else if (!data.file) {
+    for (int64_t i = 0; i < n; ++i) {
+      const uint8_t* b = data.pixels.data() + indices[i] * sampleNumel;
+      float* o = out + i * sampleNumel;
+      for (int64_t k = 0; k < sampleNumel; ++k) o[k] = data.byteValue[b[k]];
+    }
+  } else {
+    // The bytes of the whole batch first (one wait for the feed), then their values in place.
+    thread_local std::vector<uint8_t> bytes;
+    bytes.resize(static_cast<size_t>(n * sampleNumel));
+    if (feed) {
+      NS_CHECK(&feed->dataset() == &data, "gatherBatch: the feed reads another dataset than '{}'", data.source);
+      waited = feed->take(indices, bytes.data());
+    } else {
+      for (int64_t i = 0; i < n; ++i) data.readSampleBytes(indices[i], bytes.data() + i * sampleNumel);
+    }
+    for (int64_t k = 0; k < n * sampleNumel; ++k) out[k] = data.byteValue[bytes[static_cast<size_t>(k)]];
+  }
+  return waited;
 }
 
 std::vector<int64_t> epochOrder(int64_t size, uint64_t seed, int64_t epoch, bool shuffle) {

@@ -2,20 +2,39 @@
 // once, batches gathered from it, and the per-epoch sample order.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "engine/core/shape.h"
 #include "engine/core/tensor.h"
+#include "engine/data/sample_file.h"
 #include "engine/project/project.h"
 
 namespace netsmith {
 
-// Every sample of one source, decoded once. Inputs are float32 already multiplied by the
-// dataset's `scale`; images are CHW ({1,H,W} grayscale, {3,H,W} RGB), vectors {n}.
-// Immutable after loading, so any number of threads may read it at once.
+class SampleFeed;
+
+// Every sample of one source. Inputs are CHW images ({1,H,W} grayscale, {3,H,W} RGB) or vectors
+// {n}; a sample's values are what the network sees: the stored value times the dataset's
+// `scale`. Immutable after loading, so any number of threads may read it at once.
+//
+// Note [Sample storage]
+// Samples are kept as small as their source allows, and become float32 only when a batch is
+// assembled (gatherBatch), so a run's memory is the model and a few batches, not the dataset:
+//   - Bytes in memory (`pixels`): 8-bit images (PNG files of a CSV, gzip-compressed IDX files of
+//     unsigned bytes), a quarter of float32.
+//   - Bytes in a file (`file`): the packed sample store beside a CSV (Note [Sample store]) and raw
+//     IDX files of unsigned bytes are not read into memory at all; each batch reads its samples
+//     with pread, on a prefetch thread during training (SampleFeed), and the page cache, not the
+//     process, holds what the machine has room for.
+//   - float32 in memory (`features`): numeric CSV columns, IDX files of other element types,
+//     16-bit PNG images whose values are not whole 8-bit levels. Already multiplied by `scale`.
+// A byte b stands for byteValue[b] = float(b * scale), the value the float path gave before, so
+// every storage gives the same float batch bit for bit.
 // A row that on_error "skip" left out: where it was, and why ("row 7, column 2 (y): label 'cat' is
 // not a number"; the reason starts with the row's name).
 struct SkippedRow {
@@ -31,7 +50,13 @@ struct Dataset {
   std::vector<int64_t> rows;
   Shape sampleShape;            // per sample, e.g. {1,28,28}
   int64_t size = 0;             // number of samples
-  std::vector<float> features;  // (size, sampleShape...) row-major
+  // Exactly one of the three holds the samples (Note [Sample storage]).
+  std::vector<float> features;                 // (size, sampleShape...) row-major, scaled
+  std::vector<uint8_t> pixels;                 // (size, sampleShape...) row-major, unscaled bytes
+  std::shared_ptr<const SampleFile> file;      // unscaled bytes, read on demand
+  std::vector<int64_t> fileSample;             // the file's sample behind sample i (empty: i)
+  std::array<float, 256> byteValue{};          // what a stored byte stands for: float(b * scale)
+  int64_t diskBytes = 0;                       // the source files' size on disk (images, CSV, store)
   int64_t labelWidth = 1;       // values per sample in `labels`
   std::vector<float> labels;    // (size, labelWidth)
   // Class labels (one integer >= 0 per sample): max label + 1, always > 0. Zero when the labels
@@ -54,7 +79,18 @@ struct Dataset {
   int64_t sampleNumel() const { return numel(sampleShape); }
   // "row 12" (CSV) or "index 12 (0-based)" (IDX): sample i as a person finds it in the file.
   std::string rowName(int64_t i) const;
-  const float* sample(int64_t i) const { return features.data() + i * sampleNumel(); }
+  bool holdsBytes() const { return file || !pixels.empty(); }
+  // Sample i's values (sampleNumel floats, scaled) into out. Reads the file when streamed.
+  void readSample(int64_t i, float* out) const;
+  std::vector<float> sampleValues(int64_t i) const;
+  // Sample i's stored bytes into out (sampleNumel bytes); only when holdsBytes().
+  void readSampleBytes(int64_t i, uint8_t* out) const;
+  // Bytes the samples and labels take in this process's memory (not the page cache's).
+  int64_t memoryBytes() const;
+  // Keeps the first n samples (quick checks: --train-samples, evaluate --limit).
+  void keepFirst(int64_t n);
+  // Sets byteValue from the dataset's scale.
+  void setByteScale(double scale);
   const float* label(int64_t i) const { return labels.data() + i * labelWidth; }
 };
 
@@ -80,8 +116,11 @@ void noteSkippedRows(Dataset& data);
 void skipSamples(Dataset& data, const std::vector<bool>& drop, std::vector<SkippedRow> why);
 
 // Copies the samples `indices` into x (N, sampleShape...) and y (N, labelWidth), resizing both
-// (a Tensor only reallocates when it grows).
-void gatherBatch(const Dataset& data, std::span<const int64_t> indices, Tensor& x, Tensor& y);
+// (a Tensor only reallocates when it grows), as float32 values. A streamed dataset's bytes come
+// from `feed` when one is given (its prefetch thread; it must be a feed of `data`), else they
+// are read here. Returns the seconds spent waiting for the feed.
+double gatherBatch(const Dataset& data, std::span<const int64_t> indices, Tensor& x, Tensor& y,
+                   SampleFeed* feed = nullptr);
 
 // The order of the samples in one epoch. shuffle: a permutation of [0, size) that depends only on
 // (seed, epoch): Fisher-Yates driven by Rng(mix64(seed) ^ mix64(epoch)), so every worker and every

@@ -87,7 +87,9 @@ uint32_t bigEndian32(const uint8_t* p) {
 
 struct IdxFile {
   std::string path;
-  FileBytes bytes;
+  FileBytes bytes;  // the whole file, or only its head when `headOnly`
+  bool headOnly = false;
+  uint64_t size = 0;  // bytes of the (inflated) file
   const IdxType* type = nullptr;
   std::vector<int64_t> dims;  // dims[0] = number of samples
   size_t headerBytes = 0;
@@ -101,13 +103,45 @@ std::string dimsToString(const std::vector<int64_t>& dims) {
 }
 
 // Reads and checks the header and the size of one IDX file. `expectedMagic` is for messages.
-IdxFile openIdx(const std::string& path, const std::string& what, const char* expectedMagic) {
+// The first bytes of a raw file (enough for any IDX header), or all of a gzip one.
+FileBytes readHead(const std::string& path, const std::string& what, bool& headOnly, uint64_t& size) {
+  std::error_code ec;
+  NS_CHECK(!std::filesystem::is_directory(path, ec), "{} '{}' is a folder, not a file", what, path);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throwOpenError(path, what, errno);
+  const std::streamoff fileSize = in.tellg();
+  NS_CHECK(fileSize >= 0, "cannot read {} '{}'", what, path);
+  in.seekg(0);
+  FileBytes out;
+  out.data.resize(static_cast<size_t>(std::min<std::streamoff>(fileSize, 4 + 4 * 255)));
+  in.read(reinterpret_cast<char*>(out.data.data()), static_cast<std::streamsize>(out.data.size()));
+  NS_CHECK(in.gcount() == static_cast<std::streamsize>(out.data.size()), "cannot read {} '{}'", what, path);
+  if (out.data.size() >= 2 && out.data[0] == 0x1f && out.data[1] == 0x8b) {
+    headOnly = false;
+    out = readFileBytes(path, what);
+    size = out.data.size();
+    return out;
+  }
+  headOnly = true;
+  size = static_cast<uint64_t>(fileSize);
+  return out;
+}
+
+// Reads and checks the header and the size of one IDX file. `expectedMagic` is for messages.
+// mayStream: a raw (not gzip) file of unsigned bytes is not read beyond its header; its samples
+// are read when batches are assembled (Note [Sample storage]).
+IdxFile openIdx(const std::string& path, const std::string& what, const char* expectedMagic, bool mayStream = false) {
   IdxFile f;
   f.path = path;
-  f.bytes = readFileBytes(path, what);
+  if (mayStream) {
+    f.bytes = readHead(path, what, f.headOnly, f.size);
+  } else {
+    f.bytes = readFileBytes(path, what);
+    f.size = f.bytes.data.size();
+  }
   const ByteBuffer& d = f.bytes.data;
   const char* gzNote = f.bytes.gzipTruncated ? " (its gzip stream also ends early: the file was cut short)" : "";
-  NS_CHECK(d.size() >= 4, "{} '{}' is too short to be an IDX file: {} bytes{}", what, path, d.size(), gzNote);
+  NS_CHECK(f.size >= 4, "{} '{}' is too short to be an IDX file: {} bytes{}", what, path, f.size, gzNote);
   const uint32_t magic = bigEndian32(d.data());
   for (const IdxType& t : kIdxTypes)
     if (t.code == d[2]) f.type = &t;
@@ -116,9 +150,9 @@ IdxFile openIdx(const std::string& path, const std::string& what, const char* ex
            "{} '{}' has a bad magic number {}: expected {}; is it an IDX file?", what, path, hex32(magic),
            expectedMagic);
   f.headerBytes = 4 + 4 * static_cast<size_t>(ndims);
-  NS_CHECK(d.size() >= f.headerBytes,
+  NS_CHECK(f.size >= f.headerBytes,
            "{} '{}' is truncated: its header needs {} bytes for {} dimensions, found {} bytes{}", what, path,
-           f.headerBytes, ndims, d.size(), gzNote);
+           f.headerBytes, ndims, f.size, gzNote);
   for (int i = 0; i < ndims; ++i) f.dims.push_back(bigEndian32(d.data() + 4 + 4 * i));
   // 64-bit dims (each < 2^32): the product can only overflow for absurd headers, caught here.
   unsigned __int128 expected = f.type->bytes;
@@ -131,19 +165,24 @@ IdxFile openIdx(const std::string& path, const std::string& what, const char* ex
   }
   expected += f.headerBytes;
   const auto expectedBytes = static_cast<uint64_t>(expected);
-  NS_CHECK(d.size() >= expectedBytes,
+  NS_CHECK(f.size >= expectedBytes,
            "{} '{}' is truncated: expected {} bytes ({}-byte header + {} samples of {} {}), found {}{}", what, path,
            expectedBytes, f.headerBytes, f.dims[0],
-           f.dims.size() > 1 ? dimsToString({f.dims.begin() + 1, f.dims.end()}) : "1", f.type->name, d.size(), gzNote);
+           f.dims.size() > 1 ? dimsToString({f.dims.begin() + 1, f.dims.end()}) : "1", f.type->name, f.size, gzNote);
   NS_CHECK(!f.bytes.gzipTruncated,
            "{} '{}' is truncated: its gzip stream ends early (the {} bytes of data arrived but not the end marker); "
            "download it again",
            what, path, expectedBytes);
   NS_CHECK(
-      d.size() == expectedBytes,
+      f.size == expectedBytes,
       "{} '{}' has {} bytes after the data: expected {} bytes from its header ({}), found {}; is it the right file?",
-      what, path, d.size() - expectedBytes, expectedBytes, dimsToString(f.dims), d.size());
+      what, path, f.size - expectedBytes, expectedBytes, dimsToString(f.dims), f.size);
   NS_CHECK(f.dims[0] > 0, "{} '{}' holds no samples", what, path);
+  if (f.headOnly && f.type->code != 0x08) {  // only bytes are streamed: read the rest now
+    f.bytes = readFileBytes(path, what);
+    f.headOnly = false;
+    NS_CHECK(f.bytes.data.size() == expectedBytes, "{} '{}' changed while it was read", what, path);
+  }
   return f;
 }
 
@@ -206,7 +245,8 @@ FileBytes readFileBytes(const std::string& path, const std::string& what) {
 }
 
 Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsPath, double scale, bool skipBadRows) {
-  const IdxFile images = openIdx(imagesPath, "IDX images file", "0x00000803 (unsigned bytes, N x height x width)");
+  const IdxFile images =
+      openIdx(imagesPath, "IDX images file", "0x00000803 (unsigned bytes, N x height x width)", /*mayStream=*/true);
   const IdxFile labels = openIdx(labelsPath, "IDX labels file", "0x00000801 (unsigned bytes, one label per sample)");
 
   Dataset ds;
@@ -236,16 +276,17 @@ Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsP
   ds.size = images.dims[0];
 
   const int64_t total = ds.size * images.perSample;
-  ds.features.resize(static_cast<size_t>(total));
-  if (images.type->code == 0x08) {
-    // The common case (every MNIST-like file): one table lookup per pixel.
-    float table[256];
-    for (int v = 0; v < 256; ++v) table[v] = static_cast<float>(v * scale);
+  ds.diskBytes = static_cast<int64_t>(std::filesystem::file_size(imagesPath) + std::filesystem::file_size(labelsPath));
+  ds.setByteScale(scale);
+  if (images.type->code == 0x08 && images.headOnly) {
+    // Raw bytes: read when batches are assembled (Note [Sample storage]).
+    ds.file = std::make_shared<SampleFile>(imagesPath, "IDX images file", static_cast<int64_t>(images.headerBytes),
+                                           images.perSample, ds.size);
+  } else if (images.type->code == 0x08) {
     const uint8_t* src = images.bytes.data.data() + images.headerBytes;
-    float* dst = ds.features.data();
-#pragma omp parallel for schedule(static) if (total > (1 << 20))
-    for (int64_t i = 0; i < total; ++i) dst[i] = table[src[i]];
+    ds.pixels.assign(src, src + total);
   } else {
+    ds.features.resize(static_cast<size_t>(total));
     for (int64_t i = 0; i < total; ++i) ds.features[i] = static_cast<float>(idxValue(images, i) * scale);
   }
 

@@ -300,6 +300,16 @@ Json TrainingPlan::toJson() const {
     j["chunk"] = chunk;
     j["identical_across_device_counts"] = identicalAcrossDeviceCounts;
   }
+  if (!data.empty()) {
+    Json sets = Json::array();
+    for (const DataSet& d : data)
+      sets.push_back({{"role", d.role}, {"source", d.source}, {"storage", d.storage}, {"samples", d.samples},
+                      {"shape", d.shape}, {"disk_bytes", d.diskBytes}, {"memory_bytes", d.memoryBytes}});
+    j["data"] = sets;
+    j["model_bytes_per_worker"] = modelBytesPerWorker;
+    j["activation_bytes_per_worker"] = activationBytesPerWorker;
+    j["memory_bytes_needed"] = memoryBytesNeeded;
+  }
   if (diskBytesNeeded > 0) {
     j["checkpoint_bytes"] = checkpointBytes;
     j["disk_bytes_needed"] = diskBytesNeeded;
@@ -336,6 +346,17 @@ std::string TrainingPlan::toText() const {
                     ? "the same weights on 1, 2 or 4 devices (lr_policy keep_logical_batch keeps the logical batch)"
                     : "repeatable on these devices only (the same weights on 1, 2 or 4 devices need lr_policy "
                       "keep_logical_batch and a batch_size of 64, 128, 256, ...)");
+  for (const DataSet& d : data) {
+    const std::string kept = d.storage == "streamed" ? format("streamed from {} (not held in memory)", d.source)
+                             : d.storage == "bytes"  ? format("held in memory as bytes ({})", humanBytes(d.memoryBytes))
+                                                     : format("held in memory as float32 ({})", humanBytes(d.memoryBytes));
+    s += format("Data:                 {}: {} samples of {}, {} on disk, {}\n", d.role, d.samples, shapeToString(d.shape),
+                humanBytes(d.diskBytes), kept);
+  }
+  if (memoryBytesNeeded > 0)
+    s += format("Memory:               about {} ({} of parameters, gradients and optimizer state and about {} of "
+                "activations per device, the data held and the batches read ahead)\n",
+                humanBytes(memoryBytesNeeded), humanBytes(modelBytesPerWorker), humanBytes(activationBytesPerWorker));
   if (diskBytesNeeded > 0)
     s += format("Disk:                 {} for the run folder ({} per checkpoint: 3 kept and 1 being written, and the "
                 "parameter files); {} free in {}\n",

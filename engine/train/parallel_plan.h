@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/shape.h"
 #include "engine/project/project.h"
 
 namespace netsmith {
@@ -51,6 +52,21 @@ struct TrainingPlan {
   uint64_t diskBytesNeeded = 0;
   uint64_t diskBytesFree = 0;
   std::string runFolder;
+  // The data and the memory (filled by the trainer; Note [Sample storage]): each dataset's
+  // samples, where they are kept and their size on disk, and what the run will hold in memory.
+  struct DataSet {
+    std::string role;     // "training" | "validation"
+    std::string source;   // the file read while training (the store, the IDX images file, the CSV)
+    std::string storage;  // "streamed" | "bytes" | "float32"
+    int64_t samples = 0;
+    Shape shape;
+    int64_t diskBytes = 0;
+    int64_t memoryBytes = 0;
+  };
+  std::vector<DataSet> data;
+  int64_t modelBytesPerWorker = 0;     // parameters, gradients and optimizer state
+  int64_t activationBytesPerWorker = 0;  // a batch's outputs and their gradients, estimated from the graph
+  int64_t memoryBytesNeeded = 0;       // all workers' model and activations, the datasets, the batches read ahead
   std::vector<std::string> warnings;
 
   // The optimizer section to train with: the effective lr and update interval filled in.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <numeric>
 
 #include "engine/core/error.h"
 #include "engine/data/augment.h"
@@ -122,7 +123,8 @@ void Replica::fastBackward(float weight) {
 }
 
 void Replica::reproducibleForwardBackward(const Dataset& train, std::span<const int64_t> slice, int64_t epoch,
-                                          float weight, double& lossSum) {
+                                          float weight, StepFigures& f) {
+  double& lossSum = f.lossSum;
   const int64_t chunk = m_plan.chunk;
   const bool hasStats = m_statsBuffer.size() > 0;
   if (hasStats) captureRunningStats(m_statsSnapshot.data(), 1.0f);
@@ -130,10 +132,7 @@ void Replica::reproducibleForwardBackward(const Dataset& train, std::span<const 
   for (int64_t start = 0; start < static_cast<int64_t>(slice.size()); start += chunk) {
     const std::span<const int64_t> ids = slice.subspan(static_cast<size_t>(start), static_cast<size_t>(chunk));
     if (hasStats && start > 0) scatterRunningStats(m_statsSnapshot.data());
-    profiled(m_network->profiler(), ProfilePhase::Data, [&] {
-      gatherBatch(train, ids, m_x, m_y);
-      augmentBatch(m_plan.augmentation, m_seed, epoch, ids, m_x);  // training only: Note [Augmentation draws]
-    });
+    gather(train, ids, epoch, f.dataSeconds);
     lossSum += sumOf(m_network->forward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), ids.data()}));
     m_network->backward(m_solver ? weight * m_solver->lossScale() : weight);
     float* leaf = m_tree->next();
@@ -164,20 +163,17 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
   const bool shared = m_comm.size() > 1;
 
   if (m_plan.deterministic) {
-    reproducibleForwardBackward(train, slice, epoch, weight, f.lossSum);
+    reproducibleForwardBackward(train, slice, epoch, weight, f);
     if (m_reducer)
       for (int b = 0; b < m_buckets->bucketCount(); ++b) m_reducer->bucketReady(b);
   } else {
-    profiled(m_network->profiler(), ProfilePhase::Data, [&] {
-      gatherBatch(train, slice, m_x, m_y);
-      augmentBatch(m_plan.augmentation, m_seed, epoch, slice, m_x);  // training only: Note [Augmentation draws]
-    });
+    gather(train, slice, epoch, f.dataSeconds);
     f.lossSum = sumOf(m_network->forward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), slice.data()}));
     // The running statistics, weighted by this worker's share, so their sum is the mean.
     if (hasStats && shared) captureRunningStats(m_statsBuffer.data(), static_cast<float>(slice.size()) * weight);
     fastBackward(weight);
   }
-  f.computeSeconds = secondsSince(start);
+  f.computeSeconds = secondsSince(start) - f.dataSeconds;
 
   if (shared) {
     const auto waitStart = Clock::now();
@@ -207,17 +203,56 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
   return f;
 }
 
+SampleFeed* Replica::feedFor(const Dataset& data) {
+  if (!data.file) return nullptr;
+  for (auto& feed : m_feeds)
+    if (&feed->dataset() == &data) return feed.get();
+  // Room for two of this worker's batches ahead, within 64 MB.
+  const int64_t batch = std::max<int64_t>(m_slot.batch, 1);
+  const int64_t fit = std::max<int64_t>((int64_t{64} << 20) / std::max<int64_t>(data.sampleNumel(), 1), 1);
+  m_feeds.push_back(std::make_unique<SampleFeed>(data, std::max<int64_t>(std::min(2 * batch, fit), 1)));
+  return m_feeds.back().get();
+}
+
+void Replica::announceEpoch(const Dataset& train, std::span<const int64_t> order, int64_t firstIteration) {
+  SampleFeed* feed = feedFor(train);
+  if (!feed || m_slot.batch == 0) return;
+  const auto logical = static_cast<int64_t>(m_plan.logicalBatch);
+  std::vector<int64_t> sequence;
+  for (int64_t it = firstIteration; (it + 1) * logical <= static_cast<int64_t>(order.size()); ++it) {
+    const int64_t* slice = order.data() + it * logical + m_slot.offset;
+    sequence.insert(sequence.end(), slice, slice + m_slot.batch);
+  }
+  feed->announce(std::move(sequence));
+}
+
+void Replica::gather(const Dataset& data, std::span<const int64_t> ids, int64_t epoch, double& dataSeconds) {
+  const auto start = Clock::now();
+  // The layer profile times training steps only (Note [Layer profile]): not validation's batches.
+  profiled(epoch >= 0 ? m_network->profiler() : nullptr, ProfilePhase::Data, [&] {
+    gatherBatch(data, ids, m_x, m_y, feedFor(data));
+    if (epoch >= 0) augmentBatch(m_plan.augmentation, m_seed, epoch, ids, m_x);  // training only: Note [Augmentation draws]
+  });
+  dataSeconds += secondsSince(start);
+}
+
 std::vector<BatchCounts> Replica::evaluateBlocks(const Dataset& data, int64_t begin, int64_t end, int64_t block,
                                                  const std::function<bool()>& stop) {
   std::vector<BatchCounts> out;
   std::vector<int64_t> ids;
   const OpSchema& loss = *m_graph.loss().schema;
+  if (SampleFeed* feed = feedFor(data)) {
+    std::vector<int64_t> range(static_cast<size_t>(std::max<int64_t>(end - begin, 0)));
+    std::iota(range.begin(), range.end(), begin);
+    feed->announce(std::move(range));
+  }
   for (int64_t start = begin; start < end; start += block) {
     if (stop && stop()) break;
     const int64_t n = std::min(block, end - start);
     ids.resize(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = start + i;
-    gatherBatch(data, ids, m_x, m_y);
+    double dataSeconds = 0;
+    gather(data, ids, -1, dataSeconds);
     const Tensor& perSample = m_network->forward(m_x, m_y, false, RandomKey{m_seed, 0, 0, ids.data()});
     out.push_back(countBatch(loss, perSample, m_network->prediction(), m_y));
   }

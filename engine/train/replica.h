@@ -16,6 +16,7 @@
 #include "engine/comm/gradient_buckets.h"
 #include "engine/core/device_context.h"
 #include "engine/data/dataset.h"
+#include "engine/data/sample_feed.h"
 #include "engine/optim/optimizer.h"
 #include "engine/train/chunk_tree.h"
 #include "engine/train/metrics.h"
@@ -63,9 +64,12 @@ namespace netsmith {
 // What a worker measured during one step (seconds).
 struct StepFigures {
   double lossSum = 0;     // sum of the per-sample losses of the worker's slice
-  double computeSeconds = 0;
+  double computeSeconds = 0;  // forward, backward and the optimizer (not the data)
   double syncSeconds = 0;  // the communication thread's time in all-reduces
   double waitSeconds = 0;  // blocked, waiting for the reduced gradients (slowest rank + unhidden sync)
+  // Assembling the batch: waiting for the prefetch thread (or the disk), converting the samples
+  // to float32, augmenting them. Large next to computeSeconds: the data is the bottleneck.
+  double dataSeconds = 0;
 };
 
 class Replica {
@@ -80,6 +84,11 @@ class Replica {
   // One iteration: the worker's slice of logicalBatch (global sample indices into `train`),
   // forward, backward, all-reduce, update with learning rate `lr`.
   StepFigures trainStep(const Dataset& train, std::span<const int64_t> logicalBatch, int64_t epoch, double lr);
+
+  // The samples this worker will train on from iteration `firstIteration` to the end of the epoch
+  // (its slices of `order`), announced to its prefetch thread when `train` is streamed (Note
+  // [Sample feed]); nothing otherwise. Call it while the worker is idle, before the epoch's steps.
+  void announceEpoch(const Dataset& train, std::span<const int64_t> order, int64_t firstIteration);
 
   // Loss and error counts of samples [begin, end) of `data`, in eval mode, in blocks of
   // `block` samples; one BatchCounts per block, so callers combine blocks in a fixed order.
@@ -103,7 +112,12 @@ class Replica {
  private:
   void fastBackward(float weight);
   void reproducibleForwardBackward(const Dataset& train, std::span<const int64_t> slice, int64_t epoch, float weight,
-                                   double& lossSum);
+                                   StepFigures& f);
+  // Gathers `ids` of `data` into m_x/m_y (through the dataset's feed when it is streamed),
+  // augmented when `epoch` >= 0 (training); adds the time to dataSeconds.
+  void gather(const Dataset& data, std::span<const int64_t> ids, int64_t epoch, double& dataSeconds);
+  // The prefetch thread of `data`, made on first use; null when `data` is not streamed.
+  SampleFeed* feedFor(const Dataset& data);
   void reduceRunningStats();
   // out / in: memory of the device (m_statsBuffer, m_statsSnapshot).
   void captureRunningStats(float* out, float scale) const;
@@ -132,6 +146,7 @@ class Replica {
   std::unique_ptr<ChunkTree> m_tree;       // reproducible mode: gradients + running statistics
   Tensor m_treeSum;
   Tensor m_x, m_y;
+  std::vector<std::unique_ptr<SampleFeed>> m_feeds;  // one per streamed dataset (training, validation)
 };
 
 }  // namespace netsmith

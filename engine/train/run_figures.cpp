@@ -14,10 +14,10 @@ double secondsSince(RunFigures::Clock::time_point t) {
 }
 
 // One worker's step as the processes report it to the leader: [compute, sync, wait, busy
-// seconds, memory bytes, temperature °C, power W] (the last two null without sensors).
+// seconds, memory bytes, temperature °C, power W, data] (°C and W null without sensors).
 Json stepReport(const StepFigures& f, double busy, int64_t memoryBytes, const DeviceSensors& sensors) {
   return Json::array({f.computeSeconds, f.syncSeconds, f.waitSeconds, busy, memoryBytes,
-                      optionalJson(sensors.temperatureC), optionalJson(sensors.powerW)});
+                      optionalJson(sensors.temperatureC), optionalJson(sensors.powerW), f.dataSeconds});
 }
 
 std::optional<double> optionalNumber(const Json& v) {
@@ -77,7 +77,7 @@ double RunFigures::gatherStep(JobChannel& job, const std::vector<std::unique_ptr
     m_localMemory = true;
     for (size_t w = 0; w < m_step.size(); ++w) {
       const StepFigures& s = m_step[w];
-      add(w, {0.0, s.computeSeconds, s.syncSeconds, s.waitSeconds}, m_localBusy[w], m_localSensors[w]);
+      add(w, {0.0, s.computeSeconds, s.syncSeconds, s.waitSeconds, s.dataSeconds}, m_localBusy[w], m_localSensors[w]);
     }
     return 0.0 + localLoss;  // as the sum over one process's report
   }
@@ -92,7 +92,7 @@ double RunFigures::gatherStep(JobChannel& job, const std::vector<std::unique_ptr
   for (const Json& r : reports) {
     lossSum += r.at("loss").get<double>();
     for (const Json& f : r.at("workers")) {
-      add(g, {0.0, f[0].get<double>(), f[1].get<double>(), f[2].get<double>()}, f[3].get<double>(),
+      add(g, {0.0, f[0].get<double>(), f[1].get<double>(), f[2].get<double>(), f[7].get<double>()}, f[3].get<double>(),
           {optionalNumber(f[5]), optionalNumber(f[6])});
       m_memoryBytes[g] = f[4].get<double>();
       ++g;
@@ -141,6 +141,7 @@ Json RunFigures::deviceFigures(double wall) const {
               {"sync_ms", t.sync * per},
               {"overlap_ms", std::max(0.0, t.sync - t.wait) * per},
               {"wait_ms", t.wait * per},
+              {"data_ms", t.data * per},
               {"utilization", utilization},
               {"memory_mb", m_memoryBytes[w] / (1024.0 * 1024.0)}};
     if (m_sensors[w].temperatureC) d["temperature_c"] = *m_sensors[w].temperatureC;
@@ -174,9 +175,11 @@ Json RunFigures::iterationEvent(const IterationPosition& at, const std::vector<s
 // summed compute time over the epoch's training wall time: how much faster the devices were
 // together than one of them alone doing all the work at the same per-sample speed.
 Json RunFigures::scalingSummary() const {
-  double compute = 0, wait = 0, sync = 0;
+  // compute: the devices' own work, the batch's assembly (data) included.
+  double compute = 0, wait = 0, sync = 0, data = 0;
   for (const auto& t : m_epochTotals) {
-    compute += t.compute;
+    compute += t.compute + t.data;
+    data += t.data;
     wait += t.wait;
     sync += t.sync;
   }
@@ -184,6 +187,7 @@ Json RunFigures::scalingSummary() const {
   return {{"devices", m_jobWorkers.size()},
           {"samples_per_s", wall > 0 ? static_cast<double>(m_epochTrainSamples) / wall : 0.0},
           {"communication_share", compute + wait > 0 ? wait / (compute + wait) : 0.0},
+          {"data_share", compute + wait > 0 ? data / (compute + wait) : 0.0},
           {"sync_seconds", sync},
           {"speedup_estimate", wall > 0 ? compute / wall : 0.0}};
 }
@@ -206,7 +210,7 @@ Json RunFigures::runResult(const std::string& status, const std::string& paramet
     in.samplesPerS = samplesPerS;
     in.wallSeconds = m_runTrainWall;
     for (const WorkerTotals& t : m_runTotals) {
-      in.computeSeconds += t.compute;
+      in.computeSeconds += t.compute + t.data;
       in.syncSeconds += t.sync;
       in.waitSeconds += t.wait;
     }

@@ -30,10 +30,11 @@ class JobChannel;
 
 // Figures of one worker, summed since the last iteration event (or over the epoch, or the run).
 struct WorkerTotals {
-  double compute = 0, sync = 0, wait = 0;
+  double compute = 0, sync = 0, wait = 0, data = 0;
   int64_t iterations = 0;
   void add(const StepFigures& f) {
     compute += f.computeSeconds;
+    data += f.dataSeconds;
     sync += f.syncSeconds;
     wait += f.waitSeconds;
     ++iterations;

@@ -211,6 +211,8 @@ TrainResult TrainingRun::run() {
     if (m_options.profile) m_profile = std::make_unique<RunProfile>(m_replicas, m_workers);
     for (; m_epoch < m_maxEpoch; ++m_epoch) {
       const auto order = epochOrder(m_train.size, seed, m_epoch, shuffle);
+      // A streamed dataset's prefetch threads read the epoch ahead of the workers (Note [Sample feed]).
+      for (auto& replica : m_replicas) replica->announceEpoch(m_train, order, m_iteration);
       // Throughput figures start afresh each epoch, so validation time does not count as training.
       m_figures.startEpoch();
       auto epochStart = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_epochSeconds));

@@ -77,6 +77,7 @@ class TrainingRun {
 
  private:
   void planDisk(bool planOnly);
+  void planData();
   void openRunFolder();
   void startWorkers();
   void restoreFromCheckpoint();

@@ -5,6 +5,7 @@
 
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/core/error.h"
+#include "engine/data/augment.h"
 #include "engine/core/text_files.h"
 #include "engine/data/label_check.h"
 #include "engine/monitor/devices.h"
@@ -31,12 +32,7 @@ std::string newRunFolder(const std::string& projectPath) {
   return dir.string();
 }
 
-void truncateDataset(Dataset& d, int64_t samples) {
-  if (samples <= 0 || samples >= d.size) return;
-  d.size = samples;
-  d.features.resize(samples * numel(d.sampleShape));
-  d.labels.resize(samples * d.labelWidth);
-}
+void truncateDataset(Dataset& d, int64_t samples) { d.keepFirst(samples); }
 
 }  // namespace
 
@@ -91,6 +87,37 @@ void TrainingRun::recordFailure(const std::string& message) {
   if (m_job && m_job->leader()) m_record.recordFailure(message);
 }
 
+// Note [Sample storage]: the plan says where each dataset is kept and what the run will hold in
+// memory: per worker its parameters, gradients and optimizer state and a batch's activations
+// (every node's output and its gradient; kernels' own workspaces come on top), the datasets' own
+// memory, and each streamed dataset's read-ahead (two batches per worker).
+void TrainingRun::planData() {
+  const int buffers = static_cast<int>(Optimizer::create(m_project.optimizer)->bufferNames().size());
+  int64_t activations = 0;
+  for (const GraphNode& n : m_graph->nodes) activations += numel(n.outputShape);
+  int64_t workers = 0, largestBatch = 0;
+  for (const DevicePlan& d : m_plan.devices)
+    if (d.batch > 0) ++workers, largestBatch = std::max(largestBatch, d.batch);
+  m_plan.modelBytesPerWorker = m_graph->parameterCount * 4 * (2 + buffers);
+  m_plan.activationBytesPerWorker = activations * largestBatch * 4 * 2;
+  int64_t total = workers * (m_plan.modelBytesPerWorker + m_plan.activationBytesPerWorker);
+  m_plan.data.clear();
+  for (const auto& [role, d] : {std::pair{"training", &m_train}, std::pair{"validation", m_validation ? &*m_validation : nullptr}}) {
+    if (!d) continue;
+    TrainingPlan::DataSet set;
+    set.role = role;
+    set.samples = d->size;
+    set.shape = d->sampleShape;
+    set.diskBytes = d->diskBytes;
+    set.memoryBytes = d->memoryBytes();
+    set.storage = d->file ? "streamed" : d->holdsBytes() ? "bytes" : "float32";
+    set.source = d->file ? d->file->path() : d->source;
+    total += set.memoryBytes + (d->file ? workers * 2 * largestBatch * d->sampleNumel() : 0);
+    m_plan.data.push_back(set);
+  }
+  m_plan.memoryBytesNeeded = total;
+}
+
 void TrainingRun::prepare(bool planOnly) {
   if (!m_options.resumeRun.empty()) {
     m_runDir = fs::absolute(m_options.resumeRun);
@@ -140,6 +167,7 @@ void TrainingRun::prepare(bool planOnly) {
              "{}: samples have shape {} but Input '{}' expects {}: change the Input shape to {}", d->source,
              shapeToString(d->sampleShape), m_graph->input().id, shapeToString(inShape), shapeToString(d->sampleShape));
   }
+  checkAugmentable(m_project.config.augmentation, m_train.sampleShape, m_train.source);
   m_maxEpoch = settings.value("max_epoch", Json()).is_number() ? settings["max_epoch"].get<int64_t>()
                                                                  : m_project.config.maxEpoch;
   bool hasBatchNorm = false;
@@ -148,6 +176,7 @@ void TrainingRun::prepare(bool planOnly) {
   // that many per process (Note [Devices of an mpirun job] assumes alike processes).
   m_plan = planTraining(m_project, m_train.size, m_maxEpoch, availableCores() * m_job->processes(), hasBatchNorm);
   planDisk(planOnly);
+  planData();
   if (planOnly) return;
 
   if (m_job->leader()) {

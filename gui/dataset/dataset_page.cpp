@@ -23,7 +23,8 @@ QImage sampleToImage(const Dataset& data, int64_t i) {
   // Images: (1,H,W) or (3,H,W), shown with their own min/max so any scale displays.
   const auto& s = data.sampleShape;
   if (s.size() != 3 || (s[0] != 1 && s[0] != 3) || i < 0 || i >= data.size) return {};
-  const float* x = data.sample(i);
+  const std::vector<float> values = data.sampleValues(i);
+  const float* x = values.data();
   const int64_t h = s[1], w = s[2], plane = h * w;
   float lo = x[0], hi = x[0];
   for (int64_t k = 0; k < data.sampleNumel(); ++k) lo = std::min(lo, x[k]), hi = std::max(hi, x[k]);

@@ -205,7 +205,8 @@ class EvaluateCliTest : public QObject {
     QByteArray unlabelled = "x:image\n";
     for (int i = 0; i < 10; ++i) {
       const QString name = QString("img%1.png").arg(i);
-      const float* pixels = raw.sample(i);
+      const std::vector<float> values = raw.sampleValues(i);
+      const float* pixels = values.data();
       QVERIFY(writePng(m_dir.filePath(name), 28, 28, PNG_COLOR_TYPE_GRAY, 8,
                        [&](int x, int y, int) { return static_cast<int>(pixels[y * 28 + x]); }));
       pngs << m_dir.filePath(name);

@@ -138,7 +138,8 @@ class OnnxExportTest : public QObject {
     QDir(m_dir.path()).mkdir("png");
     for (int i = 0; i < kCompared; ++i) {
       const QString name = QString("png/%1.png").arg(i);
-      const float* pixels = raw.sample(i);
+      const std::vector<float> values = raw.sampleValues(i);
+      const float* pixels = values.data();
       QVERIFY(writePng(m_dir.filePath(name), 28, 28, PNG_COLOR_TYPE_GRAY, 8,
                        [&](int x, int y, int) { return static_cast<int>(pixels[y * 28 + x]); }));
       csv += name.toUtf8() + "\n";

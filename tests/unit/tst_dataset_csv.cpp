@@ -3,6 +3,7 @@
 
 #include <QtTest>
 
+#include "support/dataset_values.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "unit/dataset_test_files.h"
@@ -36,7 +37,7 @@ class TestDatasetCsv : public QObject {
     const Dataset ds = loadDataSource(csvSpec(dir.filePath("train.csv")), scale, "error");
     QCOMPARE(ds.size, 3);
     QCOMPARE(ds.sampleShape, (Shape{1, 3, 4}));
-    QCOMPARE(ds.features.size(), size_t{36});
+    QCOMPARE(datasetValues(ds).size(), size_t{36});
     QCOMPARE(ds.labelWidth, 1);
     QCOMPARE(ds.labels, (std::vector<float>{2, 0, 7}));
     QCOMPARE(ds.numClasses, 8);
@@ -44,7 +45,7 @@ class TestDatasetCsv : public QObject {
     QCOMPARE(ds.source, dir.filePath("train.csv").toStdString());
     for (int i = 0; i < 3; ++i)
       for (int y = 0; y < 3; ++y)
-        for (int x = 0; x < 4; ++x) QCOMPARE(ds.sample(i)[y * 4 + x], grayValue(i * 20, 4, x, y, scale));
+        for (int x = 0; x < 4; ++x) QCOMPARE(ds.sampleValues(i)[y * 4 + x], grayValue(i * 20, 4, x, y, scale));
   }
 
   // Channels come out planar (CHW): all red, then all green, then all blue.
@@ -59,7 +60,7 @@ class TestDatasetCsv : public QObject {
     for (int i = 0; i < 2; ++i)
       for (int c = 0; c < 3; ++c)
         for (int y = 0; y < 2; ++y)
-          for (int x = 0; x < 3; ++x) QCOMPARE(ds.sample(i)[c * 6 + y * 3 + x], static_cast<float>(rgb(x, y, c)));
+          for (int x = 0; x < 3; ++x) QCOMPARE(ds.sampleValues(i)[c * 6 + y * 3 + x], static_cast<float>(rgb(x, y, c)));
   }
 
   // Alpha is dropped; 16-bit samples are brought to the 8-bit range; palette images become RGB.
@@ -76,18 +77,18 @@ class TestDatasetCsv : public QObject {
     writeText(dir.filePath("rgba.csv"), "x:image,y:label\nrgba.png,0\n");
     const Dataset rgba = loadDataSource(csvSpec(dir.filePath("rgba.csv")), 1.0, "error");
     QCOMPARE(rgba.sampleShape, (Shape{3, 2, 2}));
-    QCOMPARE(rgba.features, (std::vector<float>{0, 1, 2, 3, 50, 51, 52, 53, 100, 101, 102, 103}));
+    QCOMPARE(datasetValues(rgba), (std::vector<float>{0, 1, 2, 3, 50, 51, 52, 53, 100, 101, 102, 103}));
 
     writeText(dir.filePath("ga.csv"), "x:image,y:label\nga.png,0\n");
     const Dataset ga = loadDataSource(csvSpec(dir.filePath("ga.csv")), 1.0, "error");
     QCOMPARE(ga.sampleShape, (Shape{1, 2, 2}));
-    QCOMPARE(ga.features, (std::vector<float>{10, 11, 12, 13}));
+    QCOMPARE(datasetValues(ga), (std::vector<float>{10, 11, 12, 13}));
 
     writeText(dir.filePath("g16.csv"), "x:image,y:label\ng16.png,0\ng16b.png,1\n");
     const Dataset g16 = loadDataSource(csvSpec(dir.filePath("g16.csv")), 0.5, "error");
     QCOMPARE(g16.sampleShape, (Shape{1, 2, 2}));
-    for (int i = 0; i < 4; ++i) QCOMPARE(g16.features[i], (100 + i) * 0.5f);
-    for (int i = 4; i < 8; ++i) QCOMPARE(g16.features[i], 255 * 0.5f);
+    for (int i = 0; i < 4; ++i) QCOMPARE(datasetValues(g16)[i], (100 + i) * 0.5f);
+    for (int i = 4; i < 8; ++i) QCOMPARE(datasetValues(g16)[i], 255 * 0.5f);
 
     // A palette PNG with two colours.
     {
@@ -110,7 +111,7 @@ class TestDatasetCsv : public QObject {
     writeText(dir.filePath("pal.csv"), "x:image,y:label\npal.png,0\n");
     const Dataset pal = loadDataSource(csvSpec(dir.filePath("pal.csv")), 1.0, "error");
     QCOMPARE(pal.sampleShape, (Shape{3, 1, 2}));
-    QCOMPARE(pal.features, (std::vector<float>{200, 10, 150, 20, 100, 30}));
+    QCOMPARE(datasetValues(pal), (std::vector<float>{200, 10, 150, 20, 100, 30}));
   }
 
   void absolutePathsAndLabelFirst() {
@@ -120,7 +121,7 @@ class TestDatasetCsv : public QObject {
     const Dataset ds = loadDataSource(csvSpec(dir.filePath("d.csv")), 1.0, "error");
     QCOMPARE(ds.size, 1);
     QCOMPARE(ds.labels, (std::vector<float>{3}));
-    QCOMPARE(ds.features, (std::vector<float>{5, 6, 7, 8}));
+    QCOMPARE(datasetValues(ds), (std::vector<float>{5, 6, 7, 8}));
   }
 
   // NNC writes vector inputs as x__0, x__1, ...; columns that are neither x nor y are ignored.
@@ -133,14 +134,14 @@ class TestDatasetCsv : public QObject {
     const Dataset ds = loadDataSource(csvSpec(dir.filePath("v.csv")), 2.0, "error");
     QCOMPARE(ds.size, 2);
     QCOMPARE(ds.sampleShape, (Shape{3}));
-    QCOMPARE(ds.features, (std::vector<float>{2, 4, 6, -3, 0.5f, 200}));  // scale applied to numbers too
+    QCOMPARE(datasetValues(ds), (std::vector<float>{2, 4, 6, -3, 0.5f, 200}));  // scale applied to numbers too
     QCOMPARE(ds.labels, (std::vector<float>{0, 4}));
     QCOMPARE(ds.numClasses, 5);
 
     writeText(dir.filePath("s.csv"), "x,y\n0.5,1\n2,0\n");
     const Dataset scalar = loadDataSource(csvSpec(dir.filePath("s.csv")), 1.0, "error");
     QCOMPARE(scalar.sampleShape, (Shape{1}));
-    QCOMPARE(scalar.features, (std::vector<float>{0.5f, 2}));
+    QCOMPARE(datasetValues(scalar), (std::vector<float>{0.5f, 2}));
   }
 
   // Several y columns: a target vector per sample, any real values, no classes.
@@ -171,7 +172,7 @@ class TestDatasetCsv : public QObject {
     const Dataset ds = loadDataSource(csvSpec(dir.filePath("q.csv")), 1.0, "error");
     QCOMPARE(ds.size, 3);
     QCOMPARE(ds.labels, (std::vector<float>{3, 1, 2}));
-    QCOMPARE(ds.features, (std::vector<float>{1, 2, 50, 51, 100, 101}));
+    QCOMPARE(datasetValues(ds), (std::vector<float>{1, 2, 50, 51, 100, 101}));
   }
 
   // A quoted cell may span lines; the rows after it keep their true line numbers in messages.
@@ -201,8 +202,8 @@ class TestDatasetCsv : public QObject {
     QCOMPARE(ds.numClasses, 10);
     for (int i = 0; i < n; ++i) {
       QCOMPARE(*ds.label(i), static_cast<float>(i % 10));
-      QCOMPARE(ds.sample(i)[0], static_cast<float>(i % 256));
-      QCOMPARE(ds.sample(i)[19], static_cast<float>((i + 19) % 256));
+      QCOMPARE(ds.sampleValues(i)[0], static_cast<float>(i % 256));
+      QCOMPARE(ds.sampleValues(i)[19], static_cast<float>((i + 19) % 256));
     }
   }
 };

@@ -5,6 +5,7 @@
 
 #include <QtTest>
 
+#include "support/dataset_values.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "unit/dataset_test_files.h"
@@ -366,7 +367,7 @@ class TestDatasetErrors : public QObject {
     const Dataset ds = loadDataSource(csvSpec(d + "mixed.csv"), 1.0, "skip");
     QCOMPARE(ds.size, 2);
     QCOMPARE(ds.labels, (std::vector<float>{1, 3}));
-    QCOMPARE(ds.sample(1)[0], 100.0f);
+    QCOMPARE(ds.sampleValues(1)[0], 100.0f);
     QCOMPARE(ds.numClasses, 4);
     QCOMPARE(ds.warnings.size(), size_t{1});
     const QString w = QString::fromStdString(ds.warnings.front());
@@ -399,7 +400,7 @@ class TestDatasetErrors : public QObject {
     writeText(d + "n.csv", "x__0,x__1,y\n1,2,0\n3,oops,1\n5,6\n7,8,2\n");
     const Dataset ds = loadDataSource(csvSpec(d + "n.csv"), 1.0, "skip");
     QCOMPARE(ds.size, 2);
-    QCOMPARE(ds.features, (std::vector<float>{1, 2, 7, 8}));
+    QCOMPARE(datasetValues(ds), (std::vector<float>{1, 2, 7, 8}));
     const QString w = QString::fromStdString(ds.warnings.at(0));
     QVERIFY2(w.contains("row 3") && w.contains("'oops'") && w.contains("row 4 has 2 columns, expected 3"),
              qPrintable(w));

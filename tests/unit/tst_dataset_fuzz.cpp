@@ -6,6 +6,7 @@
 
 #include <QtTest>
 
+#include "support/dataset_values.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/data/png_reader.h"
@@ -39,7 +40,7 @@ class TestDatasetFuzz : public QObject {
       try {
         const Dataset ds = loadDataSource(csvSpec(csv), 1.0, onError);
         QVERIFY2(ds.size > 0, what.constData());
-        QCOMPARE(ds.features.size(), static_cast<size_t>(ds.size * ds.sampleNumel()));
+        QCOMPARE(datasetValues(ds).size(), static_cast<size_t>(ds.size * ds.sampleNumel()));
         QCOMPARE(ds.labels.size(), static_cast<size_t>(ds.size * ds.labelWidth));
         QCOMPARE(ds.rows.size(), static_cast<size_t>(ds.size));
         for (const std::string& w : ds.warnings) QVERIFY2(w.size() < 40000, what.constData());

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "support/dataset_values.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "unit/dataset_test_files.h"
@@ -54,7 +55,7 @@ class TestDatasetIdx : public QObject {
 
     QCOMPARE(ds.size, 60000);
     QCOMPARE(ds.sampleShape, (Shape{1, 28, 28}));
-    QCOMPARE(ds.features.size(), size_t{60000} * 784);
+    QCOMPARE(datasetValues(ds).size(), size_t{60000} * 784);
     QCOMPARE(ds.labelWidth, 1);
     QCOMPARE(ds.labels.size(), size_t{60000});
     QCOMPARE(ds.numClasses, 10);
@@ -71,7 +72,7 @@ class TestDatasetIdx : public QObject {
     for (int c = 0; c < 10; ++c) QCOMPARE(perClass[c], 6000);  // Fashion-MNIST is balanced
 
     float lo = 1e9f, hi = -1e9f;
-    for (float v : ds.features) {
+    for (float v : datasetValues(ds)) {
       lo = std::min(lo, v);
       hi = std::max(hi, v);
     }
@@ -79,7 +80,7 @@ class TestDatasetIdx : public QObject {
     QCOMPARE(hi, static_cast<float>(255 * scale));  // scale applied: 255 -> 1
     // Each value is a byte times the scale.
     for (int i = 0; i < 784; ++i) {
-      const double byte = ds.sample(0)[i] / scale;
+      const double byte = ds.sampleValues(0)[i] / scale;
       QVERIFY(std::abs(byte - std::round(byte)) < 1e-3);
     }
   }
@@ -93,8 +94,9 @@ class TestDatasetIdx : public QObject {
     QCOMPARE(one.label(0)[0], 9.0f);
     const Dataset scaled = loadDataSource(
         idxSpec(kFashion + "t10k-images-idx3-ubyte.gz", kFashion + "t10k-labels-idx1-ubyte.gz"), 0.25, "error");
-    QCOMPARE(scaled.features.size(), one.features.size());
-    for (size_t i = 0; i < one.features.size(); i += 97) QCOMPARE(scaled.features[i], one.features[i] * 0.25f);
+    const std::vector<float> scaledValues = datasetValues(scaled), oneValues = datasetValues(one);
+    QCOMPARE(scaledValues.size(), oneValues.size());
+    for (size_t i = 0; i < oneValues.size(); i += 97) QCOMPARE(scaledValues[i], oneValues[i] * 0.25f);
     QCOMPARE(scaled.labels, one.labels);  // labels are never scaled
   }
 
@@ -119,9 +121,11 @@ class TestDatasetIdx : public QObject {
     const Dataset mixed = loadDataSource(
         idxSpec(dir.filePath("t10k-images-idx3-ubyte"), kFashion + "t10k-labels-idx1-ubyte.gz"), 1.0, "error");
     QCOMPARE(raw.size, gz.size);
-    QVERIFY(raw.features == gz.features);
+    QVERIFY(raw.file);  // a raw file of bytes is streamed, a gzip one held (Note [Sample storage])
+    QVERIFY(!gz.file && !gz.pixels.empty());
+    QVERIFY(datasetValues(raw) == datasetValues(gz));
     QVERIFY(raw.labels == gz.labels);
-    QVERIFY(mixed.features == gz.features);
+    QVERIFY(datasetValues(mixed) == datasetValues(gz));
     QVERIFY(mixed.labels == gz.labels);
   }
 
@@ -156,8 +160,8 @@ class TestDatasetIdx : public QObject {
     QCOMPARE(ds.sampleShape, (Shape{1, 2, 3}));
     QCOMPARE(ds.numClasses, 6);
     QCOMPARE(ds.labels, (std::vector<float>{2, 0, 5}));
-    for (int i = 0; i < 18; ++i) QCOMPARE(ds.features[i], i * 14 * 0.5f);
-    QCOMPARE(ds.sample(2)[0], 12 * 14 * 0.5f);
+    for (int i = 0; i < 18; ++i) QCOMPARE(datasetValues(ds)[i], i * 14 * 0.5f);
+    QCOMPARE(ds.sampleValues(2)[0], 12 * 14 * 0.5f);
   }
 
   // Sensible variants of the format: vectors (N,D), one value per sample (N), wider element
@@ -177,7 +181,7 @@ class TestDatasetIdx : public QObject {
     writeBytes(dir.filePath("l.idx"), idxBytes(0x0D, {2, 2}, lb));
     const Dataset ds = loadDataSource(idxSpec(dir.filePath("v.idx"), dir.filePath("l.idx")), 2.0, "error");
     QCOMPARE(ds.sampleShape, (Shape{2}));
-    QCOMPARE(ds.features, (std::vector<float>{600, -4, 14, 2000}));
+    QCOMPARE(datasetValues(ds), (std::vector<float>{600, -4, 14, 2000}));
     QCOMPARE(ds.labelWidth, 2);
     QCOMPARE(ds.labels, (std::vector<float>{0.5f, -1, 2, 3}));
     QCOMPARE(ds.numClasses, 0);  // vectors, not class indices
@@ -186,7 +190,7 @@ class TestDatasetIdx : public QObject {
     writeBytes(dir.filePath("c.idx"), idxBytes(0x0C, {3}, {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3}));
     const Dataset one = loadDataSource(idxSpec(dir.filePath("s.idx"), dir.filePath("c.idx")), 1.0, "error");
     QCOMPARE(one.sampleShape, (Shape{1}));
-    QCOMPARE(one.features, (std::vector<float>{10, 20, 30}));
+    QCOMPARE(datasetValues(one), (std::vector<float>{10, 20, 30}));
     QCOMPARE(one.labels, (std::vector<float>{1, 0, 3}));
     QCOMPARE(one.numClasses, 4);
   }
