@@ -131,7 +131,7 @@ class DatasetCreateTest : public QObject {
 
     // bird: every kind of PNG, 40x30 (one wider); the class has 11 images.
     QVERIFY(rgbPng(bird + "/rgb8.png", 40, 30, 1));
-    auto png = [](const QString& p, int type, int depth, bool interlaced = false) {
+    auto png = [](int type, int depth, bool interlaced) {
       PngSpec s;
       s.width = 40;
       s.height = 30;
@@ -159,7 +159,7 @@ class DatasetCreateTest : public QObject {
                           Kind{"palette.png", PNG_COLOR_TYPE_PALETTE, 4, false, false},
                           Kind{"palette_trns.png", PNG_COLOR_TYPE_PALETTE, 8, false, true},
                           Kind{"interlaced.png", PNG_COLOR_TYPE_RGB, 8, true, false}}) {
-      auto [spec, max] = png(bird + "/" + k.name, k.type, k.depth, k.interlaced);
+      auto [spec, max] = png(k.type, k.depth, k.interlaced);
       if (k.trns) spec.paletteAlpha = {0, 128};
       const int paletteSize = static_cast<int>(spec.palette.size());
       QVERIFY2(writePngFile(bird + "/" + k.name, spec,
