@@ -16,7 +16,7 @@ class AtomicFileWriter;
 // images decoded and resized, packed into DIR/training.nsstore: sample k (the CSV's k-th data
 // row) is channels*height*width bytes at offset k*that, CHW planes, then a 64-byte trailer:
 //   "NSSTORE1" | u32 version (1) | u32 channels | u32 height | u32 width | u64 count |
-//   32 bytes: SHA-256 of the CSV file's bytes | 4 bytes zero      (little-endian)
+//   32 bytes: SHA-256 of the CSV file's bytes                     (little-endian)
 // The trailer comes last so the store can be written as a stream (the number of good images is
 // known only at the end) and atomically (AtomicFileWriter): a store without a valid trailer was
 // never finished. The CSV stays the dataset's definition; the store is a cache of its images.
