@@ -17,6 +17,8 @@ std::string formatDuration(double seconds) {
 }
 
 namespace {
+// An epoch whose devices spent this much of their step on the data gets a line saying so.
+constexpr double kDataBoundShare = 0.25;
 std::string percent(const Json& v) { return v.is_number() ? format("{}%", std::round(v.get<double>() * 10000) / 100) : "n/a"; }
 std::string number(const Json& v, int digits = 4) {
   if (!v.is_number()) return "n/a";
@@ -65,8 +67,16 @@ void ProgressBarSink::publish(const Json& e) {
     constexpr int kWidth = 24;
     const int filled = static_cast<int>(frac * kWidth);
     const std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '-');
-    const std::string line = format("epoch {}/{} [{}] {}/{} loss {} {} samples/s ETA {}", e.value("epoch", 0), m_maxEpoch,
-                                    bar, it, total, number(e["loss"]), std::lround(e.value("samples_per_s", 0.0)),
+    // The data's share of the devices' step: assembling batches (reading, converting, augmenting).
+    double data = 0, step = 0;
+    if (e.contains("devices") && e["devices"].is_array())
+      for (const Json& d : e["devices"]) {
+        data += d.value("data_ms", 0.0);
+        step += d.value("data_ms", 0.0) + d.value("compute_ms", 0.0) + d.value("wait_ms", 0.0);
+      }
+    const std::string line = format("epoch {}/{} [{}] {}/{} loss {} {} samples/s data {}% ETA {}", e.value("epoch", 0),
+                                    m_maxEpoch, bar, it, total, number(e["loss"]),
+                                    std::lround(e.value("samples_per_s", 0.0)), std::lround(step > 0 ? 100 * data / step : 0),
                                     formatDuration(e.value("eta_s", 0.0)));
     if (m_interactive) {
       std::fprintf(m_out, "\r%-100s", line.c_str());
@@ -83,6 +93,12 @@ void ProgressBarSink::publish(const Json& e) {
                  static_cast<long long>(e.value("epoch", 0)), static_cast<long long>(m_maxEpoch),
                  number(e["train_loss"]).c_str(), number(e["validation_loss"]).c_str(),
                  percent(e["validation_error"]).c_str(), formatDuration(e.value("seconds", 0.0)).c_str());
+    const double dataShare = e.contains("scaling") && e["scaling"].is_object() ? e["scaling"].value("data_share", 0.0) : 0.0;
+    if (dataShare >= kDataBoundShare)
+      std::fprintf(m_out,
+                   "  the devices spent %.0f%% of their step assembling batches (reading, decoding, augmenting): the "
+                   "data, not the network, limits the speed\n",
+                   100 * dataShare);
   } else if (kind == "warning" || kind == "error") {
     endBarLine();
     std::fprintf(stderr, "netsmith-cli: %s: %s\n", kind.c_str(), e.value("message", "").c_str());
