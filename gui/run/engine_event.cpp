@@ -84,7 +84,7 @@ EngineEvent readEvent(const std::string& type, const Json& o) {
       if (!d.is_object()) continue;
       e.devices.push_back({text(d, "id"), number(d, "compute_ms"), number(d, "sync_ms"), number(d, "wait_ms"),
                            number(d, "utilization"), number(d, "memory_mb"), number(d, "overlap_ms"),
-                           number(d, "temperature_c"), number(d, "power_w")});
+                           number(d, "temperature_c"), number(d, "power_w"), number(d, "data_ms")});
     }
     return e;
   }
@@ -98,7 +98,7 @@ EngineEvent readEvent(const std::string& type, const Json& o) {
     e.lr = number(o, "lr");
     if (const auto it = o.find("scaling"); it != o.end() && it->is_object())
       e.scaling = EpochScaling{number(*it, "samples_per_s"), number(*it, "communication_share"),
-                               number(*it, "speedup_estimate")};
+                               number(*it, "speedup_estimate"), number(*it, "data_share")};
     return e;
   }
   if (type == "checkpoint") return CheckpointEvent{integer(o, "epoch"), integer(o, "iteration"), text(o, "path")};

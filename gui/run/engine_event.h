@@ -29,6 +29,7 @@ struct DeviceSample {
   double overlapMs = kNoValue;      // all-reduce time hidden behind backward
   double temperatureC = kNoValue;   // GPUs only (NVML)
   double powerW = kNoValue;         // GPUs only (NVML)
+  double dataMs = kNoValue;         // assembling the batch: reading, decoding, augmenting
 };
 
 // A device as `started` and the dry-run plan list it.
@@ -86,6 +87,7 @@ struct EpochScaling {
   double samplesPerS = kNoValue;
   double communicationShare = kNoValue;
   double speedupEstimate = kNoValue;
+  double dataShare = kNoValue;  // the part of the devices' step time spent assembling batches
 };
 
 struct EpochEvent {

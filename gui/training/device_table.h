@@ -1,13 +1,20 @@
 // DeviceTable: the devices `netsmith-cli devices --json` reports (CPU workers, each GPU with name,
 // memory and PCI bus id), one row each with a checkbox and a relative-load spin box (MATLAB's
 // WorkerLoad). It shows the project's parallel.devices/worker_load and reports the user's edits.
+// While a run goes, the "Data ms" column shows each device's time per iteration spent assembling
+// its batch (reading, decoding, augmenting; the iteration event's data_ms), marked when it is
+// more than kDataBoundShare of compute + data: the disk or the decoding holds the device back.
 #pragma once
 
 #include <QTableWidget>
 
 #include "engine/monitor/devices.h"
+#include "gui/run/engine_event.h"
 
 namespace netsmith::gui {
+
+// data_ms / (compute_ms + data_ms) above which a device is said to wait for its data.
+inline constexpr double kDataBoundShare = 0.3;
 
 class DeviceTable : public QTableWidget {
   Q_OBJECT
@@ -23,6 +30,12 @@ class DeviceTable : public QTableWidget {
   std::vector<double> checkedLoads() const;
   // Ticks or unticks the device `id` as a user would (emits selectionEdited).
   void setChecked(const QString& id, bool checked);
+  // The devices' figures of an iteration event: fills the "Data ms" column of their rows.
+  void showFigures(const QList<DeviceSample>& devices);
+  void clearFigures();
+  // The "Data ms" cell's text and the row's hint ("" when the device is not waiting for data).
+  QString dataText(const QString& id) const;
+  QString dataHint(const QString& id) const;
 
  signals:
   void selectionEdited();

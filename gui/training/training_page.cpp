@@ -511,6 +511,7 @@ void TrainingPage::onEvent(const EngineEvent& event) {
     if (m_state == State::Starting) setState(State::Running);
     if (e->maxEpoch > 0) m_maxEpoch = e->maxEpoch;
     if (!e->plan.devices.isEmpty()) showPlan(e->plan);
+    m_devices->clearFigures();
     if (m_engine.cluster().enabled) m_jobDevices->showDevices(startedJobDevices(e->plan.devices, rankHosts()), true);
     setStatus(tr("Running: %1 samples, %2 parameters").arg(QLocale().toString(e->trainSamples), QLocale().toString(e->parameters)));
     m_log->appendPlainText(tr("started: run folder %1").arg(e->run));
@@ -518,6 +519,7 @@ void TrainingPage::onEvent(const EngineEvent& event) {
     ++m_iterationEvents;
     const double elapsed = m_elapsed.elapsed() / 1000.0;
     m_charts->addIteration(*e, elapsed);
+    m_devices->showFigures(e->devices);
     if (m_state == State::Stopping) return;
     setStatus(tr("Epoch %1/%2 · iteration %3/%4 · loss %5 · %6 samples/s · elapsed %7 · ETA %8")
                   .arg(e->epoch)
@@ -537,6 +539,9 @@ void TrainingPage::onEvent(const EngineEvent& event) {
       line += tr("; %1 samples/s, communication %2%, speed-up ≈ %3")
                   .arg(number(e->scaling->samplesPerS, 6), number(100 * e->scaling->communicationShare, 3),
                        number(e->scaling->speedupEstimate, 3));
+    if (e->scaling && hasValue(e->scaling->dataShare))
+      line += tr("; data %1%%2").arg(number(100 * e->scaling->dataShare, 3),
+                                     e->scaling->dataShare > kDataBoundShare ? tr(" (waiting for data: the disk or decoding is the bottleneck)") : QString());
     m_log->appendPlainText(line);
   } else if (const auto* e = std::get_if<CheckpointEvent>(&event)) {
     m_log->appendPlainText(tr("checkpoint: %1").arg(e->path));

@@ -112,6 +112,53 @@ class TestTrainingPage : public QObject {
     QCOMPARE(page.history()[0].status, QString("completed"));
     QVERIFY(QFile::exists(page.currentRunFolder() + "/learning_curve.csv"));
     QVERIFY(page.currentRunFolder().startsWith(m_dir.filePath("lenet.runs")));
+    // The engine's data_ms of each worker reached the device table.
+    for (const char* id : {"cpu:0", "cpu:1"}) {
+      bool number = false;
+      page.deviceTable()->dataText(id).section(' ', 0, 0).toDouble(&number);
+      QVERIFY2(number, qPrintable(QString("%1: '%2'").arg(id, page.deviceTable()->dataText(id))));
+    }
+  }
+
+  // An iteration event's per-device data_ms shows in the device table's "Data ms" column; a
+  // device that spends more than 30% of its step assembling batches is marked, with the hint in
+  // its row's tooltip; a later iteration where data is cheap clears the mark.
+  void dataMsShowsInTheDeviceTable() {
+    ProjectDocument doc;
+    doc.load(m_project);  // parallel.devices: cpu:0
+    Project two = doc.settings();
+    two.parallel.devices = {"cpu:0", "cpu:1"};
+    doc.undoStack()->push(new SettingsCommand(&doc, doc.settings(), two, "parallel.devices"));
+    TrainingPage page(&doc);
+    DeviceTable* table = page.deviceTable();
+    int dataColumn = -1;
+    for (int c = 0; c < table->columnCount(); ++c)
+      if (table->horizontalHeaderItem(c)->text() == "Data ms") dataColumn = c;
+    QVERIFY(dataColumn >= 0);
+    const auto event = parseEngineEvent(
+        "{\"event\":\"iteration\",\"epoch\":1,\"iteration\":3,\"iterations_per_epoch\":10,\"loss\":1.5,"
+        "\"devices\":[{\"id\":\"cpu:0\",\"compute_ms\":10,\"sync_ms\":1,\"wait_ms\":0.5,\"data_ms\":7.5},"
+        "{\"id\":\"cpu:1\",\"compute_ms\":10,\"sync_ms\":1,\"wait_ms\":0.5,\"data_ms\":0.5}]}");
+    QVERIFY(event);
+    QCOMPARE(std::get<IterationEvent>(*event).devices[0].dataMs, 7.5);
+    emit page.engine()->eventReceived(*event);
+    const int row0 = table->findItems("cpu:0", Qt::MatchExactly).value(0)->row();
+    const int row1 = table->findItems("cpu:1", Qt::MatchExactly).value(0)->row();
+    QCOMPARE(table->item(row0, dataColumn)->text(), QString("7.5 (43%)"));  // 7.5 / 17.5
+    QCOMPARE(table->item(row1, dataColumn)->text(), QString("0.5"));
+    QVERIFY2(table->item(row0, 1)->toolTip().contains("waiting for data", Qt::CaseInsensitive),
+             qPrintable(table->item(row0, 1)->toolTip()));
+    QVERIFY(table->dataHint("cpu:0").contains("the disk or decoding is the bottleneck"));
+    QVERIFY(table->dataHint("cpu:1").isEmpty());
+    QVERIFY(!table->item(row1, 1)->toolTip().contains("waiting for data", Qt::CaseInsensitive));
+    QVERIFY(table->item(row1, dataColumn)->toolTip().contains("0.5 ms assembling the batch"));
+
+    const auto cheap = parseEngineEvent(
+        "{\"event\":\"iteration\",\"epoch\":1,\"iteration\":4,\"devices\":[{\"id\":\"cpu:0\",\"compute_ms\":10,\"data_ms\":1}]}");
+    emit page.engine()->eventReceived(*cheap);
+    QCOMPARE(table->item(row0, dataColumn)->text(), QString("1.0"));
+    QVERIFY(table->dataHint("cpu:0").isEmpty());
+    QVERIFY(!table->item(row0, 1)->toolTip().contains("waiting for data", Qt::CaseInsensitive));
   }
 
   // The acceptance's end-to-end run: the LeNet sample, cpu:0 and cpu:1 ticked in the device
