@@ -15,6 +15,8 @@
 using namespace netsmith;
 using namespace netsmith::test;
 
+const QString kClasses[] = {"bird", "cat", "dög"};  // sorted: labels 0, 1, 2
+
 class StreamedTrainingTest : public QObject {
   Q_OBJECT
 
@@ -56,7 +58,7 @@ class StreamedTrainingTest : public QObject {
     QVERIFY(m_dir.isValid());
     // 3 class folders of 40 RGB images each; dataset create writes the PNGs and the store.
     for (int c = 0; c < 3; ++c) {
-      const QString folder = path(QString("source/class%1").arg(c));
+      const QString folder = path("source/" + kClasses[c]);
       QVERIFY(QDir().mkpath(folder));
       for (int i = 0; i < 40; ++i)
         QVERIFY(testing::writePng(folder + QString("/%1.png").arg(i), 8, 8, PNG_COLOR_TYPE_RGB, 8, [&](int x, int y, int ch) {
@@ -110,6 +112,17 @@ class StreamedTrainingTest : public QObject {
     const Json epoch = streamedRun.last("epoch");
     const double share = epoch.at("scaling").at("data_share").get<double>();
     QVERIFY2(share > 0 && share < 1, epoch.dump().c_str());
+  }
+
+  // The folder names are the class names of the trained run's evaluation.
+  void evaluatesWithTheFolderNames() {
+    const CliRun r = runCli({"evaluate", path("run-s1"), "--json"});
+    QVERIFY2(r.exitCode == 0, r.stderrText.constData());
+    const Json j = Json::parse(r.stdoutText.toStdString());
+    QCOMPARE(j.at("class_names").get<std::vector<std::string>>(),
+             (std::vector<std::string>{"bird", "cat", "dög"}));
+    QCOMPARE(j.at("per_class").size(), size_t{3});
+    QCOMPARE(j.at("per_class")[2].at("name").get<std::string>(), std::string("dög"));
   }
 
   void progressLineShowsTheDataShare() {
