@@ -75,7 +75,7 @@ class DebPackageTest : public QObject {
     const Run depends = run("dpkg-deb", {"-f", m_deb, "Depends"});
     QCOMPARE(depends.exitCode, 0);
     qInfo("Depends: %s", qPrintable(depends.output.trimmed()));
-    for (const char* lib : {"libdnnl", "libonnx", "libprotobuf", "libpng16", "libgomp1", "libstdc++6"})
+    for (const char* lib : {"libdnnl", "libonnx", "libprotobuf", "libpng16", "libjpeg62-turbo", "libgomp1", "libstdc++6"})
       QVERIFY2(depends.output.contains(lib), lib);
     // Every dependency must resolve on this Debian: a dry run of installing the file.
     const Run simulate = run("apt-get", {"install", "--simulate", "--no-install-recommends", m_deb});
