@@ -92,7 +92,8 @@ enum class InputKind { kImage, kNumbers };
 
 struct RowResult {
   std::vector<float> input;   // numbers, or an image whose values are not whole 8-bit levels (scaled)
-  std::vector<uint8_t> bytes;  // an 8-bit image (unscaled)
+  std::vector<uint8_t> bytes;  // an 8-bit image (unscaled), unless it went into its slot
+  bool inSlot = false;         // the 8-bit image is in the loader's slot for this row
   int64_t fileBytes = 0;       // the image file's size on disk
   std::vector<float> label;
   int channels = 0;
@@ -359,13 +360,35 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
   // Images are decoded in parallel; every row's outcome is kept so that the reported error (the
   // first bad row) and the warning do not depend on the order threads finish in.
   std::vector<RowResult> results(static_cast<size_t>(rowCount));
+  // 8-bit images go straight into one buffer, slot r for row r, as they are decoded: holding
+  // every row's own copy until the end would take twice the dataset's bytes (and the heap would
+  // keep them). The slot size comes from the first good image, decoded first.
+  std::vector<uint8_t> slots;
+  int64_t slotBytes = 0;
+  if (layout.kind == InputKind::kImage && !layout.fromStore) {
+    std::vector<std::string> cells;
+    for (int64_t r = 0; r < rowCount; ++r) {
+      RowResult probe;
+      processRow(view, records[r + 1], layout, cells, probe);
+      if (!probe.error.empty()) continue;
+      slotBytes = static_cast<int64_t>(probe.bytes.size());  // 0: not 8-bit levels, no slots
+      break;
+    }
+    if (slotBytes > 0) slots.resize(static_cast<size_t>(rowCount * slotBytes));
+  }
 #pragma omp parallel
   {
     std::vector<std::string> cells;
 #pragma omp for schedule(dynamic, 8)
     for (int64_t r = 0; r < rowCount; ++r) {
       try {
-        processRow(view, records[r + 1], layout, cells, results[r]);
+        RowResult& row = results[r];
+        processRow(view, records[r + 1], layout, cells, row);
+        if (static_cast<int64_t>(row.bytes.size()) == slotBytes && slotBytes > 0) {
+          std::copy(row.bytes.begin(), row.bytes.end(), slots.begin() + r * slotBytes);
+          row.bytes = {};
+          row.inSlot = true;
+        }
       } catch (...) {
         results[r].fatal = std::current_exception();
       }
@@ -442,11 +465,11 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
         if (results[r].error.empty()) ds.fileSample.push_back(r);
   } else {
     const RowResult* first = nullptr;
-    bool allBytes = true;
+    bool allSlots = true;
     for (const RowResult& r : results)
       if (r.error.empty()) {
         if (!first) first = &r;
-        allBytes = allBytes && !r.bytes.empty();
+        allSlots = allSlots && r.inSlot;
         ds.diskBytes += r.fileBytes;
       }
     if (layout.kind == InputKind::kImage)
@@ -454,22 +477,33 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
     else
       ds.sampleShape = {static_cast<int64_t>(layout.x.size())};
     const size_t sampleNumel = static_cast<size_t>(ds.sampleNumel());
-    if (allBytes && layout.kind == InputKind::kImage)
-      ds.pixels.resize(sampleNumel * kept);
-    else
+    if (allSlots && layout.kind == InputKind::kImage) {
+      // Kept rows to the front of the slots, in order (k <= r, so each move reads ahead of what it writes).
+      int64_t k = 0;
+      for (int64_t r = 0; r < rowCount; ++r) {
+        if (!results[r].error.empty()) continue;
+        if (k != r) std::memmove(slots.data() + k * slotBytes, slots.data() + r * slotBytes, static_cast<size_t>(slotBytes));
+        ++k;
+      }
+      slots.resize(static_cast<size_t>(kept * slotBytes));
+      ds.pixels = std::move(slots);
+    } else {
       ds.features.resize(sampleNumel * kept);
-    size_t k = 0;
-    for (RowResult& r : results) {
-      if (!r.error.empty()) continue;
-      if (!ds.pixels.empty())
-        std::copy(r.bytes.begin(), r.bytes.end(), ds.pixels.begin() + k * sampleNumel);
-      else if (!r.bytes.empty())
-        for (size_t j = 0; j < sampleNumel; ++j) ds.features[k * sampleNumel + j] = ds.byteValue[r.bytes[j]];
-      else
-        std::copy(r.input.begin(), r.input.end(), ds.features.begin() + k * sampleNumel);
-      r.bytes = {};
-      r.input = {};
-      ++k;
+      size_t k = 0;
+      for (int64_t r = 0; r < rowCount; ++r) {
+        RowResult& row = results[r];
+        if (!row.error.empty()) continue;
+        float* out = ds.features.data() + k * sampleNumel;
+        if (row.inSlot)
+          for (size_t j = 0; j < sampleNumel; ++j) out[j] = ds.byteValue[slots[r * slotBytes + j]];
+        else if (!row.bytes.empty())
+          for (size_t j = 0; j < sampleNumel; ++j) out[j] = ds.byteValue[row.bytes[j]];
+        else
+          std::copy(row.input.begin(), row.input.end(), out);
+        row.bytes = {};
+        row.input = {};
+        ++k;
+      }
     }
   }
   ds.numClasses = layout.y.size() == 1 ? static_cast<int64_t>(maxLabel) + 1 : 0;

@@ -132,6 +132,35 @@ class TestSampleStorage : public QObject {
     QCOMPARE(d.sampleValues(4), reference.sampleValues(4));
   }
 
+  // The loader decodes 8-bit images into one buffer sized from the first good image: a bad first
+  // row, rows skipped between, and a 16-bit image off the 8-bit levels (float32 then) all keep
+  // every value.
+  void heldBytesSurviveBadRowsAndMixedDepths() {
+    QTemporaryDir dir;
+    const QString csv = writeCsvDataset(dir, false);
+    const Dataset reference = loadDataSource(csvSpec(csv), kScale, "error");
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QByteArray text = f.readAll();
+    f.close();
+    text.replace("x:image,y:label\n", "x:image,y:label\nmissing.png,0\n");
+    text.replace("img9.png,0", "also-missing.png,0");
+    writeText(csv, text);
+    const Dataset d = loadDataSource(csvSpec(csv), kScale, "skip");
+    QVERIFY(!d.pixels.empty() && d.features.empty());
+    QCOMPARE(d.size, int64_t{kSamples - 1});
+    QCOMPARE(d.sampleValues(0), reference.sampleValues(0));
+    QCOMPARE(d.sampleValues(8), reference.sampleValues(8));
+    QCOMPARE(d.sampleValues(9), reference.sampleValues(10));
+    QCOMPARE(d.sampleValues(kSamples - 2), reference.sampleValues(kSamples - 1));
+    // A 16-bit image whose values fall between 8-bit levels: the dataset becomes float32.
+    writePng(dir.filePath("img3.png"), 5, 4, PNG_COLOR_TYPE_RGB, 16, [](int x, int y, int c) { return 1000 + x + y + c; });
+    const Dataset mixed = loadDataSource(csvSpec(csv), kScale, "skip");
+    QVERIFY(mixed.pixels.empty() && !mixed.features.empty());
+    QCOMPARE(mixed.sampleValues(8), reference.sampleValues(8));
+    QCOMPARE(mixed.sampleValues(3)[0], static_cast<float>(static_cast<float>(1000 / 257.0) * kScale));
+  }
+
   void rawIdxIsStreamedGzipHeld() {
     QTemporaryDir dir;
     std::vector<uint8_t> pixels(6 * 3 * 2), labels = {0, 1, 2, 0, 1, 2};
