@@ -1,4 +1,4 @@
-// netsmith-test-labels: tsan
+// netsmith-test-labels: tsan asan
 // Note [Sample storage], [Sample store] and [Sample feed]: a dataset's samples kept as bytes in
 // memory, in a packed store beside its CSV, or in a raw IDX file give the same float batches bit
 // for bit; the store is used only for the CSV it was made from; the prefetch thread gives the
@@ -14,6 +14,7 @@
 #include "engine/data/sample_store.h"
 #include "support/dataset_values.h"
 #include "unit/dataset_test_files.h"
+#include "unit/fuzz_random.h"
 
 using namespace netsmith;
 using namespace netsmith::testing;
@@ -159,6 +160,52 @@ class TestSampleStorage : public QObject {
     QVERIFY(mixed.pixels.empty() && !mixed.features.empty());
     QCOMPARE(mixed.sampleValues(8), reference.sampleValues(8));
     QCOMPARE(mixed.sampleValues(3)[0], static_cast<float>(static_cast<float>(1000 / 257.0) * kScale));
+  }
+
+  // A damaged store (cut anywhere, bytes of its trailer changed, noise) is never trusted blindly:
+  // the trailer check refuses it naming the file, or it describes exactly the file's bytes; the
+  // CSV then loads from its images with a warning, or from the store, with the same values.
+  void damagedStoresAreRefusedNamingTheFile() {
+    QTemporaryDir dir;
+    const QString csv = writeCsvDataset(dir, true);
+    const std::vector<float> values = datasetValues(loadDataSource(csvSpec(csv), kScale, "error"));
+    const std::string store = sampleStorePathFor(csv.toStdString()).string();
+    const std::vector<uint8_t> good = readBytes(QString::fromStdString(store));
+    Lcg rng{7};
+    for (int round = 0; round < 300; ++round) {
+      std::vector<uint8_t> bad = good;
+      switch (round % 3) {
+        case 0:
+          bad.resize(rng.below(good.size()));
+          break;
+        case 1:
+          for (int k = 0, n = 1 + static_cast<int>(rng.below(4)); k < n; ++k)
+            bad[good.size() - 64 + rng.below(64)] = static_cast<uint8_t>(rng.next());
+          break;
+        default:
+          bad.resize(rng.below(200));
+          for (auto& b : bad) b = static_cast<uint8_t>(rng.next());
+          if (bad.size() >= 8 && rng.below(2)) std::memcpy(bad.data() + bad.size() - std::min<size_t>(bad.size(), 64), "NSSTORE1", 8);
+      }
+      writeBytes(QString::fromStdString(store), bad);
+      SampleStoreInfo info;
+      std::string error;
+      if (readSampleStoreInfo(store, info, error)) {
+        QCOMPARE(static_cast<size_t>(info.count * info.sampleBytes() + kSampleStoreTrailerBytes), bad.size());
+      } else {
+        QVERIFY2(error.find(store) != std::string::npos, error.c_str());
+      }
+      const Dataset d = loadDataSource(csvSpec(csv), kScale, "error");
+      if (!d.file) {
+        QVERIFY(!d.warnings.empty());
+        QCOMPARE(datasetValues(d), values);
+      } else {
+        // Only a trailer that still matches the CSV and its samples exactly: bytes of the
+        // trailer's reserved or padding positions do not exist, so this means the mutation
+        // rewrote a byte to its own value.
+        QCOMPARE(datasetValues(d), values);
+      }
+    }
   }
 
   void rawIdxIsStreamedGzipHeld() {
