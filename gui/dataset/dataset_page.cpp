@@ -11,40 +11,38 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "engine/project/project_io.h"
 #include "gui/app/field_cell.h"
+#include "gui/dataset/create_dataset_dialog.h"
+#include "gui/dataset/sample_thumbnails.h"
 #include "gui/document/settings_edit.h"
 
 namespace netsmith::gui {
+
+namespace {
+constexpr int kSamplesPerClass = 8;
+constexpr int kMaxBalanceTicks = 30;  // more classes: a tick every few classes
+}  // namespace
 
 QImage sampleToImage(const Dataset& data, int64_t i) {
   // Images: (1,H,W) or (3,H,W), shown with their own min/max so any scale displays.
   const auto& s = data.sampleShape;
   if (s.size() != 3 || (s[0] != 1 && s[0] != 3) || i < 0 || i >= data.size) return {};
   const std::vector<float> values = data.sampleValues(i);
-  const float* x = values.data();
-  const int64_t h = s[1], w = s[2], plane = h * w;
-  float lo = x[0], hi = x[0];
-  for (int64_t k = 0; k < data.sampleNumel(); ++k) lo = std::min(lo, x[k]), hi = std::max(hi, x[k]);
-  const float range = hi > lo ? hi - lo : 1;
-  QImage img(static_cast<int>(w), static_cast<int>(h), QImage::Format_RGB32);
-  for (int64_t y = 0; y < h; ++y)
-    for (int64_t xx = 0; xx < w; ++xx) {
-      auto v = [&](int c) { return static_cast<int>(255 * (x[c * plane + y * w + xx] - lo) / range); };
-      img.setPixel(static_cast<int>(xx), static_cast<int>(y), s[0] == 3 ? qRgb(v(0), v(1), v(2)) : qRgb(v(0), v(0), v(0)));
-    }
-  return img;
+  return imageFromValues(values.data(), s);
 }
 
-DatasetPreview previewDataSource(const DataSourceSpec& spec, double scale, int sampleCount) {
+DatasetPreview previewDataSource(const DataSourceSpec& spec, double scale, int perClass, int augmentCount) {
   DatasetPreview p;
   try {
     const Dataset data = loadDataSource(spec, scale, "skip");
     p.size = data.size;
     p.shape = qs(shapeToString(data.sampleShape));
     p.classes = data.numClasses;
+    for (const std::string& name : data.classNames) p.classNames << qs(name);
     if (data.numClasses > 0) {
       p.classCounts.fill(0, static_cast<int>(data.numClasses));
       for (int64_t i = 0; i < data.size; ++i) {
@@ -53,10 +51,51 @@ DatasetPreview previewDataSource(const DataSourceSpec& spec, double scale, int s
       }
     }
     const auto& s = data.sampleShape;
-    const bool image = s.size() == 3 && (s[0] == 1 || s[0] == 3);
-    for (int64_t i = 0; image && i < std::min<int64_t>(sampleCount, data.size); ++i) {
-      p.samples << sampleToImage(data, i);
-      p.labels << (data.labelWidth == 1 ? QString::number(*data.label(i)) : QStringLiteral("…"));
+    p.images = s.size() == 3 && (s[0] == 1 || s[0] == 3);
+    if (!p.images) return p;
+    const auto className = [&](int64_t c) {
+      return c >= 0 && c < static_cast<int64_t>(data.classNames.size()) ? qs(data.classNames[static_cast<size_t>(c)]) : QString();
+    };
+    if (data.numClasses > 0) {
+      // The first perClass samples of each of the first kMaxClassRows classes, in file order.
+      const int rows = static_cast<int>(std::min<int64_t>(data.numClasses, kMaxClassRows));
+      QVector<QList<long long>> picked(rows);
+      int full = 0;
+      for (int64_t i = 0; i < data.size && full < rows; ++i) {
+        const auto c = static_cast<int64_t>(*data.label(i));
+        if (c < 0 || c >= rows || picked[static_cast<int>(c)].size() >= perClass) continue;
+        picked[static_cast<int>(c)] << i;
+        if (picked[static_cast<int>(c)].size() == perClass) ++full;
+      }
+      for (int c = 0; c < rows; ++c) {
+        ClassSamples row;
+        row.label = c;
+        row.name = className(c);
+        row.count = static_cast<long long>(p.classCounts[c]);
+        row.indices = picked[c];
+        for (const long long i : picked[c]) row.images << sampleToImage(data, i);
+        p.classRows << row;
+      }
+      // Augmentation: the first sample of each of the first classes.
+      for (int c = 0; c < rows && p.augmentSources.size() < augmentCount; ++c) {
+        if (picked[c].isEmpty()) continue;
+        const long long i = picked[c].front();
+        p.augmentSources << AugmentSource{i, className(c).isEmpty() ? QObject::tr("class %1").arg(c) : className(c),
+                                          data.sampleShape, data.sampleValues(i)};
+      }
+    } else {
+      // Vector targets: one row of the first samples.
+      ClassSamples row;
+      row.label = -1;
+      row.name = QObject::tr("first samples");
+      row.count = data.size;
+      for (int64_t i = 0; i < std::min<int64_t>(perClass, data.size); ++i) {
+        row.indices << i;
+        row.images << sampleToImage(data, i);
+      }
+      p.classRows << row;
+      for (int64_t i = 0; i < std::min<int64_t>(augmentCount, data.size); ++i)
+        p.augmentSources << AugmentSource{i, QObject::tr("sample %1").arg(i), data.sampleShape, data.sampleValues(i)};
     }
   } catch (const std::exception& e) {
     p.error = QString::fromUtf8(e.what());
@@ -91,6 +130,11 @@ DatasetPage::DatasetPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent
   m_summary->setObjectName(QStringLiteral("datasetSummary"));
   m_summary->setWordWrap(true);
   m_summary->setTextFormat(Qt::RichText);
+  auto* create = new QPushButton(tr("Create from folder…"), this);
+  create->setObjectName(QStringLiteral("createFromFolder"));
+  create->setToolTip(tr("Make a training dataset from a folder of images, one subfolder per class "
+                        "(netsmith-cli dataset create), and use it in this project."));
+  connect(create, &QPushButton::clicked, this, [this] { openCreateDialog(); });
   auto* reload = new QPushButton(tr("Reload preview"), this);
   connect(reload, &QPushButton::clicked, this, [this] {
     m_previewKey.clear();
@@ -98,24 +142,41 @@ DatasetPage::DatasetPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent
   });
 
   m_balance = new QCustomPlot(this);
-  m_balance->setMinimumSize(360, 260);
+  m_balance->setMinimumSize(320, 200);
   m_balance->xAxis->setLabel(tr("class"));
   m_balance->yAxis->setLabel(tr("samples"));
   m_balance->plotLayout()->insertRow(0);
   m_balance->plotLayout()->addElement(0, 0, new QCPTextElement(m_balance, tr("Class balance (training)"),
                                                                QFont(font().family(), font().pointSize(), QFont::Bold)));
-  m_gridHost = new QWidget(this);
-  m_grid = new QGridLayout(m_gridHost);
-  m_grid->setSpacing(6);
-  auto* samplesBox = new QGroupBox(tr("Samples (training, first 32)"), this);
-  (new QVBoxLayout(samplesBox))->addWidget(m_gridHost);
+  m_balance->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
+  m_balance->xAxis->setSubTicks(false);
+  m_balance->xAxis->grid()->setVisible(false);
 
+  m_augment = new AugmentationPreview(this);
+  m_augment->setObjectName(QStringLiteral("augmentationPreview"));
+  m_augmentBox = new QGroupBox(tr("Augmentation (training samples as each epoch sees them)"), this);
+  (new QVBoxLayout(m_augmentBox))->addWidget(m_augment);
+  m_augmentBox->hide();
+
+  m_classGrid = new ClassGrid(this);
+  m_classGrid->setObjectName(QStringLiteral("classGrid"));
+  auto* gridScroll = new QScrollArea(this);
+  gridScroll->setWidget(m_classGrid);
+  gridScroll->setWidgetResizable(true);
+  gridScroll->setFrameShape(QFrame::NoFrame);
+  auto* samplesBox = new QGroupBox(tr("Samples per class (training)"), this);
+  (new QVBoxLayout(samplesBox))->addWidget(gridScroll);
+
+  auto* leftColumn = new QVBoxLayout;
+  leftColumn->addWidget(m_balance, 1);
+  leftColumn->addWidget(m_augmentBox);
   auto* previewRow = new QHBoxLayout;
-  previewRow->addWidget(m_balance, 1);
+  previewRow->addLayout(leftColumn, 1);
   previewRow->addWidget(samplesBox, 1);
 
   auto* summaryRow = new QHBoxLayout;
   summaryRow->addWidget(m_summary, 1);
+  summaryRow->addWidget(create);
   summaryRow->addWidget(reload);
 
   auto* layout = new QVBoxLayout(this);
@@ -126,9 +187,12 @@ DatasetPage::DatasetPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent
   connect(&m_watcher, &QFutureWatcher<DatasetPreview>::finished, this, [this] {
     showPreview(m_watcher.result());
     emit previewReady();
+    // The source changed while this one was read: read the new one.
+    if (isVisible() && previewKey() != m_previewKey) reloadPreview();
   });
   connect(doc, &ProjectDocument::settingsChanged, this, [this] {
     showValues();
+    showAugmentation();
     if (isVisible()) reloadPreview();
   });
   connect(doc, &ProjectDocument::loaded, this, [this] {
@@ -187,6 +251,7 @@ QWidget* DatasetPage::sourceBox(const QString& which, const QString& title) {
     });
     const FieldCell field = makeFieldCell(this, line, browse);
     form->addRow(QLatin1String(key), field.cell);
+    m_pathRows.insert(path, {form, field.cell});
     m_editors.insert(path, line);
     m_errors.insert(path, field.error);
   }
@@ -208,7 +273,7 @@ void DatasetPage::showValues() {
   m_showing = true;
   const Json json = projectToJson(m_doc->toProject());
   auto at = [&](const QString& path) {
-    std::string p = "/" + ss(path);
+    std::string p = ss(QStringLiteral("/") + path);  // (GCC 12 warns falsely about "/" + std::string)
     std::replace(p.begin(), p.end(), '.', '/');
     const Json::json_pointer ptr(p);
     return json.contains(ptr) ? json.at(ptr) : Json();
@@ -226,6 +291,14 @@ void DatasetPage::showValues() {
     }
   }
   for (QLabel* e : std::as_const(m_errors)) e->hide();
+  // Only the path fields of each source's format: images and labels for IDX, csv for CSV.
+  for (auto it = m_pathRows.cbegin(); it != m_pathRows.cend(); ++it) {
+    const QString base = it.key().section(QLatin1Char('.'), 0, 1);
+    const QString key = it.key().section(QLatin1Char('.'), 2);
+    const Json format = at(base + QStringLiteral(".format"));
+    const std::string f = format.is_string() ? format.get<std::string>() : std::string();
+    it->first->setRowVisible(it->second, f == "csv" ? key == QLatin1String("csv") : f == "idx" && key != QLatin1String("csv"));
+  }
   m_showing = false;
 }
 
@@ -234,34 +307,87 @@ void DatasetPage::showEvent(QShowEvent* event) {
   reloadPreview();
 }
 
+QString DatasetPage::previewKey() const {
+  const Project p = m_doc->toProject();
+  const DataSourceSpec& spec = p.dataset.training;
+  return qs(spec.format + "|" + spec.images + "|" + spec.labels + "|" + spec.csv) + QString::number(p.dataset.scale);
+}
+
 void DatasetPage::reloadPreview() {
   const Project p = m_doc->toProject();
   const DataSourceSpec spec = p.dataset.training;
-  const QString key = qs(spec.format + "|" + spec.images + "|" + spec.labels + "|" + spec.csv) + QString::number(p.dataset.scale);
+  const QString key = previewKey();
   if (key == m_previewKey || m_watcher.isRunning()) return;
   m_previewKey = key;
   m_summary->setText(tr("Loading %1…").arg(qs(spec.format == "csv" ? spec.csv : spec.images).toHtmlEscaped()));
   const double scale = p.dataset.scale;
-  m_watcher.setFuture(QtConcurrent::run([spec, scale] { return previewDataSource(spec, scale, 32); }));
+  m_watcher.setFuture(QtConcurrent::run([spec, scale] { return previewDataSource(spec, scale, kSamplesPerClass); }));
 }
 
 QString DatasetPage::summaryText() const { return m_summary->text(); }
 
-void DatasetPage::showPreview(const DatasetPreview& p) {
-  while (QLayoutItem* item = m_grid->takeAt(0)) {
-    delete item->widget();
-    delete item;
+CreateDatasetDialog* DatasetPage::openCreateDialog() {
+  // The same dialog until it has made a dataset (after a cancel or an error its fields stay
+  // filled in for another try); a fresh one after that.
+  const auto& outcome = m_createDialog ? m_createDialog->outcome() : std::nullopt;
+  if (outcome && outcome->result && !outcome->result->cancelled && !m_createDialog->isBuilding()) {
+    m_createDialog->deleteLater();
+    m_createDialog = nullptr;
   }
+  if (!m_createDialog) {
+    m_createDialog = new CreateDatasetDialog(this);
+    CreateDatasetDialog* dialog = m_createDialog;
+    connect(dialog, &CreateDatasetDialog::created, this, [this, dialog](const FolderDatasetResult& r) {
+      const QString refusal = useCreatedDataset(r);
+      if (refusal.isEmpty())
+        dialog->setProjectNote(tr("The project now trains on <b>%1</b>%2 with scale 1/255. Edit ▸ Undo puts the previous dataset back.")
+                                   .arg(QString::fromStdString(r.trainingCsv.string()).toHtmlEscaped(),
+                                        r.validationCsv.empty() ? tr(" (no validation set)")
+                                                                : tr(" and validates on <b>%1</b>")
+                                                                      .arg(QString::fromStdString(r.validationCsv.string()).toHtmlEscaped())));
+      else
+        dialog->setProjectNote(QStringLiteral("<span style='color:#c0392b'>%1 %2</span>")
+                                   .arg(tr("The project's dataset was not changed:"), refusal.toHtmlEscaped()));
+    });
+  }
+  m_createDialog->open();
+  return m_createDialog;
+}
+
+QString DatasetPage::useCreatedDataset(const FolderDatasetResult& r) {
+  std::vector<std::pair<QString, Json>> changes;
+  changes.emplace_back(QStringLiteral("dataset.training"), Json{{"format", "csv"}, {"csv", r.trainingCsv.string()}});
+  changes.emplace_back(QStringLiteral("dataset.validation"),
+                       r.validationCsv.empty() ? Json() : Json{{"format", "csv"}, {"csv", r.validationCsv.string()}});
+  changes.emplace_back(QStringLiteral("dataset.scale"), Json(1.0 / 255.0));
+  // The field name keeps two creations from merging into one undo step unless they write the same folder.
+  return applySettings(m_doc, tr("dataset (created in %1)").arg(QString::fromStdString(r.output.string())), changes);
+}
+
+bool DatasetPage::isAugmentationShown() const { return m_augmentBox->isVisibleTo(this); }
+
+void DatasetPage::showAugmentation() {
+  const Project& p = m_doc->settings();
+  m_augment->setAugmentation(p.config.augmentation, p.config.seed);
+  m_augmentBox->setVisible(p.config.augmentation.enabled());
+}
+
+void DatasetPage::showPreview(const DatasetPreview& p) {
   m_balance->clearPlottables();
+  auto ticker = m_balance->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+  ticker->clear();
   if (!p.error.isEmpty()) {
     m_summary->setText(QStringLiteral("<span style='color:#c0392b'><b>Cannot read the training data:</b> %1</span>").arg(p.error.toHtmlEscaped()));
+    m_classGrid->showMessage(tr("No samples to show."));
+    m_augment->setSources({});
     m_balance->replot();
     return;
   }
   QString text = tr("<b>Training:</b> %1 samples of shape <b>%2</b>").arg(QLocale().toString(p.size), p.shape);
   if (p.classes > 0) {
     const auto [lo, hi] = std::minmax_element(p.classCounts.begin(), p.classCounts.end());
-    text += tr(" · %1 classes (%2 to %3 samples each)").arg(p.classes).arg(*lo).arg(*hi);
+    text += tr(" · %1 classes (%2 to %3 samples each)").arg(p.classes).arg(QLocale().toString(*lo), QLocale().toString(*hi));
+    if (!p.classNames.isEmpty()) text += tr(", named in classes.txt");
   } else {
     text += tr(" · vector targets");
   }
@@ -271,21 +397,33 @@ void DatasetPage::showPreview(const DatasetPreview& p) {
     QVector<double> keys;
     for (int i = 0; i < p.classCounts.size(); ++i) keys << i;
     bars->setData(keys, p.classCounts);
+    bars->setWidth(0.7);
     bars->setBrush(QColor(0x1f, 0x77, 0xb4, 190));
     bars->setPen(Qt::NoPen);
-    m_balance->xAxis->setRange(-0.7, p.classCounts.size() - 0.3);
+    // One tick per class at its bar (every few classes when there are many), named when named.
+    const int n = static_cast<int>(p.classCounts.size());
+    const int step = std::max(1, (n + kMaxBalanceTicks - 1) / kMaxBalanceTicks);
+    int longest = 0;
+    for (int i = 0; i < n; i += step) {
+      const QString name = i < p.classNames.size() ? p.classNames[i] : QString::number(i);
+      ticker->addTick(i, name);
+      longest = std::max(longest, static_cast<int>(name.size()));
+    }
+    // Names that would not fit side by side are slanted.
+    const int perTick = m_balance->axisRect()->width() / std::max(1, (n + step - 1) / step);
+    const int wide = QFontMetrics(m_balance->xAxis->tickLabelFont()).averageCharWidth() * longest;
+    m_balance->xAxis->setTickLabelRotation(wide > perTick - 6 ? 40 : 0);
+    m_balance->xAxis->setLabel(p.classNames.isEmpty() ? tr("class") : QString());
+    m_balance->xAxis->setRange(-0.6, n - 0.4);
     m_balance->yAxis->setRange(0, *std::max_element(p.classCounts.begin(), p.classCounts.end()) * 1.15);
   }
   m_balance->replot();
-  constexpr int kColumns = 8;
-  for (int i = 0; i < p.samples.size(); ++i) {
-    auto* cell = new QLabel(m_gridHost);
-    cell->setPixmap(QPixmap::fromImage(p.samples[i].scaled(56, 56, Qt::KeepAspectRatio, Qt::FastTransformation)));
-    auto* label = new QLabel(p.labels[i], m_gridHost);
-    label->setAlignment(Qt::AlignCenter);
-    m_grid->addWidget(cell, (i / kColumns) * 2, i % kColumns, Qt::AlignCenter);
-    m_grid->addWidget(label, (i / kColumns) * 2 + 1, i % kColumns, Qt::AlignCenter);
-  }
+  if (p.images)
+    m_classGrid->setClasses(p.classRows, p.classes);
+  else
+    m_classGrid->showMessage(tr("The samples are vectors of shape %1, not images: nothing to draw.").arg(p.shape));
+  m_augment->setSources(p.augmentSources);
+  showAugmentation();
 }
 
 }  // namespace netsmith::gui

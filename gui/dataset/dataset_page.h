@@ -1,22 +1,31 @@
 // DatasetPage: the training and validation sources (IDX image/label pair or Neural Network
 // Console CSV), scale and shuffle — edited through the engine's loader like the Config page — and a
-// preview of the data: sample count, sample shape, classes, class balance and a grid of samples
-// with their labels. Datasets are decoded by the engine's reader on a worker thread.
+// preview of the data: sample count, sample shape, classes, class balance (named after
+// classes.txt when there is one), a grid of samples per class, and what config.augmentation
+// does to a few samples. Datasets are decoded by the engine's reader on a worker thread.
+// "Create from folder…" builds a dataset from a folder of class folders (CreateDatasetDialog) and
+// makes it the project's dataset in one undo step.
 #pragma once
 
 #include <QFutureWatcher>
 #include <QHash>
+#include <QPointer>
 #include <QWidget>
 #include <memory>
 
 #include "engine/data/dataset.h"
+#include "engine/data/folder/dataset_builder.h"
+#include "gui/dataset/augmentation_preview.h"
+#include "gui/dataset/class_grid.h"
 #include "gui/document/project_document.h"
 
 class QCustomPlot;
+class QFormLayout;
 class QGridLayout;
 class QLabel;
 class QLineEdit;
 class QComboBox;
+class QGroupBox;
 
 namespace netsmith::gui {
 
@@ -27,14 +36,21 @@ struct DatasetPreview {
   QString shape;
   long long classes = 0;
   QVector<double> classCounts;
-  QList<QImage> samples;
-  QList<QString> labels;
+  QStringList classNames;          // classes.txt; empty when unnamed
+  bool images = false;             // samples are (1,H,W) or (3,H,W)
+  QList<ClassSamples> classRows;   // the first classes' first samples (vector labels: one row)
+  QList<AugmentSource> augmentSources;
 };
 
 // Sample i of an image dataset ((1,H,W) or (3,H,W)) scaled to its own min/max; null otherwise.
 QImage sampleToImage(const Dataset& data, int64_t i);
 
-DatasetPreview previewDataSource(const DataSourceSpec& spec, double scale, int sampleCount);
+// Reads `spec` and picks `perClass` samples of each of the first kMaxClassRows classes and
+// `augmentCount` samples (of different classes) for the augmentation preview.
+inline constexpr int kMaxClassRows = 100;
+DatasetPreview previewDataSource(const DataSourceSpec& spec, double scale, int perClass, int augmentCount = 2);
+
+class CreateDatasetDialog;
 
 class DatasetPage : public QWidget {
   Q_OBJECT
@@ -43,6 +59,15 @@ class DatasetPage : public QWidget {
   ~DatasetPage() override;
   void reloadPreview();
   QString summaryText() const;
+  // Opens "Create from folder…" (window-modal, returns at once); the page applies what it creates.
+  CreateDatasetDialog* openCreateDialog();
+  // Makes the created dataset the project's: training.csv, validation.csv when there is one,
+  // format csv, scale 1/255, one undo step. Returns the loader's refusal, empty when applied.
+  QString useCreatedDataset(const FolderDatasetResult& result);
+  ClassGrid* classGrid() const { return m_classGrid; }
+  AugmentationPreview* augmentationPreview() const { return m_augment; }
+  QCustomPlot* balancePlot() const { return m_balance; }
+  bool isAugmentationShown() const;
 
  signals:
   void previewReady();
@@ -55,14 +80,19 @@ class DatasetPage : public QWidget {
   void showValues();
   void edited(const QString& path, const Json& value);
   void showPreview(const DatasetPreview& p);
+  void showAugmentation();
+  QString previewKey() const;
 
   ProjectDocument* m_doc;
   QHash<QString, QWidget*> m_editors;
   QHash<QString, QLabel*> m_errors;
+  QHash<QString, QPair<QFormLayout*, QWidget*>> m_pathRows;  // "dataset.training.csv": its form row
   QLabel* m_summary;
   QCustomPlot* m_balance;
-  QGridLayout* m_grid;
-  QWidget* m_gridHost;
+  ClassGrid* m_classGrid;
+  QGroupBox* m_augmentBox;
+  AugmentationPreview* m_augment;
+  QPointer<CreateDatasetDialog> m_createDialog;
   QFutureWatcher<DatasetPreview> m_watcher;
   QString m_previewKey;  // the source the preview shows, so it reloads only when it changes
   bool m_showing = false;
