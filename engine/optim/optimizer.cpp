@@ -447,7 +447,10 @@ void Optimizer::step(std::span<const ParamSlot> slots, double lr) {
     }
   }
 
-  std::vector<Piece> pieces;
+  // Reused from step to step: a step allocates nothing once the state exists (Note [No
+  // allocation per step], engine/train/network.cpp).
+  std::vector<Piece>& pieces = m_pieces;
+  pieces.clear();
   int64_t total = 0;
   for (const auto& slot : slots) {
     float* s[2] = {nullptr, nullptr};

@@ -108,6 +108,7 @@ class Optimizer {
   std::vector<std::string> m_buffers;
   std::map<std::string, SlotState> m_state;
   int64_t m_steps = 0;
+  std::vector<Piece> m_pieces;  // step()'s work list, kept between steps
 };
 
 }  // namespace netsmith

@@ -14,6 +14,16 @@
 namespace netsmith {
 namespace {
 using ProfileClock = LayerProfiler::Clock;
+
+// Note [No allocation per step]: a training step allocates nothing once the first steps at a
+// batch size have sized every tensor (Note [Primitives across steps] in
+// engine/backend/cpu/primitive_call.h says what the kernels keep). Tensor::resize takes its
+// Shape by value, so even an unchanged shape would cost a vector copy: Network keeps each node's
+// batch shape, recomputed only when the batch size changes, and resizes a tensor only when its
+// shape differs. The per-call argument lists (inputs, input gradients) are members too.
+void fitShape(Tensor& t, const Shape& shape) {
+  if (t.shape() != shape) t.resize(shape);
+}
 }  // namespace
 
 struct Network::NodeRuntime {
@@ -26,6 +36,7 @@ struct Network::NodeRuntime {
   std::vector<Tensor> hostGrads;
   Tensor output;
   Tensor outputGrad;
+  Shape batchShape;          // (batch of the last forward, output shape): Note [No allocation per step]
   bool gradWritten = false;  // outputGrad holds the first contribution of this backward pass
   // Note [Fused ReLU]: this node's forward writes the output of node `writesInto` (its ReLU),
   // or this ReLU's output is written by the node before it (`foldedAway`).
@@ -47,8 +58,7 @@ Network::Network(const Graph& graph, DeviceContext& device, bool fuse)
       m_device(device),
       m_deviceMemory(device.deviceAllocator()),
       m_targetDevice(m_deviceMemory),
-      m_lossGrad(m_deviceMemory),
-      m_scratch(m_deviceMemory) {
+      m_lossGrad(m_deviceMemory) {
   const size_t n = graph.nodes.size();
   m_needsGrad.assign(n, false);
   for (size_t i = 0; i < n; ++i) {
@@ -117,8 +127,13 @@ int Network::forwardDoneBy(int node) const {
   return m_graph.nodes[static_cast<size_t>(node)].inputs.at(0);
 }
 
-Shape Network::outputShapeOf(int node) const {
-  return withBatch(m_batch, m_graph.nodes[static_cast<size_t>(node)].outputShape);
+const Shape& Network::outputShapeOf(int node) const { return m_nodes[static_cast<size_t>(node)]->batchShape; }
+
+void Network::setBatch(int64_t batch) {
+  m_batch = batch;
+  if (batch == m_shapesBatch) return;
+  for (size_t i = 0; i < m_nodes.size(); ++i) m_nodes[i]->batchShape = withBatch(batch, m_graph.nodes[i].outputShape);
+  m_shapesBatch = batch;
 }
 
 Network::~Network() = default;
@@ -164,10 +179,14 @@ void Network::makeTarget(const Tensor& labels) {
   if (loss.schema->lossTarget == LossTarget::ClassIndex) {
     NS_CHECK(width == 1, "{} '{}' needs one class label per sample, but the dataset gives {} values", loss.schema->name,
              loss.id, width);
-    m_target.copyFrom(labels);
+    fitShape(m_target, labels.shape());
+    std::memcpy(m_target.data(), labels.data(), labels.size() * sizeof(float));
     return;
   }
-  m_target.resize(withBatch(batch, predShape));
+  if (batch == m_batch)
+    fitShape(m_target, outputShapeOf(m_graph.loss().inputs.at(0)));  // (batch, prediction shape)
+  else
+    m_target.resize(withBatch(batch, predShape));
   if (width == predSize) {
     std::memcpy(m_target.data(), labels.data(), labels.size() * sizeof(float));
     return;
@@ -187,7 +206,7 @@ void Network::makeTarget(const Tensor& labels) {
 
 const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool training, const RandomKey& random) {
   const int64_t batch = x.dim(0);
-  m_batch = batch;
+  setBatch(batch);
   m_random = random;
   m_lastForwardTraining = training;
   if (m_hostViewOut) uploadHostView();
@@ -196,7 +215,7 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
   makeTarget(labels);
   const Tensor* target = &m_target;
   if (onDevice()) {
-    m_targetDevice.resize(m_target.shape());
+    fitShape(m_targetDevice, m_target.shape());
     m_device.upload(m_targetDevice.data(), m_target.data(), m_target.size());
     target = &m_targetDevice;
   }
@@ -209,7 +228,7 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
       NS_CHECK(numel(node.outputShape) * batch == x.size(), "the dataset's samples ({} values) do not fit Input '{}' of shape {}",
                x.size() / std::max<int64_t>(batch, 1), node.id, shapeToString(node.outputShape));
       const auto start = m_timing ? m_timing->now() : ProfileClock::time_point{};
-      rt.output.resize(withBatch(batch, node.outputShape));
+      fitShape(rt.output, rt.batchShape);
       m_device.upload(rt.output.data(), x.data(), x.size());
       if (m_timing) m_timing->add(ProfilePhase::Data, start);
       continue;
@@ -218,8 +237,9 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
     const auto start = m_timing ? m_timing->now() : ProfileClock::time_point{};
     inputs.clear();
     for (int p : node.inputs) inputs.push_back(&m_nodes[p]->output);
-    Tensor& output = rt.writesInto >= 0 ? m_nodes[static_cast<size_t>(rt.writesInto)]->output : rt.output;
-    output.resize(withBatch(batch, rt.writesInto >= 0 ? m_graph.nodes[rt.writesInto].outputShape : node.outputShape));
+    NodeRuntime& written = rt.writesInto >= 0 ? *m_nodes[static_cast<size_t>(rt.writesInto)] : rt;
+    Tensor& output = written.output;
+    fitShape(output, written.batchShape);
     KernelCall call{m_device, inputs, rt.paramPtrs, output};
     call.target = node.schema->isLoss() ? target : nullptr;
     call.training = training;
@@ -232,10 +252,10 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
   if (!onDevice()) return loss;
   if (!training) {
     const Tensor& prediction = m_nodes[m_graph.loss().inputs.at(0)]->output;
-    m_predictionHost.resize(prediction.shape());
+    fitShape(m_predictionHost, prediction.shape());
     m_device.download(m_predictionHost.data(), prediction.data(), prediction.size());
   }
-  m_lossHost.resize(loss.shape());
+  fitShape(m_lossHost, loss.shape());
   m_device.download(m_lossHost.data(), loss.data(), loss.size());
   return m_lossHost;
 }
@@ -244,7 +264,7 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
   NS_CHECK(m_lastForwardTraining, "backward() needs a training forward pass first");
   for (auto& rt : m_nodes) rt->gradWritten = false;
   NodeRuntime& lossRt = *m_nodes[m_graph.lossNode];
-  m_lossGrad.resize(lossRt.output.shape());
+  fitShape(m_lossGrad, lossRt.output.shape());
   m_device.fill(m_lossGrad.data(), m_lossGrad.size(), weight);
   const Tensor* target = onDevice() ? &m_targetDevice : &m_target;
 
@@ -269,6 +289,7 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
     inputs.clear();
     inputGrads.clear();
     int deferredPort = -1;
+    Tensor* scratch = nullptr;
     for (size_t port = 0; port < node.inputs.size(); ++port) {
       const int p = node.inputs[port];
       inputs.push_back(&m_nodes[p]->output);
@@ -280,12 +301,12 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
       const bool claimedHere =
           std::find(node.inputs.begin(), node.inputs.begin() + port, p) != node.inputs.begin() + port;
       if (!producer.gradWritten && !claimedHere) {
-        producer.outputGrad.resize(outputShapeOf(p));  // its output may be folded away
+        fitShape(producer.outputGrad, outputShapeOf(p));  // its output may be folded away
         inputGrads.push_back(&producer.outputGrad);
       } else {
         NS_CHECK(deferredPort < 0, "layer '{}' takes the same gradient target on several ports", node.id);
-        m_scratch.resize(outputShapeOf(p));
-        inputGrads.push_back(&m_scratch);
+        scratch = &scratchFor(outputShapeOf(p));
+        inputGrads.push_back(scratch);
         deferredPort = static_cast<int>(port);
       }
     }
@@ -306,12 +327,19 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
       if (!m_needsGrad[p]) continue;
       if (static_cast<int>(port) == deferredPort) {
         Tensor& acc = m_nodes[p]->outputGrad;
-        m_device.accumulate(acc.data(), m_scratch.data(), acc.size());
+        m_device.accumulate(acc.data(), scratch->data(), acc.size());
       }
       m_nodes[p]->gradWritten = true;
     }
     if (m_timing && deferredPort >= 0) m_timing->addBackward(i, start, false);  // the fan-out's addition
   }
+}
+
+Tensor& Network::scratchFor(const Shape& shape) {
+  for (auto& t : m_scratch)
+    if (t->shape() == shape) return *t;
+  m_scratch.push_back(std::make_unique<Tensor>(shape, m_deviceMemory));
+  return *m_scratch.back();
 }
 
 void Network::handOff(const std::function<void(int node)>& onNodeDone, int node) {
@@ -326,7 +354,8 @@ void Network::handOff(const std::function<void(int node)>& onNodeDone, int node)
 }
 
 int64_t Network::tensorBytes() const {
-  int64_t floats = m_target.capacity() + m_targetDevice.capacity() + m_lossGrad.capacity() + m_scratch.capacity();
+  int64_t floats = m_target.capacity() + m_targetDevice.capacity() + m_lossGrad.capacity();
+  for (const auto& t : m_scratch) floats += t->capacity();
   for (const auto& rt : m_nodes) {
     floats += rt->output.capacity() + rt->outputGrad.capacity();
     for (const Tensor& t : rt->params) floats += t.capacity();

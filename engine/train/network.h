@@ -100,9 +100,11 @@ class Network {
   struct NodeRuntime;
   void makeTarget(const Tensor& labels);
   void fuseRelus();  // Note [Fused ReLU]
-  Shape outputShapeOf(int node) const;  // (batch of the last forward, node's output shape)
+  const Shape& outputShapeOf(int node) const;  // (batch of the last forward, node's output shape)
+  void setBatch(int64_t batch);                 // m_batch and every node's batchShape
   bool onDevice() const { return m_deviceMemory != nullptr; }
   void uploadHostView();
+  Tensor& scratchFor(const Shape& shape);  // m_scratch's tensor of that shape, made on first use
   // onNodeDone(node), when given; timed as the profile's "buckets" (Note [Layer profile]).
   void handOff(const std::function<void(int node)>& onNodeDone, int node);
 
@@ -114,16 +116,21 @@ class Network {
   Tensor m_target;        // host
   Tensor m_targetDevice;  // device memory only: the target the loss kernel reads
   Tensor m_lossGrad;
-  Tensor m_scratch;  // a second contribution to a fanned-out node's gradient
+  // A second contribution to a fanned-out node's gradient: one tensor per shape that needs one,
+  // so that a network whose fan-outs differ in shape (ResNet's stages) does not resize a shared
+  // one, and allocate its shape, at every step (Note [No allocation per step], network.cpp).
+  std::vector<std::unique_ptr<Tensor>> m_scratch;
   // Device memory only: host copies of the loss and prediction, and the host view's blobs.
   Tensor m_lossHost;
   Tensor m_predictionHost;
   bool m_hostViewOut = false;  // parameters() handed out host mirrors since the last upload
-  // Per-call argument lists, kept so that an iteration allocates nothing.
+  // Per-call argument lists, kept so that an iteration allocates nothing (Note [No allocation
+  // per step], network.cpp).
   std::vector<const Tensor*> m_callInputs;
   std::vector<Tensor*> m_callInputGrads;
   RandomKey m_random;
   int64_t m_batch = 0;  // of the last forward
+  int64_t m_shapesBatch = -1;  // the batch the nodes' batchShape was computed for
   bool m_lastForwardTraining = false;
   LayerProfiler* m_profiler = nullptr;
   LayerProfiler* m_timing = nullptr;  // m_profiler during a profiled training step, else null

@@ -1,4 +1,5 @@
-// Small helpers to hand Tensors to oneDNN primitives (plain row-major layouts).
+// Small helpers to describe Tensors to oneDNN primitives (plain row-major layouts); kernels run
+// them through MemoryView and PrimitiveCall (primitive_call.h, Note [Primitives across steps]).
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -29,13 +30,6 @@ inline dnnl::memory::format_tag plainTag(size_t rank) {
 inline dnnl::memory::desc plainDesc(const Shape& shape) {
   return dnnl::memory::desc(toDims(shape), dnnl::memory::data_type::f32, plainTag(shape.size()));
 }
-
-// A oneDNN memory object over a Tensor's buffer (no copy). oneDNN never writes through a memory
-// used as a source, so wrapping a const Tensor is safe.
-inline dnnl::memory wrap(CpuDeviceContext& ctx, const Tensor& t, const Shape& asShape) {
-  return dnnl::memory(plainDesc(asShape), ctx.engine(), const_cast<float*>(t.data()));
-}
-inline dnnl::memory wrap(CpuDeviceContext& ctx, const Tensor& t) { return wrap(ctx, t, t.shape()); }
 
 inline CpuDeviceContext& cpuContext(DeviceContext& device) { return static_cast<CpuDeviceContext&>(device); }
 

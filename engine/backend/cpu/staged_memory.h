@@ -2,9 +2,13 @@
 // float32) and as the primitive wants it (a blocked layout, and in bfloat16 mode a bf16 type), with
 // the reorder between the two. Used by the convolution and inner-product kernels (Note [Conv
 // layouts], Note [CPU bfloat16]); a reorder converts the type and the layout in one pass.
+// Everything is made once by init(); a call only points the plain view at the call's tensor
+// (Note [Primitives across steps]).
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include "engine/backend/cpu/primitive_call.h"
 
 namespace netsmith::cpu {
 
@@ -13,8 +17,9 @@ struct StagedMemory {
   Desc plain;
   Desc wanted;
   bool reordered = false;
-  dnnl::memory buffer;
-  dnnl::reorder reorder;
+  MemoryView view;       // the plain layout over our tensor
+  dnnl::memory buffer;   // the wanted layout, held by the kernel (reordered only)
+  PrimitiveCall reorder;  // view → buffer (an input) or buffer → view (an output)
   const float* filledFrom = nullptr;  // the data last reordered into `buffer` (inputs only)
 
   void init(dnnl::engine& eng, const Desc& plainDesc, const Desc& wantedDesc, bool isInput) {
@@ -22,33 +27,40 @@ struct StagedMemory {
     wanted = wantedDesc;
     reordered = plain != wanted;
     filledFrom = nullptr;
+    view = MemoryView(plain, eng);
+    buffer = dnnl::memory();
+    reorder = PrimitiveCall();
     if (!reordered) return;
     buffer = dnnl::memory(wanted, eng);
-    reorder = isInput ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, plain, eng, wanted))
-                      : dnnl::reorder(dnnl::reorder::primitive_desc(eng, wanted, eng, plain));
+    const dnnl::memory& user = view.memory();
+    if (isInput) {
+      reorder = PrimitiveCall(dnnl::reorder(dnnl::reorder::primitive_desc(eng, plain, eng, wanted)));
+      reorder.bind(DNNL_ARG_FROM, user).bind(DNNL_ARG_TO, buffer);
+    } else {
+      reorder = PrimitiveCall(dnnl::reorder(dnnl::reorder::primitive_desc(eng, wanted, eng, plain)));
+      reorder.bind(DNNL_ARG_FROM, buffer).bind(DNNL_ARG_TO, user);
+    }
   }
   // An input: our data in the wanted layout.
-  dnnl::memory in(dnnl::stream& stream, dnnl::engine& eng, const float* data) {
-    dnnl::memory user(plain, eng, const_cast<float*>(data));
+  const dnnl::memory& in(dnnl::stream& stream, const float* data) {
+    const dnnl::memory& user = view.at(data);
     if (!reordered) return user;
-    reorder.execute(stream, user, buffer);
+    reorder.execute(stream);
     filledFrom = data;
     return buffer;
   }
   // An input that this operand's buffer may already hold: `data` was the last thing reordered
   // into it in this step (the forward's source or weights, reused by the backward pass).
-  dnnl::memory reuseOrIn(dnnl::stream& stream, dnnl::engine& eng, const float* data) {
+  const dnnl::memory& reuseOrIn(dnnl::stream& stream, const float* data) {
     if (reordered && filledFrom == data) return buffer;
-    return in(stream, eng, data);
+    return in(stream, data);
   }
   // An output: where the primitive writes; finishOut then brings it to our layout.
-  dnnl::memory outTarget(dnnl::engine& eng, float* data) const {
-    return reordered ? buffer : dnnl::memory(plain, eng, data);
-  }
-  void finishOut(dnnl::stream& stream, dnnl::engine& eng, float* data) {
+  const dnnl::memory& outTarget(float* data) { return reordered ? buffer : view.at(data); }
+  void finishOut(dnnl::stream& stream, float* data) {
     if (!reordered) return;
-    dnnl::memory user(plain, eng, data);
-    reorder.execute(stream, buffer, user);
+    view.at(data);
+    reorder.execute(stream);
   }
 };
 

@@ -5,11 +5,11 @@
 // (Note [CPU bfloat16]) source, weights and incoming gradient are converted into kernel-held
 // bf16 buffers, each once per step: the backward pass reuses what the forward converted.
 #include <memory>
-#include <unordered_map>
 
 #include "engine/backend/cpu/cpu_precision.h"
 #include "engine/backend/cpu/dnnl_utils.h"
 #include "engine/backend/cpu/post_ops.h"
+#include "engine/backend/cpu/primitive_call.h"
 #include "engine/backend/cpu/staged_memory.h"
 #include "engine/ops/op_schema.h"
 
@@ -41,14 +41,12 @@ class AffineKernel final : public Kernel {
   void forward(KernelCall& call) override {
     auto& ctx = cpuContext(call.device);
     Plan& p = plan(ctx, call.inputs[0]->dim(0));
-    auto& eng = ctx.engine();
     auto& stream = ctx.stream();
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, p.src.in(stream, eng, call.inputs[0]->data())},
-        {DNNL_ARG_WEIGHTS, p.weights.in(stream, eng, call.params[0]->data())},
-        {DNNL_ARG_DST, memory(p.dst, eng, call.output.data())}};
-    if (m_withBias) args[DNNL_ARG_BIAS] = memory(m_bias, eng, call.params[1]->data());
-    p.fwd.execute(stream, args);
+    p.fwd.bind(DNNL_ARG_SRC, p.src.in(stream, call.inputs[0]->data()))
+        .bind(DNNL_ARG_WEIGHTS, p.weights.in(stream, call.params[0]->data()));
+    p.dst.at(call.output.data());
+    if (m_withBias) p.bias.at(call.params[1]->data());
+    p.fwd.execute(stream);
     stream.wait();
   }
 
@@ -62,51 +60,55 @@ class AffineKernel final : public Kernel {
     auto& eng = ctx.engine();
     auto& stream = ctx.stream();
     // The forward of this step staged the same source and weights; diff_dst is staged once for both passes.
-    const dnnl::memory diffDst = p.diffDst.in(stream, eng, call.outputGrad->data());
+    const dnnl::memory& diffDst = p.diffDst.in(stream, call.outputGrad->data());
     if (wantSrc) {
       if (!p.bwdData) {
         const dnnl::inner_product_backward_data::primitive_desc pd({p.plainSrc, p.weights.wanted, p.diffDst.wanted},
                                                                    eng, p.fwdPd);
-        p.bwdData = dnnl::inner_product_backward_data(pd);
+        p.bwdData = PrimitiveCall(dnnl::inner_product_backward_data(pd));
+        p.diffSrc = MemoryView(p.plainSrc, eng);
+        p.bwdData.bind(DNNL_ARG_DIFF_SRC, p.diffSrc.memory());
       }
-      p.bwdData.execute(stream, {{DNNL_ARG_DIFF_DST, diffDst},
-                                 {DNNL_ARG_WEIGHTS, p.weights.reuseOrIn(stream, eng, call.params[0]->data())},
-                                 {DNNL_ARG_DIFF_SRC, memory(p.plainSrc, eng, call.inputGrads[0]->data())}});
+      p.bwdData.bind(DNNL_ARG_DIFF_DST, diffDst)
+          .bind(DNNL_ARG_WEIGHTS, p.weights.reuseOrIn(stream, call.params[0]->data()));
+      p.diffSrc.at(call.inputGrads[0]->data());
+      p.bwdData.execute(stream);
     }
     if (wantWeights || wantBias) {
       if (!p.bwdWeights) {
         const dnnl::inner_product_backward_weights::primitive_desc pd(
             {p.src.wanted, m_weights, m_bias, p.diffDst.wanted}, eng, p.fwdPd);
-        p.bwdWeights = dnnl::inner_product_backward_weights(pd);
+        p.bwdWeights = PrimitiveCall(dnnl::inner_product_backward_weights(pd));
+        p.diffWeights = MemoryView(m_weights, eng);
+        if (m_withBias) p.diffBias = MemoryView(m_bias, eng);
       }
       // A gradient nobody asked for still needs somewhere to go.
       if (!wantWeights && !m_weightsScratch) m_weightsScratch = dnnl::memory(m_weights, eng);
       if (m_withBias && !wantBias && !m_biasScratch) m_biasScratch = dnnl::memory(m_bias, eng);
-      std::unordered_map<int, dnnl::memory> args{
-          {DNNL_ARG_SRC, p.src.reuseOrIn(stream, eng, call.inputs[0]->data())},
-          {DNNL_ARG_DIFF_DST, diffDst},
-          {DNNL_ARG_DIFF_WEIGHTS, wantWeights ? memory(m_weights, eng, call.paramGrads[0]->data()) : m_weightsScratch}};
-      if (m_withBias) args[DNNL_ARG_DIFF_BIAS] = wantBias ? memory(m_bias, eng, call.paramGrads[1]->data()) : m_biasScratch;
-      p.bwdWeights.execute(stream, args);
+      p.bwdWeights.bind(DNNL_ARG_SRC, p.src.reuseOrIn(stream, call.inputs[0]->data()))
+          .bind(DNNL_ARG_DIFF_DST, diffDst)
+          .bind(DNNL_ARG_DIFF_WEIGHTS, wantWeights ? p.diffWeights.at(call.paramGrads[0]->data()) : m_weightsScratch);
+      if (m_withBias) p.bwdWeights.bind(DNNL_ARG_DIFF_BIAS, wantBias ? p.diffBias.at(call.paramGrads[1]->data()) : m_biasScratch);
+      p.bwdWeights.execute(stream);
     }
     stream.wait();
   }
 
  private:
+  // Everything that depends on the batch size, made once per batch size (Note [Primitives
+  // across steps]); the backward primitives on first use.
   struct Plan {
     int64_t batch = -1;
-    Desc plainSrc, dst;            // (rows, inner), (rows, outmaps), float32
+    Desc plainSrc, plainDst;       // (rows, inner), (rows, outmaps), float32
     StagedMemory src, weights;     // in the compute type (no copy in float32)
     StagedMemory diffDst;          // (rows, outmaps) in the compute type
+    MemoryView dst, bias;          // the forward's output and bias
+    MemoryView diffSrc, diffWeights, diffBias;
     dnnl::inner_product_forward::primitive_desc fwdPd;
-    dnnl::inner_product_forward fwd;
-    dnnl::inner_product_backward_data bwdData;        // built on first use
-    dnnl::inner_product_backward_weights bwdWeights;  // built on first use
+    PrimitiveCall fwd;
+    PrimitiveCall bwdData;     // built on first use
+    PrimitiveCall bwdWeights;  // built on first use
   };
-
-  static dnnl::memory memory(const Desc& d, dnnl::engine& eng, const float* data) {
-    return dnnl::memory(d, eng, const_cast<float*>(data));
-  }
 
   Plan& plan(CpuDeviceContext& ctx, int64_t batch) {
     if (m_plan.batch == batch) return m_plan;
@@ -116,14 +118,20 @@ class AffineKernel final : public Kernel {
     p.batch = batch;
     const int64_t rows = batch * m_rowsPerSample;
     p.plainSrc = Desc({rows, w[1]}, kF32, Tag::ab);
-    p.dst = Desc({rows, w[0]}, kF32, Tag::ab);
+    p.plainDst = Desc({rows, w[0]}, kF32, Tag::ab);
     const Desc src({rows, w[1]}, m_compute, Tag::ab), weights(w, m_compute, Tag::io);
-    const dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_training, src, weights, m_bias, p.dst);
+    const dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_training, src, weights, m_bias, p.plainDst);
     p.fwdPd = dnnl::inner_product_forward::primitive_desc(d, reluPostOp(m_fusedRelu), eng);
-    p.fwd = dnnl::inner_product_forward(p.fwdPd);
     p.src.init(eng, p.plainSrc, src, true);
     p.weights.init(eng, m_weights, weights, true);
-    p.diffDst.init(eng, p.dst, Desc({rows, w[0]}, m_compute, Tag::ab), true);
+    p.diffDst.init(eng, p.plainDst, Desc({rows, w[0]}, m_compute, Tag::ab), true);
+    p.dst = MemoryView(p.plainDst, eng);
+    p.fwd = PrimitiveCall(dnnl::inner_product_forward(p.fwdPd));
+    p.fwd.bind(DNNL_ARG_DST, p.dst.memory());
+    if (m_withBias) {
+      p.bias = MemoryView(m_bias, eng);
+      p.fwd.bind(DNNL_ARG_BIAS, p.bias.memory());
+    }
     m_plan = std::move(p);
     return m_plan;
   }

@@ -6,11 +6,11 @@
 #include <cmath>
 #include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
-#include <unordered_map>
 
 #include "engine/backend/cpu/cpu_precision.h"
 #include "engine/backend/cpu/dnnl_utils.h"
 #include "engine/backend/cpu/post_ops.h"
+#include "engine/backend/cpu/primitive_call.h"
 #include "engine/backend/cpu/staged_memory.h"
 #include "engine/ops/op_schema.h"
 
@@ -99,17 +99,16 @@ class ConvKernel final : public Kernel {
     auto& ctx = cpuContext(call.device);
     const int64_t batch = call.inputs[0]->dim(0);
     Plan& p = plan(ctx, batch);
-    auto& eng = ctx.engine();
     auto& stream = ctx.stream();
     const float* x = call.inputs[0]->data();
     float* y = call.output.data();
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_WEIGHTS, p.weights.in(stream, eng, call.params[0]->data())}};
-    if (m_g.withBias) args[DNNL_ARG_BIAS] = dnnl::memory(m_biasDesc, eng, call.params[1]->data());
+    p.fwd.bind(DNNL_ARG_WEIGHTS, p.weights.in(stream, call.params[0]->data()));
+    if (m_g.withBias) p.bias.at(call.params[1]->data());
     for (int64_t n = 0; n < batch; n += p.chunk) {
-      args[DNNL_ARG_SRC] = p.src.in(stream, eng, x + n * m_inSize);
-      args[DNNL_ARG_DST] = p.dst.outTarget(eng, y + n * m_outSize);
-      p.fwd.execute(stream, args);
-      p.dst.finishOut(stream, eng, y + n * m_outSize);
+      p.fwd.bind(DNNL_ARG_SRC, p.src.in(stream, x + n * m_inSize));
+      p.fwd.bind(DNNL_ARG_DST, p.dst.outTarget(y + n * m_outSize));
+      p.fwd.execute(stream);
+      p.dst.finishOut(stream, y + n * m_outSize);
     }
     stream.wait();
   }
@@ -128,84 +127,86 @@ class ConvKernel final : public Kernel {
     const float* dy = call.outputGrad->data();
     const float* w = call.params[0]->data();
 
-    dnnl::memory weights;  // for backward-data
     if (wantSrc) {
       buildBackwardData(p, eng);
-      weights = p.weights.reordered && p.weights.wanted == p.bdWeights.wanted && p.weights.filledFrom == w
-                    ? p.weights.buffer
-                    : p.bdWeights.in(stream, eng, w);
+      p.bwdData.bind(DNNL_ARG_WEIGHTS, p.weights.reordered && p.weights.wanted == p.bdWeights.wanted &&
+                                               p.weights.filledFrom == w
+                                           ? p.weights.buffer
+                                           : p.bdWeights.in(stream, w));
     }
     const bool wantWeightsPass = wantWeights || wantBias;
     if (wantWeightsPass) buildBackwardWeights(p, eng);
     // The first chunk's weight gradient goes straight to its destination, later ones are added.
-    dnnl::memory diffWeights, diffBias;
+    const dnnl::memory* diffWeights = nullptr;
+    const dnnl::memory* diffBias = nullptr;
     if (wantWeightsPass) {
-      diffWeights = wantWeights ? p.bwDiffWeights.outTarget(eng, call.paramGrads[0]->data())
-                                : scratch(p.weightsScratch, p.bwDiffWeights.wanted, eng);
+      diffWeights = wantWeights ? &p.bwDiffWeights.outTarget(call.paramGrads[0]->data())
+                                : &scratch(p.weightsScratch, p.bwDiffWeights.wanted, eng);
       if (m_g.withBias)
-        diffBias = wantBias ? dnnl::memory(m_biasDesc, eng, call.paramGrads[1]->data())
-                            : scratch(p.biasScratch, m_biasDesc, eng);
+        diffBias = wantBias ? &p.diffBias.at(call.paramGrads[1]->data()) : &scratch(p.biasScratch, m_biasDesc, eng);
     }
 
     // Returns the chunk's diff_dst in backward-data's layout, for the weights pass to share.
     const auto dataChunk = [&](int64_t n) {
       float* dx = call.inputGrads[0]->data() + n * m_inSize;
-      dnnl::memory diffDst = p.bdDiffDst.in(stream, eng, dy + n * m_outSize);
-      p.bwdData.execute(stream, {{DNNL_ARG_DIFF_DST, diffDst},
-                                 {DNNL_ARG_WEIGHTS, weights},
-                                 {DNNL_ARG_DIFF_SRC, p.bdDiffSrc.outTarget(eng, dx)}});
-      p.bdDiffSrc.finishOut(stream, eng, dx);
-      return diffDst;
+      const dnnl::memory& diffDst = p.bdDiffDst.in(stream, dy + n * m_outSize);
+      p.bwdData.bind(DNNL_ARG_DIFF_DST, diffDst).bind(DNNL_ARG_DIFF_SRC, p.bdDiffSrc.outTarget(dx));
+      p.bwdData.execute(stream);
+      p.bdDiffSrc.finishOut(stream, dx);
+      return &diffDst;
     };
     bool first = true;
-    const auto weightsChunk = [&](int64_t n, const dnnl::memory& sharedDiffDst) {
+    const auto weightsChunk = [&](int64_t n, const dnnl::memory* sharedDiffDst) {
       const float* xn = x + n * m_inSize;
       const bool srcInForwardBuffer = p.bwSrc.wanted == p.src.wanted && p.src.reordered && p.src.filledFrom == xn;
       const bool shareDiffDst = sharedDiffDst && p.bdDiffDst.wanted == p.bwDiffDst.wanted;
-      std::unordered_map<int, dnnl::memory> args{
-          {DNNL_ARG_SRC, srcInForwardBuffer ? p.src.buffer : p.bwSrc.in(stream, eng, xn)},
-          {DNNL_ARG_DIFF_DST, shareDiffDst ? sharedDiffDst : p.bwDiffDst.in(stream, eng, dy + n * m_outSize)},
-          {DNNL_ARG_DIFF_WEIGHTS, first ? diffWeights : scratch(p.weightsPartial, p.bwDiffWeights.wanted, eng)}};
-      if (m_g.withBias) args[DNNL_ARG_DIFF_BIAS] = first ? diffBias : scratch(p.biasPartial, m_biasDesc, eng);
-      p.bwdWeights.execute(stream, args);
+      p.bwdWeights.bind(DNNL_ARG_SRC, srcInForwardBuffer ? p.src.buffer : p.bwSrc.in(stream, xn))
+          .bind(DNNL_ARG_DIFF_DST, shareDiffDst ? *sharedDiffDst : p.bwDiffDst.in(stream, dy + n * m_outSize))
+          .bind(DNNL_ARG_DIFF_WEIGHTS, first ? *diffWeights : scratch(p.weightsPartial, p.bwDiffWeights.wanted, eng));
+      if (m_g.withBias)
+        p.bwdWeights.bind(DNNL_ARG_DIFF_BIAS, first ? *diffBias : scratch(p.biasPartial, m_biasDesc, eng));
+      p.bwdWeights.execute(stream);
       if (!first) {
-        addInto(diffWeights, p.weightsPartial);
-        if (m_g.withBias) addInto(diffBias, p.biasPartial);
+        addInto(*diffWeights, p.weightsPartial);
+        if (m_g.withBias) addInto(*diffBias, p.biasPartial);
       }
       first = false;
     };
     // Last chunk first: its source may still be in the forward's buffer, and in cache.
     if (p.weightsChunk == p.chunk) {
       for (int64_t n = batch - p.chunk; n >= 0; n -= p.chunk) {
-        const dnnl::memory diffDst = wantSrc ? dataChunk(n) : dnnl::memory();
+        const dnnl::memory* diffDst = wantSrc ? dataChunk(n) : nullptr;
         if (wantWeightsPass) weightsChunk(n, diffDst);
       }
     } else {
       if (wantSrc)
         for (int64_t n = batch - p.chunk; n >= 0; n -= p.chunk) dataChunk(n);
       if (wantWeightsPass)
-        for (int64_t n = batch - p.weightsChunk; n >= 0; n -= p.weightsChunk) weightsChunk(n, dnnl::memory());
+        for (int64_t n = batch - p.weightsChunk; n >= 0; n -= p.weightsChunk) weightsChunk(n, nullptr);
     }
-    if (wantWeights) p.bwDiffWeights.finishOut(stream, eng, call.paramGrads[0]->data());
+    if (wantWeights) p.bwDiffWeights.finishOut(stream, call.paramGrads[0]->data());
     stream.wait();
   }
 
  private:
   // Everything that depends on the batch size; rebuilt only when it changes. Primitives are
-  // made for `chunk` images (Note [Conv chunks]).
+  // made for `chunk` images (Note [Conv chunks]); their memories and argument lists with them
+  // (Note [Primitives across steps]).
   struct Plan {
     int64_t batch = -1;
     int64_t chunk = 0;         // images per forward and backward-data call
     int64_t weightsChunk = 0;  // images per backward-weights call
     typename Fwd::primitive_desc fwdPd;
-    Fwd fwd;
+    PrimitiveCall fwd;
     Staged src, weights, dst;
+    MemoryView bias;            // the forward's bias (with_bias)
     bool haveBackwardData = false;
-    BwdData bwdData;
+    PrimitiveCall bwdData;
     Staged bdDiffDst, bdWeights, bdDiffSrc;
     bool haveBackwardWeights = false;
-    BwdWeights bwdWeights;
+    PrimitiveCall bwdWeights;
     Staged bwSrc, bwDiffDst, bwDiffWeights;
+    MemoryView diffBias;        // the bias gradient (with_bias)
     dnnl::memory weightsPartial, biasPartial;  // a later chunk's gradients, before adding
     dnnl::memory weightsScratch, biasScratch;  // gradients nobody asked for
   };
@@ -276,10 +277,14 @@ class ConvKernel final : public Kernel {
   void buildForward(Plan& p, dnnl::engine& eng) {
     const int64_t n = p.chunk;
     p.fwdPd = typename Fwd::primitive_desc(forwardDesc(n), reluPostOp(m_fusedRelu), eng);
-    p.fwd = Fwd(p.fwdPd);
+    p.fwd = PrimitiveCall(Fwd(p.fwdPd));
     p.src.init(eng, srcDesc(n), p.fwdPd.src_desc(), true);
     p.weights.init(eng, plainWeights(), p.fwdPd.weights_desc(), true);
     p.dst.init(eng, dstDesc(n), p.fwdPd.dst_desc(), false);
+    if (m_g.withBias) {
+      p.bias = MemoryView(m_biasDesc, eng);
+      p.fwd.bind(DNNL_ARG_BIAS, p.bias.memory());
+    }
   }
 
   void buildBackwardData(Plan& p, dnnl::engine& eng) {
@@ -289,7 +294,7 @@ class ConvKernel final : public Kernel {
                                    dstDesc(n, Tag::any, m_compute),
                                    m_g.strides, m_g.dilates, m_g.padding, m_g.padding);
     const typename BwdData::primitive_desc pd(d, eng, p.fwdPd);
-    p.bwdData = BwdData(pd);
+    p.bwdData = PrimitiveCall(BwdData(pd));
     p.bdDiffDst.init(eng, dstDesc(n), pd.diff_dst_desc(), true);
     p.bdWeights.init(eng, plainWeights(), pd.weights_desc(), true);
     p.bdDiffSrc.init(eng, srcDesc(n), pd.diff_src_desc(), false);
@@ -306,7 +311,8 @@ class ConvKernel final : public Kernel {
                                       dstDesc(n, Tag::any, m_compute), m_g.strides, m_g.dilates, m_g.padding,
                                       m_g.padding);
     const typename BwdWeights::primitive_desc pd(d, eng, hint);
-    p.bwdWeights = BwdWeights(pd);
+    p.bwdWeights = PrimitiveCall(BwdWeights(pd));
+    if (m_g.withBias) p.diffBias = MemoryView(m_biasDesc, eng);
     p.bwSrc.init(eng, srcDesc(n), pd.src_desc(), true);
     p.bwDiffDst.init(eng, dstDesc(n), pd.diff_dst_desc(), true);
     p.bwDiffWeights.init(eng, plainWeights(), pd.diff_weights_desc(), false);

@@ -1,6 +1,7 @@
 // Dropout on the CPU, written directly: the mask comes from RandomKey, so an element's fate
 // depends on (seed, node, epoch, sample id, element) only and is the same on every device and
 // at every batch position.
+#include <cstring>
 #include <memory>
 
 #include "engine/ops/op_schema.h"
@@ -19,11 +20,12 @@ class DropoutKernel final : public Kernel {
     const int64_t perSample = batch ? x.size() / batch : 0;
     m_masked = call.training && m_p > 0.0f;
     if (!m_masked) {
-      y.copyFrom(x);
+      std::memcpy(y.data(), x.data(), sizeof(float) * static_cast<size_t>(x.size()));
       return;
     }
-    // The mask holds the factor each element was multiplied by (0 or 1 / (1 - p)), kept for backward.
-    m_mask.resize(x.shape());
+    // The mask holds the factor each element was multiplied by (0 or 1 / (1 - p)), kept for
+    // backward; resized only when the shape changes (Note [Primitives across steps]).
+    if (m_mask.shape() != x.shape()) m_mask.resize(x.shape());
     const RandomKey key = call.random;
 #pragma omp parallel for schedule(static)
     for (int64_t n = 0; n < batch; ++n) {
@@ -42,7 +44,7 @@ class DropoutKernel final : public Kernel {
     if (!dx) return;
     const Tensor& dy = *call.outputGrad;
     if (!m_masked) {
-      dx->copyFrom(dy);
+      std::memcpy(dx->data(), dy.data(), sizeof(float) * static_cast<size_t>(dy.size()));
       return;
     }
     const int64_t size = dy.size();

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "engine/backend/cpu/dnnl_utils.h"
+#include "engine/backend/cpu/primitive_call.h"
 #include "engine/ops/op_schema.h"
 
 namespace netsmith::cpu {
@@ -14,8 +15,9 @@ class SoftmaxKernel final : public Kernel {
   void forward(KernelCall& call) override {
     auto& ctx = cpuContext(call.device);
     prepare(ctx, call.inputs[0]->shape());
-    dnnl::softmax_forward(*m_forwardPd)
-        .execute(ctx.stream(), {{DNNL_ARG_SRC, wrap(ctx, *call.inputs[0])}, {DNNL_ARG_DST, wrap(ctx, call.output)}});
+    m_src.at(call.inputs[0]->data());
+    m_dst.at(call.output.data());
+    m_forward.execute(ctx.stream());
     ctx.stream().wait();
   }
 
@@ -24,29 +26,41 @@ class SoftmaxKernel final : public Kernel {
     if (!call.inputGrads[0]) return;
     auto& ctx = cpuContext(call.device);
     prepare(ctx, call.inputs[0]->shape());
-    dnnl::softmax_backward(*m_backwardPd)
-        .execute(ctx.stream(), {{DNNL_ARG_DST, wrap(ctx, call.output)},
-                                {DNNL_ARG_DIFF_DST, wrap(ctx, *call.outputGrad)},
-                                {DNNL_ARG_DIFF_SRC, wrap(ctx, *call.inputGrads[0])}});
+    m_bwdDst.at(call.output.data());
+    m_diffDst.at(call.outputGrad->data());
+    m_diffSrc.at(call.inputGrads[0]->data());
+    m_backward.execute(ctx.stream());
     ctx.stream().wait();
   }
 
  private:
-  // Rebuilt only when the batch size changes (a short last batch).
+  // Rebuilt only when the batch size changes (a short last batch): Note [Primitives across steps].
   void prepare(CpuDeviceContext& ctx, const Shape& shape) {
-    if (shape == m_shape && m_forwardPd) return;
+    if (shape == m_shape && m_forward) return;
+    auto& eng = ctx.engine();
     const auto md = plainDesc(shape);
-    m_forwardPd = std::make_unique<dnnl::softmax_forward::primitive_desc>(
-        dnnl::softmax_forward::desc(dnnl::prop_kind::forward_training, md, m_axis), ctx.engine());
-    m_backwardPd = std::make_unique<dnnl::softmax_backward::primitive_desc>(
-        dnnl::softmax_backward::desc(md, md, m_axis), ctx.engine(), *m_forwardPd);
+    const dnnl::softmax_forward::primitive_desc forwardPd(
+        dnnl::softmax_forward::desc(dnnl::prop_kind::forward_training, md, m_axis), eng);
+    const dnnl::softmax_backward::primitive_desc backwardPd(dnnl::softmax_backward::desc(md, md, m_axis), eng, forwardPd);
+    m_src = MemoryView(md, eng);
+    m_dst = MemoryView(md, eng);
+    m_bwdDst = MemoryView(md, eng);
+    m_diffDst = MemoryView(md, eng);
+    m_diffSrc = MemoryView(md, eng);
+    m_forward = PrimitiveCall(dnnl::softmax_forward(forwardPd));
+    m_forward.bind(DNNL_ARG_SRC, m_src.memory()).bind(DNNL_ARG_DST, m_dst.memory());
+    m_backward = PrimitiveCall(dnnl::softmax_backward(backwardPd));
+    m_backward.bind(DNNL_ARG_DST, m_bwdDst.memory())
+        .bind(DNNL_ARG_DIFF_DST, m_diffDst.memory())
+        .bind(DNNL_ARG_DIFF_SRC, m_diffSrc.memory());
     m_shape = shape;
   }
 
   int m_axis;  // counting the batch axis, as oneDNN sees the tensor
   Shape m_shape;
-  std::unique_ptr<dnnl::softmax_forward::primitive_desc> m_forwardPd;
-  std::unique_ptr<dnnl::softmax_backward::primitive_desc> m_backwardPd;
+  MemoryView m_src, m_dst;                  // forward
+  MemoryView m_bwdDst, m_diffDst, m_diffSrc;  // backward
+  PrimitiveCall m_forward, m_backward;
 };
 
 }  // namespace
