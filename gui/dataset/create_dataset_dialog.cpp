@@ -51,7 +51,7 @@ CreateDatasetDialog::CreateDatasetDialog(QWidget* parent) : QDialog(parent) {
   auto* form = new QFormLayout(m_form);
   form->setContentsMargins(0, 0, 0, 0);
 
-  auto* intro = new QLabel(tr("The folder holds one subfolder per class, named after the class (<i>cat/1.jpg</i>, "
+  auto* intro = m_intro = new QLabel(tr("The folder holds one subfolder per class, named after the class (<i>cat/1.jpg</i>, "
                               "<i>dog/2.png</i>), or <i>train/</i> and <i>val/</i> folders that each hold class folders. "
                               "PNG and JPEG files are read; the folder itself is only read."),
                            this);
@@ -116,6 +116,7 @@ CreateDatasetDialog::CreateDatasetDialog(QWidget* parent) : QDialog(parent) {
   m_seed = new QSpinBox(this);
   m_seed->setObjectName(QStringLiteral("seed"));
   m_seed->setRange(0, std::numeric_limits<int>::max());
+  m_seed->setMaximumWidth(160);
   m_seed->setToolTip(tr("The seed of the validation draw: the same seed draws the same split."));
   form->addRow(tr("Seed"), m_seed);
 
@@ -341,6 +342,7 @@ void CreateDatasetDialog::finishBuild() {
   } else if (m_outcome->result) {
     m_stage->clear();
     m_form->hide();
+    m_intro->hide();
     m_create->hide();
     showSummary(*m_outcome->result);
     emit created(*m_outcome->result);
@@ -365,15 +367,16 @@ void CreateDatasetDialog::showSummary(const FolderDatasetResult& r) {
                 .arg(r.seed);
   else
     text += tr(" · no validation set");
-  text += tr(" · <b>%n class(es)</b>", nullptr, static_cast<int>(r.classes.size()));
+  text += r.classes.size() == 1 ? tr(" · <b>1 class</b>") : tr(" · <b>%1 classes</b>").arg(r.classes.size());
   text += QStringLiteral("<br>") + tr("<b>Images:</b> %1×%2, %3, resize %4 (size: %5; channels: %6)")
                                         .arg(r.width)
                                         .arg(r.height)
                                         .arg(r.channels == 1 ? tr("gray") : tr("RGB"), QString::fromLatin1(resizeModeName(r.resize)),
                                              QString::fromStdString(r.sizeChoice).toHtmlEscaped(),
                                              QString::fromStdString(r.channelsChoice).toHtmlEscaped());
-  text += QStringLiteral("<br>") + tr("<b>Skipped:</b> %n file(s)", nullptr, static_cast<int>(r.skipped.size())) +
-          tr(" · <b>duplicates left out:</b> %n", nullptr, static_cast<int>(r.duplicates.size()));
+  text += QStringLiteral("<br>") +
+          (r.skipped.size() == 1 ? tr("<b>Skipped:</b> 1 file") : tr("<b>Skipped:</b> %1 files").arg(count(static_cast<int64_t>(r.skipped.size())))) +
+          tr(" · <b>duplicates left out:</b> %1").arg(count(static_cast<int64_t>(r.duplicates.size())));
   if (!r.skipped.empty() || !r.duplicates.empty()) text += tr(" (listed below and in report.txt)");
   for (const std::string& w : r.warnings)
     text += QStringLiteral("<br><span style='color:#b35900'>%1</span>").arg(QString::fromStdString(w).toHtmlEscaped());

@@ -93,6 +93,7 @@ class CreateDatasetDialog : public QDialog {
   QSpinBox* m_seed;
   QCheckBox* m_overwrite;
   QWidget* m_form;
+  QLabel* m_intro;
   QLabel* m_stage;
   QProgressBar* m_progress;
   QLabel* m_summary;

@@ -26,6 +26,7 @@ DeviceTable::DeviceTable(QWidget* parent) : QTableWidget(0, kColumns, parent) {
   verticalHeader()->hide();
   setSelectionMode(QAbstractItemView::NoSelection);
   setEditTriggers(QAbstractItemView::NoEditTriggers);
+  setColumnHidden(kData, true);  // shown once a run reports figures
   connect(this, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
     if (!m_updating && item->column() == kDevice) emit selectionEdited();
   });
@@ -118,6 +119,7 @@ void DeviceTable::setChecked(const QString& id, bool checked) {
 
 void DeviceTable::showFigures(const QList<DeviceSample>& devices) {
   m_updating = true;
+  setColumnHidden(kData, false);
   for (const DeviceSample& d : devices) {
     const int r = rowOf(d.id);
     if (r < 0 || !hasValue(d.dataMs)) continue;
@@ -126,7 +128,8 @@ void DeviceTable::showFigures(const QList<DeviceSample>& devices) {
     const bool bound = share > kDataBoundShare;
     QTableWidgetItem* cell = item(r, kData);
     cell->setText(bound ? tr("%1 (%2%)").arg(d.dataMs, 0, 'f', 1).arg(qRound(100 * share)) : QString::number(d.dataMs, 'f', 1));
-    cell->setForeground(bound ? QColor(0xc0, 0x5a, 0x00) : palette().color(QPalette::Text));
+    if (bound) cell->setForeground(QColor(0xc0, 0x5a, 0x00));
+    else cell->setData(Qt::ForegroundRole, QVariant());  // the table's own colour, enabled or not
     QFont font = cell->font();
     font.setBold(bound);
     cell->setFont(font);

@@ -1,7 +1,7 @@
 // DeviceTable: the devices `netsmith-cli devices --json` reports (CPU workers, each GPU with name,
 // memory and PCI bus id), one row each with a checkbox and a relative-load spin box (MATLAB's
 // WorkerLoad). It shows the project's parallel.devices/worker_load and reports the user's edits.
-// While a run goes, the "Data ms" column shows each device's time per iteration spent assembling
+// Once a run reports figures, the "Data ms" column shows each device's time per iteration spent assembling
 // its batch (reading, decoding, augmenting; the iteration event's data_ms), marked when it is
 // more than kDataBoundShare of compute + data: the disk or the decoding holds the device back.
 #pragma once
