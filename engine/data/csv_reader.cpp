@@ -386,7 +386,7 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
         processRow(view, records[r + 1], layout, cells, row);
         if (static_cast<int64_t>(row.bytes.size()) == slotBytes && slotBytes > 0) {
           std::copy(row.bytes.begin(), row.bytes.end(), slots.begin() + r * slotBytes);
-          row.bytes = {};
+          std::vector<uint8_t>().swap(row.bytes);  // frees it (`= {}` keeps the capacity)
           row.inSlot = true;
         }
       } catch (...) {
@@ -500,8 +500,8 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
           for (size_t j = 0; j < sampleNumel; ++j) out[j] = ds.byteValue[row.bytes[j]];
         else
           std::copy(row.input.begin(), row.input.end(), out);
-        row.bytes = {};
-        row.input = {};
+        std::vector<uint8_t>().swap(row.bytes);
+        std::vector<float>().swap(row.input);
         ++k;
       }
     }
