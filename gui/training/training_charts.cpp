@@ -18,13 +18,40 @@ QColor deviceColor(int i) {
   return palette[i % 8];
 }
 
+// Legends go in a row of their own between the heading and the axes (never over the data), their
+// items side by side, wrapped to as many columns as the plot's width holds (refit before each
+// replot, so a resize rewraps them).
 void styleLegend(QCustomPlot* plot) {
-  plot->legend->setVisible(true);
+  QCPLegend* legend = plot->legend;
+  legend->setVisible(true);
   QFont f = plot->font();
   f.setPointSizeF(f.pointSizeF() * 0.85);
-  plot->legend->setFont(f);
-  plot->legend->setBrush(QColor(255, 255, 255, 210));
-  plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  legend->setFont(f);
+  legend->setBrush(Qt::NoBrush);
+  legend->setBorderPen(Qt::NoPen);
+  legend->setMargins(QMargins(4, 0, 4, 0));
+  legend->setRowSpacing(0);
+  legend->setColumnSpacing(12);
+  QCPLayoutGrid* layout = plot->plotLayout();
+  int row = 0;
+  while (row < layout->rowCount() && layout->element(row, 0) != plot->axisRect()) ++row;
+  if (row == layout->rowCount()) row = 0;
+  if (plot->axisRect()->insetLayout()->take(legend)) plot->axisRect()->insetLayout()->simplify();
+  layout->insertRow(row);
+  layout->addElement(row, 0, legend);
+  layout->setRowStretchFactor(row, 0.001);
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  QObject::connect(plot, &QCustomPlot::beforeReplot, legend, [plot, legend] {
+    int widest = 1;
+    for (int i = 0; i < legend->itemCount(); ++i)
+      widest = std::max(widest, legend->item(i)->minimumOuterSizeHint().width());
+    const int room = plot->width() - legend->margins().left() - legend->margins().right();
+    const int columns = std::max(1, (room + legend->columnSpacing()) / (widest + legend->columnSpacing()));
+    if (columns != legend->wrap()) {
+      legend->setWrap(columns);
+      legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
+  });
 }
 
 // Keeps the newest points only: a run of many hours must not grow a plot without bound.
@@ -80,7 +107,7 @@ void TrainingCharts::styleCurvePlot() {
   p->yAxis->setLabel(tr("loss"));
   p->yAxis2->setVisible(true);
   p->yAxis2->setLabel(tr("validation error"));
-  p->yAxis2->setRange(0, 1);
+  p->yAxis2->setRange(0, 1);  // until there are errors to fit (fitErrorAxis)
   m_iterLoss = p->addGraph(p->xAxis, p->yAxis);
   m_iterLoss->setName(tr("training loss (iteration)"));
   m_iterLoss->setPen(QPen(QColor(0x1f, 0x77, 0xb4, 70), 1));
@@ -115,7 +142,8 @@ void TrainingCharts::clear() {
   m_pendingIterLoss.clear();
   m_pendingSmooth.clear();
   m_pendingEpochs.clear();
-  m_smoothed = kNoValue;
+  m_smoothSum = 0;
+  m_smoothWeight = 1;
   m_timingDirty = true;
   m_dirty = true;
   flush();
@@ -139,16 +167,33 @@ void TrainingCharts::addIteration(const IterationEvent& e, double elapsedS) {
   if (hasValue(e.loss) && e.iterationsPerEpoch > 0) {
     // x in epochs: epoch 1, iteration k of n ends at (k / n) + 0.
     const double x = (e.epoch - 1) + double(e.iteration) / double(e.iterationsPerEpoch);
-    m_smoothed = hasValue(m_smoothed) ? 0.9 * m_smoothed + 0.1 * e.loss : e.loss;
+    // TensorBoard's debiased average (kSmoothing): the sum starts at 0 and is divided by the weight
+    // the real values carry so far, 1 - b^t.
+    m_smoothSum = kSmoothing * m_smoothSum + (1 - kSmoothing) * e.loss;
+    m_smoothWeight *= kSmoothing;
     m_pendingIterX << x;
     m_pendingIterLoss << e.loss;
-    m_pendingSmooth << m_smoothed;
+    m_pendingSmooth << m_smoothSum / (1 - m_smoothWeight);
   }
   for (const DeviceSample& d : e.devices) {
     DeviceSeries& s = device(d.id);
     const double values[kMetrics] = {hasValue(d.utilization) ? 100.0 * d.utilization : kNoValue, d.memoryMb,
                                      d.temperatureC, d.powerW};
     if (std::any_of(std::begin(values), std::end(values), hasValue)) {
+      // A pause (or any long silence) breaks the lines: a NaN point in the middle of the gap, which
+      // QCustomPlot draws as a gap, not a diagonal from the last sample before it.
+      if (hasValue(s.lastT)) {
+        const double gap = elapsedS - s.lastT;
+        const bool silence = gap > std::max(kGapMinS, kGapFactor * (hasValue(s.interval) ? s.interval : gap));
+        if (s.breakNext || silence) {
+          s.t << s.lastT + gap / 2;
+          for (int m = 0; m < kMetrics; ++m) s.values[m] << qQNaN();
+        } else if (gap > 0) {
+          s.interval = hasValue(s.interval) ? 0.8 * s.interval + 0.2 * gap : gap;
+        }
+      }
+      s.breakNext = false;
+      s.lastT = elapsedS;
       s.t << elapsedS;
       for (int m = 0; m < kMetrics; ++m) s.values[m] << (hasValue(values[m]) ? values[m] : qQNaN());
       if (!m_sensorsSeen && (hasValue(d.temperatureC) || hasValue(d.powerW))) {
@@ -170,6 +215,10 @@ void TrainingCharts::addIteration(const IterationEvent& e, double elapsedS) {
 void TrainingCharts::addEpoch(const EpochEvent& e) {
   m_pendingEpochs << e;
   m_dirty = true;
+}
+
+void TrainingCharts::markPause() {
+  for (auto& s : m_devices) s.breakNext = true;
 }
 
 void TrainingCharts::setLogScale(bool log) {
@@ -257,6 +306,7 @@ void TrainingCharts::flush() {
     if (keysOk) maxKey = std::max(maxKey, k.upper);
   }
   m_curve->xAxis->setRange(0, std::ceil(maxKey));
+  fitErrorAxis();
   m_curve->replot(QCustomPlot::rpQueuedReplot);
 
   for (int m = 0; m < kMetrics; ++m) {
@@ -272,6 +322,27 @@ void TrainingCharts::flush() {
   }
   if (m_timingDirty) updateTimingBars();
   m_dirty = m_timingDirty = false;
+}
+
+void TrainingCharts::fitErrorAxis() {
+  // The errors seen (this run's and the overlays'), with a margin of a tenth of their spread (at
+  // least 0.02) on each side, clamped to [0, 1]; 0 to 1 while there is none.
+  bool found = false;
+  QCPRange range(0, 1);
+  for (int i = 0; i < m_curve->graphCount(); ++i) {
+    QCPGraph* g = m_curve->graph(i);
+    if (g->valueAxis() != m_curve->yAxis2 || g->data()->isEmpty()) continue;
+    bool ok = false;
+    const QCPRange r = g->getValueRange(ok, QCP::sdBoth);
+    if (!ok) continue;
+    range = found ? QCPRange(std::min(range.lower, r.lower), std::max(range.upper, r.upper)) : r;
+    found = true;
+  }
+  if (found) {
+    const double margin = std::max(0.02, 0.1 * range.size());
+    range = QCPRange(std::max(0.0, range.lower - margin), std::min(1.0, range.upper + margin));
+  }
+  m_curve->yAxis2->setRange(range);
 }
 
 void TrainingCharts::updateTimingBars() {

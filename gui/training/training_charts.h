@@ -36,6 +36,14 @@ class TrainingCharts : public QObject {
   Q_OBJECT
  public:
   static constexpr int kReplotIntervalMs = 50;
+  // Weight b of the smoothed loss, TensorBoard's debiased exponential average: s_t = b s_{t-1} +
+  // (1 - b) x_t from s_0 = 0, drawn as s_t / (1 - b^t), so the line starts at the first loss and
+  // follows the loss from there instead of lagging behind a seed.
+  static constexpr double kSmoothing = 0.9;
+  // A device's samples further apart than this many typical intervals (and at least kGapMinS) are
+  // a pause or a stall: the device's lines break there instead of drawing a diagonal.
+  static constexpr double kGapFactor = 4;
+  static constexpr double kGapMinS = 2;
 
   // The plots are owned by the caller's widgets; this object fills them.
   TrainingCharts(QCustomPlot* curve, const DevicePlots& devices, QObject* parent = nullptr);
@@ -43,6 +51,8 @@ class TrainingCharts : public QObject {
   void clear();  // a new run starts
   void addIteration(const IterationEvent& e, double elapsedS);
   void addEpoch(const EpochEvent& e);
+  // The run paused (or stopped sampling): the device lines break before their next point.
+  void markPause();
   void setLogScale(bool log);
   void setOverlays(const QList<CurvePoints>& runs);
   // Moves pending points into the plots now (the timer calls it).
@@ -68,12 +78,16 @@ class TrainingCharts : public QObject {
     QVector<double> t, values[kMetrics];  // pending
     double computeSum = 0, overlapSum = 0, waitSum = 0;
     int samples = 0;
+    double lastT = kNoValue;     // elapsed time of the newest sample
+    double interval = kNoValue;  // typical time between samples (a running mean)
+    bool breakNext = false;      // markPause(): a gap before the next sample
   };
   QCustomPlot* metricPlot(int metric) const;
   int metricPoints(int metric) const;
   DeviceSeries& device(const QString& id);
   void styleCurvePlot();
   void updateTimingBars();
+  void fitErrorAxis();
 
   QCustomPlot* m_curve;
   DevicePlots m_plots;
@@ -85,7 +99,9 @@ class TrainingCharts : public QObject {
   QStringList m_timingIds;
   QVector<double> m_pendingIterX, m_pendingIterLoss, m_pendingSmooth;
   QList<EpochEvent> m_pendingEpochs;
-  double m_smoothed = kNoValue;
+  double m_smoothSum = 0;      // s_t of the debiased average
+  double m_smoothWeight = 1;   // b^t
+
   bool m_dirty = false;
   bool m_timingDirty = false;
   bool m_sensorsSeen = false;

@@ -95,6 +95,120 @@ class TestTrainingCharts : public QObject {
     QCOMPARE(charts.temperaturePoints(), 1);  // a point, but NaN: a gap, not a value
     QVERIFY(std::isnan(p.temperature.graph(0)->data()->at(0)->value));
   }
+
+  // TensorBoard's debiased EMA: s_t = b s_{t-1} + (1-b) x_t from s_0 = 0, shown as s_t / (1 - b^t).
+  // The first point is the first loss itself, and the line follows a falling loss closely instead of
+  // lagging at the first value.
+  void smoothedLossIsDebiased() {
+    Plots p;
+    TrainingCharts charts(&p.curve, p.devices());
+    const double losses[] = {10, 0, 0, 4, 2};
+    for (int i = 0; i < 5; ++i) {
+      IterationEvent e = iteration(i + 1, {});
+      e.loss = losses[i];
+      charts.addIteration(e, i + 1);
+    }
+    charts.flush();
+    QCPGraph* smooth = nullptr;
+    for (int i = 0; i < p.curve.graphCount(); ++i)
+      if (p.curve.graph(i)->name() == "training loss (smoothed)") smooth = p.curve.graph(i);
+    QVERIFY(smooth);
+    QCOMPARE(smooth->data()->size(), 5);
+    const double b = TrainingCharts::kSmoothing;
+    double s = 0;
+    for (int t = 1; t <= 5; ++t) {
+      s = b * s + (1 - b) * losses[t - 1];
+      const double shown = s / (1 - std::pow(b, t));
+      QVERIFY2(std::abs(smooth->data()->at(t - 1)->value - shown) < 1e-9,
+               qPrintable(QString("t=%1: %2, expected %3").arg(t).arg(smooth->data()->at(t - 1)->value).arg(shown)));
+    }
+    QCOMPARE(smooth->data()->at(0)->value, 10.0);
+    QVERIFY(smooth->data()->at(1)->value < 6);  // the old EMA seeded with 10 showed 9
+  }
+
+  // The validation-error axis fits the errors seen (with a margin), within [0, 1].
+  void validationErrorAxisFitsTheData() {
+    Plots p;
+    TrainingCharts charts(&p.curve, p.devices());
+    const double errors[] = {0.14, 0.11, 0.095};
+    for (int i = 0; i < 3; ++i) {
+      EpochEvent e;
+      e.epoch = i + 1;
+      e.trainLoss = 0.5 - 0.1 * i;
+      e.validationLoss = 0.45 - 0.1 * i;
+      e.validationError = errors[i];
+      charts.addEpoch(e);
+    }
+    charts.flush();
+    const QCPRange r = p.curve.yAxis2->range();
+    QVERIFY2(r.lower <= 0.095 && r.upper >= 0.14, qPrintable(QString("%1 … %2").arg(r.lower).arg(r.upper)));
+    QVERIFY2(r.lower >= 0 && r.upper <= 1, qPrintable(QString("%1 … %2").arg(r.lower).arg(r.upper)));
+    QVERIFY2(r.size() < 0.3, qPrintable(QString("%1 … %2: not fitted").arg(r.lower).arg(r.upper)));
+    // The margin keeps the points off the axis rect's edges.
+    QVERIFY(r.lower < 0.095 && r.upper > 0.14);
+
+    // Errors near 0 and 1 stay within [0, 1].
+    Plots q;
+    TrainingCharts edges(&q.curve, q.devices());
+    for (int i = 0; i < 2; ++i) {
+      EpochEvent e;
+      e.epoch = i + 1;
+      e.validationError = i == 0 ? 0.999 : 0.001;
+      edges.addEpoch(e);
+    }
+    edges.flush();
+    QCOMPARE(q.curve.yAxis2->range().lower, 0.0);
+    QCOMPARE(q.curve.yAxis2->range().upper, 1.0);
+  }
+
+  // A pause (a long gap between samples) breaks the utilization and memory lines: a NaN point
+  // between the two sides, so no diagonal is drawn across the time nothing was measured.
+  void pauseBreaksDeviceLines() {
+    Plots p;
+    TrainingCharts charts(&p.curve, p.devices());
+    const double times[] = {1, 1.5, 2, 2.5, 3, 63, 63.5, 64};
+    for (int i = 0; i < 8; ++i) charts.addIteration(iteration(i + 1, {gpu("cuda:0", 50, 100)}), times[i]);
+    charts.flush();
+    QCPGraph* util = p.util.graph(0);
+    QVERIFY(util);
+    int gaps = 0;
+    for (auto it = util->data()->constBegin(); it != util->data()->constEnd(); ++it) {
+      if (!std::isnan(it->value)) continue;
+      ++gaps;
+      QVERIFY2(it->key > 3 && it->key < 63, qPrintable(QString::number(it->key)));
+    }
+    QCOMPARE(gaps, 1);
+    int memoryGaps = 0;
+    for (auto it = p.memory.graph(0)->data()->constBegin(); it != p.memory.graph(0)->data()->constEnd(); ++it)
+      memoryGaps += std::isnan(it->value);
+    QCOMPARE(memoryGaps, 1);
+    // Regular samples do not break the line.
+    Plots q;
+    TrainingCharts steady(&q.curve, q.devices());
+    for (int i = 0; i < 20; ++i) steady.addIteration(iteration(i + 1, {gpu("cuda:0", 50, 100)}), 1 + i * 0.5);
+    steady.flush();
+    for (auto it = q.util.graph(0)->data()->constBegin(); it != q.util.graph(0)->data()->constEnd(); ++it)
+      QVERIFY(!std::isnan(it->value));
+  }
+
+  // Legends sit in a row of their own above the axes, never over the data.
+  void legendsDoNotCoverTheData() {
+    Plots p;
+    TrainingCharts charts(&p.curve, p.devices());
+    for (int i = 1; i <= 3; ++i) charts.addIteration(iteration(i, {gpu("cuda:0", 40, 100), gpu("cuda:1", 50, 120)}), i);
+    charts.flush();
+    for (QCustomPlot* plot : {&p.curve, &p.util, &p.memory, &p.timing}) {
+      plot->resize(600, 400);
+      plot->replot();
+      QVERIFY(plot->legend->visible());
+      // Not an inset of the axis rect, and no overlap with it.
+      QVERIFY(plot->legend->layout() != plot->axisRect()->insetLayout());
+      QVERIFY2(!plot->legend->outerRect().intersects(plot->axisRect()->rect()),
+               qPrintable(QString("legend %1,%2 %3x%4").arg(plot->legend->outerRect().x()).arg(plot->legend->outerRect().y())
+                              .arg(plot->legend->outerRect().width()).arg(plot->legend->outerRect().height())));
+      QVERIFY(plot->legend->outerRect().bottom() <= plot->axisRect()->outerRect().top() + 1);
+    }
+  }
 };
 
 QTEST_MAIN(TestTrainingCharts)
