@@ -354,9 +354,9 @@ void CreateDatasetDialog::finishBuild() {
 void CreateDatasetDialog::showSummary(const FolderDatasetResult& r) {
   const QLocale locale;
   auto count = [&](int64_t n) { return locale.toString(static_cast<qlonglong>(n)); };
-  QString text = tr("<b>Dataset written</b> to %1 (%2) in %3 s.")
-                     .arg(fromPath(r.output).toHtmlEscaped(), locale.formattedDataSize(static_cast<qint64>(r.bytesOnDisk)))
-                     .arg(r.seconds, 0, 'f', 1);
+  QString text = tr("<b>Dataset written</b> to %1 (%2) in %3.")
+                     .arg(fromPath(r.output).toHtmlEscaped(), locale.formattedDataSize(static_cast<qint64>(r.bytesOnDisk)),
+                          r.seconds < 1 ? tr("under a second") : tr("%1 s").arg(r.seconds, 0, 'f', 1));
   text += QStringLiteral("<br>") + tr("<b>Training:</b> %1 images").arg(count(r.trainingCount));
   if (r.layout == FolderLayout::GivenSplit)
     text += tr(" · <b>validation:</b> %1 images, from %2/").arg(count(r.validationCount), QString::fromStdString(r.validationFolder));

@@ -226,6 +226,13 @@ class TestDatasetPage : public QObject {
     size->setEditText("32x24");
     QCOMPARE(dialog->options().options.width, 32);
     QCOMPARE(dialog->options().options.height, 24);
+    QVERIFY(dialog->options().options.validationPercent.has_value());
+    // train/ and val/ folders: their split is used, so no validation percent is passed.
+    const QString given = m_dir.filePath("given");
+    QVERIFY(QDir().mkpath(given + "/train/a") && QDir().mkpath(given + "/val/a"));
+    dialog->setSource(given);
+    QVERIFY(!dialog->options().options.validationPercent.has_value());
+    QVERIFY(!dialog->findChild<QDoubleSpinBox*>("validationPercent")->isEnabled());
   }
 
   // An IDX dataset has no classes.txt: rows and ticks are numbered.
