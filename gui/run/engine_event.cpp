@@ -1,5 +1,8 @@
 #include "gui/run/engine_event.h"
 
+#include <QLocale>
+#include <QObject>
+
 #include <nlohmann/json.hpp>
 
 namespace netsmith::gui {
@@ -52,6 +55,23 @@ TrainingPlan readPlan(const Json& o) {
   plan.deterministic = flag(o, "deterministic");
   plan.trainSamples = integer(o, "train_samples");
   plan.maxEpoch = integer(o, "max_epoch");
+  plan.precision = text(o, "precision");
+  for (const Json& d : array(o, "data")) {
+    if (!d.is_object()) continue;
+    QStringList dims;
+    for (const Json& n : array(d, "shape"))
+      if (n.is_number()) dims << QString::number(n.get<long long>());
+    const QString storage = text(d, "storage");
+    const QString kept = storage == QLatin1String("streamed")
+                             ? QObject::tr("streamed from %1").arg(text(d, "source"))
+                             : QObject::tr("held in memory (%1, %2)")
+                                   .arg(storage == QLatin1String("bytes") ? QObject::tr("bytes") : QObject::tr("float32"),
+                                        QLocale().formattedDataSize(integer(d, "memory_bytes")));
+    plan.data << QObject::tr("%1: %2 samples of %3, %4 on disk, %5")
+                     .arg(text(d, "role"), QLocale().toString(integer(d, "samples")), dims.join(QStringLiteral("×")),
+                          QLocale().formattedDataSize(integer(d, "disk_bytes")), kept);
+  }
+  plan.memoryBytesNeeded = integer(o, "memory_bytes_needed");
   for (const Json& w : array(o, "warnings"))
     if (w.is_string()) plan.warnings << QString::fromStdString(w.get<std::string>());
   return plan;

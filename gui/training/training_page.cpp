@@ -428,6 +428,15 @@ void TrainingPage::showPlan(const TrainingPlan& plan) {
                      .arg(plan.trainSamples > 0 ? tr(" over %1 samples").arg(QLocale().toString(plan.trainSamples)) : QString())
                      .arg(plan.lrUpdateInterval)
                      .arg(plan.warmupIterations);
+  // The epochs, precision, data and memory the run will have (the dry run states them).
+  QString more;
+  if (plan.maxEpoch > 0) more += tr("<tr><td>Epochs</td><td><b>%1</b></td></tr>").arg(plan.maxEpoch);
+  if (!plan.precision.isEmpty()) more += tr("<tr><td>Precision</td><td>%1</td></tr>").arg(plan.precision.toHtmlEscaped());
+  for (const QString& d : plan.data) more += tr("<tr><td>Data</td><td>%1</td></tr>").arg(d.toHtmlEscaped());
+  if (plan.memoryBytesNeeded > 0)
+    more += tr("<tr><td>Memory</td><td>about %1 (model, activations, data held, batches read ahead)</td></tr>")
+                .arg(QLocale().formattedDataSize(plan.memoryBytesNeeded));
+  text.replace(QStringLiteral("</table>"), more + QStringLiteral("</table>"));
   const ClusterSettings cluster = m_cluster->settings();
   const bool ranked = std::any_of(plan.devices.begin(), plan.devices.end(),
                                   [](const PlannedDevice& d) { return d.id.startsWith(QLatin1String("rank")); });

@@ -83,6 +83,13 @@ class TestTrainingPage : public QObject {
     QVERIFY(plan.wait(30000));
     QVERIFY2(page.planText().contains("Logical batch"), qPrintable(page.planText()));
     QVERIFY2(page.planText().contains("<b>128</b>"), qPrintable(page.planText()));  // 64 × 2 workers
+    // The epochs, the training data (where it is kept, its size on disk) and the memory the run needs.
+    QVERIFY2(page.planText().contains("<td>Epochs</td>"), qPrintable(page.planText()));
+    QVERIFY2(QRegularExpression("training: 60,?000 samples of 1×28×28, .* on disk, held in memory \\(bytes")
+                 .match(page.planText())
+                 .hasMatch(),
+             qPrintable(page.planText()));
+    QVERIFY2(page.planText().contains("<td>Memory</td><td>about "), qPrintable(page.planText()));
     doc.undoStack()->undo();
     QCOMPARE(doc.settings().parallel.devices, (std::vector<std::string>{"cpu:0"}));
   }
