@@ -1,5 +1,7 @@
 #include "engine/optim/optimizer.h"
 
+#include <omp.h>
+
 #include <cmath>
 #include <cstring>
 #if defined(__SSE__)
@@ -475,8 +477,15 @@ void Optimizer::step(std::span<const ParamSlot> slots, double lr) {
 
   prepare(lr, m_steps + 1);
   const int64_t count = int64_t(pieces.size());
-#pragma omp parallel for schedule(static) if (total >= kParallelMinFloats)
-  for (int64_t i = 0; i < count; ++i) update(pieces[size_t(i)]);
+  // A region whose team has one thread (small models, one-thread workers) would allocate its
+  // team every step (Note [One-thread regions], engine/backend/cpu/parallel_for.h): such a step
+  // runs on the calling thread. Pieces are independent, so the result is the same either way.
+  if (total >= kParallelMinFloats && omp_get_max_threads() > 1) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < count; ++i) update(pieces[size_t(i)]);
+  } else {
+    for (int64_t i = 0; i < count; ++i) update(pieces[size_t(i)]);
+  }
   ++m_steps;
 }
 

@@ -75,6 +75,15 @@ double CpuDeviceContext::busySeconds() const {
   return 0.0;
 }
 
+void CpuDeviceContext::accumulate(float* acc, const float* x, int64_t n) {
+  if (n <= 65536 || m_threads <= 1) {
+    for (int64_t k = 0; k < n; ++k) acc[k] += x[k];
+    return;
+  }
+#pragma omp parallel for simd
+  for (int64_t k = 0; k < n; ++k) acc[k] += x[k];
+}
+
 int availableCores() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);

@@ -23,6 +23,9 @@ class CpuDeviceContext final : public DeviceContext {
   // CPU seconds of the calling worker's OpenMP team (its threads persist between regions).
   double busySeconds() const override;
   int parallelism() const override { return m_threads; }
+  // The default's loop, without a parallel region on a one-thread worker (Note [One-thread
+  // regions], parallel_for.h): the same sums, bit for bit.
+  void accumulate(float* acc, const float* x, int64_t n) override;
 
   // Must be called on the thread that runs this device's kernels, before the first kernel:
   // it sets that thread's OpenMP team size, which oneDNN and the hand-written loops use.

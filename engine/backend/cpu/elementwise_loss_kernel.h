@@ -10,6 +10,7 @@
 #include <memory>
 #include <utility>
 
+#include "engine/backend/cpu/parallel_for.h"
 #include "engine/core/error.h"
 #include "engine/ops/op_schema.h"
 
@@ -40,13 +41,12 @@ class ElementwiseLossKernel final : public Kernel {
     const float* xs = x.data();
     const float* ts = call.target->data();
     float* y = call.output.data();
-#pragma omp parallel for schedule(static)
-    for (int64_t n = 0; n < batch; ++n) {
+    parallelFor(batch, [&](int64_t n) {
       // Summed in double: a sample may have thousands of elements (a per-pixel loss).
       double sum = 0.0;
       for (int64_t i = n * perSample; i < (n + 1) * perSample; ++i) sum += m_formula.loss(xs[i], ts[i]);
       y[n] = static_cast<float>(sum);
-    }
+    });
   }
 
   void backward(KernelCall& call) override {
@@ -60,12 +60,11 @@ class ElementwiseLossKernel final : public Kernel {
     const float* ts = call.target->data();
     const float* w = call.outputGrad->data();
     float* g = dx->data();
-#pragma omp parallel for schedule(static)
-    for (int64_t n = 0; n < batch; ++n) {
+    parallelFor(batch, [&](int64_t n) {
       const double weight = w[n];
       for (int64_t i = n * perSample; i < (n + 1) * perSample; ++i)
         g[i] = static_cast<float>(weight * m_formula.grad(xs[i], ts[i]));
-    }
+    });
   }
 
  private:

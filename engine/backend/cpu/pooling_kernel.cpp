@@ -4,6 +4,8 @@
 #include <cstring>
 #include <vector>
 
+#include "engine/backend/cpu/parallel_for.h"
+
 namespace netsmith::cpu {
 namespace {
 
@@ -90,8 +92,7 @@ class PoolingKernel final : public Kernel {
     }
     uint8_t* const codes = m_argmaxCode.data();
     int32_t* const index = m_argmax.data();
-#pragma omp parallel for schedule(static)
-    for (int64_t p = 0; p < planes; ++p) {
+    parallelFor(planes, [&](int64_t p) {
       const float* xp = x + p * inPlane;
       float* yp = kWriteOutput ? y + p * outPlane : nullptr;
       if (m_tiled2x2) {
@@ -109,7 +110,7 @@ class PoolingKernel final : public Kernel {
             if constexpr (kKeepArgmax) cp[oh * m_outW + ow] = static_cast<uint8_t>(bottom ? 2 + bottomRight : right);
           }
         }
-        continue;
+        return;
       }
       int32_t* ip = kKeepArgmax ? index + p * outPlane : nullptr;
       for (int64_t oh = 0; oh < m_outH; ++oh) {
@@ -130,7 +131,7 @@ class PoolingKernel final : public Kernel {
           if constexpr (kKeepArgmax) ip[oh * m_outW + ow] = static_cast<int32_t>(at);
         }
       }
-    }
+    });
   }
 
   void maxBackward(const float* dy, float* dx, int64_t planes) const {
@@ -138,8 +139,7 @@ class PoolingKernel final : public Kernel {
     const int64_t outPlane = m_outH * m_outW;
     const uint8_t* const codes = m_argmaxCode.data();
     const int32_t* const index = m_argmax.data();
-#pragma omp parallel for schedule(static)
-    for (int64_t p = 0; p < planes; ++p) {
+    parallelFor(planes, [&](int64_t p) {
       const float* gp = dy + p * outPlane;
       float* dp = dx + p * inPlane;
       if (m_tiled2x2) {
@@ -153,19 +153,18 @@ class PoolingKernel final : public Kernel {
             r0[2 * ow + (code & 1) + (code >> 1) * m_inW] = gp[oh * m_outW + ow];
           }
         }
-        continue;
+        return;
       }
       const int32_t* ip = index + p * outPlane;
       std::memset(dp, 0, static_cast<size_t>(inPlane) * sizeof(float));
       for (int64_t o = 0; o < outPlane; ++o) dp[ip[o]] += gp[o];
-    }
+    });
   }
 
   void averageForward(const float* x, float* y, int64_t planes) const {
     const int64_t inPlane = m_inH * m_inW;
     const int64_t outPlane = m_outH * m_outW;
-#pragma omp parallel for schedule(static)
-    for (int64_t p = 0; p < planes; ++p) {
+    parallelFor(planes, [&](int64_t p) {
       const float* xp = x + p * inPlane;
       float* yp = y + p * outPlane;
       if (m_tiled2x2) {
@@ -175,7 +174,7 @@ class PoolingKernel final : public Kernel {
           for (int64_t ow = 0; ow < m_outW; ++ow)
             yp[oh * m_outW + ow] = (r0[2 * ow] + r0[2 * ow + 1] + r1[2 * ow] + r1[2 * ow + 1]) * 0.25f;
         }
-        continue;
+        return;
       }
       for (int64_t oh = 0; oh < m_outH; ++oh) {
         const int64_t hb = m_hBegin[oh], he = m_hEnd[oh];
@@ -187,14 +186,13 @@ class PoolingKernel final : public Kernel {
           yp[oh * m_outW + ow] = sum * m_scale[oh * m_outW + ow];
         }
       }
-    }
+    });
   }
 
   void averageBackward(const float* dy, float* dx, int64_t planes) const {
     const int64_t inPlane = m_inH * m_inW;
     const int64_t outPlane = m_outH * m_outW;
-#pragma omp parallel for schedule(static)
-    for (int64_t p = 0; p < planes; ++p) {
+    parallelFor(planes, [&](int64_t p) {
       const float* gp = dy + p * outPlane;
       float* dp = dx + p * inPlane;
       if (m_tiled2x2) {
@@ -206,7 +204,7 @@ class PoolingKernel final : public Kernel {
             r0[2 * ow] = r0[2 * ow + 1] = r1[2 * ow] = r1[2 * ow + 1] = g;
           }
         }
-        continue;
+        return;
       }
       std::memset(dp, 0, static_cast<size_t>(inPlane) * sizeof(float));
       for (int64_t oh = 0; oh < m_outH; ++oh) {
@@ -218,7 +216,7 @@ class PoolingKernel final : public Kernel {
             for (int64_t iw = wb; iw < we; ++iw) dp[ih * m_inW + iw] += g;
         }
       }
-    }
+    });
   }
 
   PoolingMode m_mode;

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <memory>
 
+#include "engine/backend/cpu/parallel_for.h"
 #include "engine/ops/op_schema.h"
 
 namespace netsmith::cpu {
@@ -14,8 +15,7 @@ class Add2Kernel final : public Kernel {
     const float* b = call.inputs[1]->data();
     float* y = call.output.data();
     const int64_t size = call.output.size();
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < size; ++i) y[i] = a[i] + b[i];
+    parallelFor(size, [&](int64_t i) { y[i] = a[i] + b[i]; });
   }
 
   void backward(KernelCall& call) override {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/backend/cpu/parallel_for.h"
 #include "engine/ops/op_schema.h"
 
 namespace netsmith::cpu {
@@ -44,8 +45,7 @@ class BatchNormalizationKernel final : public Kernel {
     // has none, so it then takes the biased one (0).
     const double unbias = count > 1 ? static_cast<double>(count) / static_cast<double>(count - 1) : 1.0;
 
-#pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < C; ++c) {
+    parallelFor(C, [&](int64_t c) {
       if (batchStats) {
         // Sums of (x - K) with K the channel's first value keep E[d²] - E[d]² accurate when the
         // mean is large compared with the spread.
@@ -84,7 +84,7 @@ class BatchNormalizationKernel final : public Kernel {
 #pragma omp simd
         for (int64_t i = 0; i < S; ++i) dst[i] = (row[i] - m) * scale + offset;
       }
-    }
+    });
   }
 
   // Uses the statistics of the last forward: the batch's (training with batch_stat) or the running
@@ -108,8 +108,7 @@ class BatchNormalizationKernel final : public Kernel {
     const float* mean = m_mean.data();
     const float* invStd = m_invStd.data();
 
-#pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < C; ++c) {
+    parallelFor(C, [&](int64_t c) {
       const float m = mean[c];
       double sumDy = 0.0, sumDyCentered = 0.0;
       for (int64_t n = 0; n < batch; ++n) {
@@ -126,7 +125,7 @@ class BatchNormalizationKernel final : public Kernel {
       }
       if (dbeta) dbeta[c] = static_cast<float>(sumDy);
       if (dgamma) dgamma[c] = static_cast<float>(sumDyCentered * invStd[c]);
-      if (!dx) continue;
+      if (!dx) return;
       // dx = gamma·invStd·(dy − mean(dy) − x̂·mean(dy·x̂)) with batch statistics; gamma·invStd·dy otherwise.
       const float k1 = gamma[c] * invStd[c];
       float k2 = 0.0f, k3 = 0.0f;
@@ -142,7 +141,7 @@ class BatchNormalizationKernel final : public Kernel {
 #pragma omp simd
         for (int64_t i = 0; i < S; ++i) dst[i] = k1 * g[i] + k2 * (row[i] - m) + k3;
       }
-    }
+    });
   }
 
  private:

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/backend/cpu/parallel_for.h"
 #include "engine/ops/op_schema.h"
 
 namespace netsmith::cpu {
@@ -25,28 +26,26 @@ class ConcatenateKernel final : public Kernel {
   void forward(KernelCall& call) override {
     const int64_t outer = call.output.dim(0) * m_outerPerSample;
     float* y = call.output.data();
-#pragma omp parallel for schedule(static)
-    for (int64_t o = 0; o < outer; ++o) {
+    parallelFor(outer, [&](int64_t o) {
       int64_t offset = 0;
       for (size_t k = 0; k < m_blocks.size(); ++k) {
         std::memcpy(y + o * m_outBlock + offset, call.inputs[k]->data() + o * m_blocks[k], sizeof(float) * m_blocks[k]);
         offset += m_blocks[k];
       }
-    }
+    });
   }
 
   void backward(KernelCall& call) override {
     const int64_t outer = call.outputGrad->dim(0) * m_outerPerSample;
     const float* dy = call.outputGrad->data();
-#pragma omp parallel for schedule(static)
-    for (int64_t o = 0; o < outer; ++o) {
+    parallelFor(outer, [&](int64_t o) {
       int64_t offset = 0;
       for (size_t k = 0; k < m_blocks.size(); ++k) {
         if (Tensor* dx = call.inputGrads[k])
           std::memcpy(dx->data() + o * m_blocks[k], dy + o * m_outBlock + offset, sizeof(float) * m_blocks[k]);
         offset += m_blocks[k];
       }
-    }
+    });
   }
 
  private:

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 
+#include "engine/backend/cpu/parallel_for.h"
 #include "engine/ops/op_schema.h"
 
 namespace netsmith::cpu {
@@ -27,8 +28,7 @@ class DropoutKernel final : public Kernel {
     // backward; resized only when the shape changes (Note [Primitives across steps]).
     if (m_mask.shape() != x.shape()) m_mask.resize(x.shape());
     const RandomKey key = call.random;
-#pragma omp parallel for schedule(static)
-    for (int64_t n = 0; n < batch; ++n) {
+    parallelFor(batch, [&](int64_t n) {
       const float* xs = x.data() + n * perSample;
       float* ys = y.data() + n * perSample;
       float* ms = m_mask.data() + n * perSample;
@@ -36,7 +36,7 @@ class DropoutKernel final : public Kernel {
         ms[i] = key.uniform(n, i) < m_p ? 0.0f : m_scale;
         ys[i] = xs[i] * ms[i];
       }
-    }
+    });
   }
 
   void backward(KernelCall& call) override {
@@ -51,8 +51,7 @@ class DropoutKernel final : public Kernel {
     const float* mask = m_mask.data();
     const float* g = dy.data();
     float* out = dx->data();
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < size; ++i) out[i] = g[i] * mask[i];
+    parallelFor(size, [&](int64_t i) { out[i] = g[i] * mask[i]; });
   }
 
  private:

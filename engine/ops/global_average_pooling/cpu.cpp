@@ -2,6 +2,7 @@
 // reduction; oneDNN's pooling would first transpose the NCHW tensor).
 #include <memory>
 
+#include "engine/backend/cpu/parallel_for.h"
 #include "engine/ops/op_schema.h"
 
 namespace netsmith::cpu {
@@ -18,14 +19,13 @@ class GlobalAveragePoolingKernel final : public Kernel {
     const float scale = 1.0f / static_cast<float>(size);
     const float* in = x.data();
     float* out = call.output.data();
-#pragma omp parallel for schedule(static)
-    for (int64_t p = 0; p < planes; ++p) {
+    parallelFor(planes, [&](int64_t p) {
       const float* xp = in + p * size;
       float sum = 0.0f;
 #pragma omp simd reduction(+ : sum)
       for (int64_t i = 0; i < size; ++i) sum += xp[i];
       out[p] = sum * scale;
-    }
+    });
   }
 
   void backward(KernelCall& call) override {
@@ -36,12 +36,11 @@ class GlobalAveragePoolingKernel final : public Kernel {
     const float scale = 1.0f / static_cast<float>(size);
     const float* dy = call.outputGrad->data();
     float* out = dx->data();
-#pragma omp parallel for schedule(static)
-    for (int64_t p = 0; p < planes; ++p) {
+    parallelFor(planes, [&](int64_t p) {
       const float g = dy[p] * scale;
       float* dp = out + p * size;
       for (int64_t i = 0; i < size; ++i) dp[i] = g;
-    }
+    });
   }
 
  private:

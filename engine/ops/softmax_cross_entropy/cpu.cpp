@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 
+#include "engine/backend/cpu/parallel_for.h"
 #include "engine/core/error.h"
 #include "engine/ops/op_schema.h"
 
@@ -19,11 +20,10 @@ class SoftmaxCrossEntropyKernel final : public Kernel {
     checkLabels(call, batch, classes);
     const float* t = call.target->data();
     float* y = call.output.data();
-#pragma omp parallel for schedule(static)
-    for (int64_t n = 0; n < batch; ++n) {
+    parallelFor(batch, [&](int64_t n) {
       const float* row = x.data() + n * classes;
       y[n] = static_cast<float>(logSumExp(row, classes) - row[static_cast<int64_t>(t[n])]);
-    }
+    });
   }
 
   // d(loss)/dx = softmax(x) - onehot(label), times the sample's weight.
@@ -36,15 +36,14 @@ class SoftmaxCrossEntropyKernel final : public Kernel {
     checkLabels(call, batch, classes);
     const float* t = call.target->data();
     const float* w = call.outputGrad->data();
-#pragma omp parallel for schedule(static)
-    for (int64_t n = 0; n < batch; ++n) {
+    parallelFor(batch, [&](int64_t n) {
       const float* row = x.data() + n * classes;
       float* g = dx->data() + n * classes;
       const double lse = logSumExp(row, classes);
       const int64_t label = static_cast<int64_t>(t[n]);
       for (int64_t c = 0; c < classes; ++c)
         g[c] = static_cast<float>(w[n] * (std::exp(row[c] - lse) - (c == label ? 1.0 : 0.0)));
-    }
+    });
   }
 
  private:
