@@ -96,6 +96,7 @@ struct RowResult {
   bool inSlot = false;         // the 8-bit image is in the loader's slot for this row
   int64_t fileBytes = 0;       // the image file's size on disk
   std::vector<float> label;
+  std::string className;       // the row's cell in the class-name column, when there is one
   int channels = 0;
   int height = 0;
   int width = 0;
@@ -115,6 +116,8 @@ struct CsvLayout {
   InputKind kind = InputKind::kNumbers;
   double scale = 1.0;
   bool fromStore = false;  // the images come from the sample store: only the labels are read here
+  // The column naming each row's class ("class_name" or "name"); SIZE_MAX when there is none.
+  size_t nameColumn = SIZE_MAX;
 };
 
 std::string resolveImagePath(const CsvLayout& layout, std::string cell) {
@@ -166,6 +169,7 @@ void processRow(std::string_view text, const Record& rec, const CsvLayout& layou
     }
     out.label[k] = static_cast<float>(v);
   }
+  if (layout.nameColumn != SIZE_MAX) out.className = std::string(trim(cells[layout.nameColumn]));
 
   if (layout.kind == InputKind::kNumbers) {
     out.input.resize(layout.x.size());
@@ -318,6 +322,16 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
            "{}: row {}: the header '{}' has no label column: name it with a variable starting with 'y', such as "
            "'y:label'",
            csvPath, headerRecord.line, headerText);
+  // A class-name column (Note [Class names in a CSV]).
+  for (size_t i = 0; i < layout.columnCount; ++i) {
+    const std::string cell(trim(header[i]));
+    if (cell == "class_name" || cell == "name" || cell == "y:class_name") layout.nameColumn = i;
+  }
+  if (layout.nameColumn != SIZE_MAX)
+    std::erase_if(layout.y, [&](const Column& c) { return c.index == layout.nameColumn; });
+  NS_CHECK(layout.nameColumn == SIZE_MAX || layout.y.size() == 1,
+           "{}: row {}: a class-name column ('{}') names the classes of one label column; the header has {}", csvPath,
+           headerRecord.line, excerpt(header[layout.nameColumn]), layout.y.size());
   checkOneVariable(csvPath, layout.x, "input");
   checkOneVariable(csvPath, layout.y, "label");
   const int64_t rowCount = static_cast<int64_t>(records.size()) - 1;
@@ -507,6 +521,36 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
     }
   }
   ds.numClasses = layout.y.size() == 1 ? static_cast<int64_t>(maxLabel) + 1 : 0;
+  // Note [Class names in a CSV]
+  // A column headed class_name (or name) gives each row's class name beside its label, as
+  // NNC-style CSVs written by other tools do; every label must have one name, given alike on
+  // every row. classes.txt beside the CSV, when there is one, is read instead (dataset.cpp).
+  if (layout.nameColumn != SIZE_MAX) {
+    std::vector<std::string> names(static_cast<size_t>(ds.numClasses));
+    std::vector<int64_t> namedAt(static_cast<size_t>(ds.numClasses), 0);
+    for (int64_t r = 0; r < rowCount; ++r) {
+      const RowResult& row = results[r];
+      if (!row.error.empty()) continue;
+      const auto label = static_cast<size_t>(row.label.front());
+      const int64_t line = records[r + 1].line;
+      NS_CHECK(!row.className.empty(), "{}: row {}, column {} ({}): the class name is empty", csvPath, line,
+               layout.nameColumn + 1, excerpt(header[layout.nameColumn]));
+      if (names[label].empty()) {
+        names[label] = row.className;
+        namedAt[label] = line;
+      }
+      NS_CHECK(names[label] == row.className,
+               "{}: row {}: label {} is named '{}', but row {} named it '{}': one name per class", csvPath, line, label,
+               excerpt(row.className), namedAt[label], excerpt(names[label]));
+    }
+    for (size_t k = 0; k < names.size(); ++k)
+      if (names[k].empty()) names[k] = std::to_string(k);  // a label no row has: its number
+    for (size_t a = 0; a < names.size(); ++a)
+      for (size_t b = a + 1; b < names.size(); ++b)
+        NS_CHECK(names[a] != names[b], "{}: labels {} and {} are both named '{}' (rows {} and {}): one class per name",
+                 csvPath, a, b, excerpt(names[a]), namedAt[a], namedAt[b]);
+    ds.classNames = std::move(names);
+  }
   return ds;
 }
 

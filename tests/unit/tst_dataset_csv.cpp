@@ -187,6 +187,34 @@ class TestDatasetCsv : public QObject {
     }
   }
 
+  // Note [Class names in a CSV]: a class_name column names each label; classes.txt, when there
+  // is one, is read instead; a label named two ways, or two labels named alike, is an error.
+  void classNameColumnNamesTheClasses() {
+    QTemporaryDir dir;
+    writeText(dir.filePath("n.csv"), "x__0,y,class_name\n1,2,bird\n2,0,cat\n3,2,bird\n");
+    const Dataset ds = loadDataSource(csvSpec(dir.filePath("n.csv")), 1.0, "error");
+    QCOMPARE(ds.labelWidth, 1);  // the name column is not a label
+    QVERIFY(ds.classNames == (std::vector<std::string>{"cat", "1", "bird"}));
+    writeText(dir.filePath("classes.txt"), "kitten\ndog\nsparrow\n");
+    const Dataset named = loadDataSource(csvSpec(dir.filePath("n.csv")), 1.0, "error");
+    QVERIFY(named.classNames == (std::vector<std::string>{"kitten", "dog", "sparrow"}));
+    QVERIFY(QFile::remove(dir.filePath("classes.txt")));
+    writeText(dir.filePath("n.csv"), "x__0,y,class_name\n1,2,bird\n2,0,cat\n3,2,crow\n");
+    try {
+      loadDataSource(csvSpec(dir.filePath("n.csv")), 1.0, "error");
+      QFAIL("no error");
+    } catch (const Error& e) {
+      QVERIFY2(QString(e.what()).contains("row 4: label 2 is named 'crow', but row 2 named it 'bird'"), e.what());
+    }
+    writeText(dir.filePath("n.csv"), "x__0,y,name\n1,1,bird\n2,0,bird\n");
+    try {
+      loadDataSource(csvSpec(dir.filePath("n.csv")), 1.0, "error");
+      QFAIL("no error");
+    } catch (const Error& e) {
+      QVERIFY2(QString(e.what()).contains("labels 0 and 1 are both named 'bird'"), e.what());
+    }
+  }
+
   // Many rows decoded in parallel come out in file order.
   void manyRowsKeepFileOrder() {
     QTemporaryDir dir;
