@@ -300,7 +300,8 @@ std::string executesText(const StepCount& c) {
 }
 
 Graph loadSample(const QString& sample, Project& project) {
-  project = loadProject(std::string(NETSMITH_SOURCE_DIR) + "/projects/fashion_mnist_" + sample.toStdString() + ".nsproj");
+  project = loadProject(std::string(NETSMITH_SOURCE_DIR) + "/projects/fashion_mnist_" + sample.toStdString() +
+                        ".nsproj");
   return buildGraph(project.network, OpRegistry::builtin());
 }
 
@@ -313,8 +314,8 @@ void checkSteps(const char* what, const std::vector<StepCount>& steps, int64_t a
     const StepCount& c = steps[i];
     if (c.outside() != allowedOutside) qWarning("%s", outsideTraces().c_str());
     QVERIFY2(c.outside() == allowedOutside,
-             qPrintable(QString("%1, step %2: %3 allocation(s) outside oneDNN's execute (of %4), expected %5; where: the "
-                                "warning above")
+             qPrintable(QString("%1, step %2: %3 allocation(s) outside oneDNN's execute (of %4), expected %5; "
+                                "where: the warning above")
                             .arg(what)
                             .arg(i + 1)
                             .arg(c.outside())

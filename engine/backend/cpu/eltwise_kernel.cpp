@@ -49,8 +49,8 @@ class EltwiseKernel final : public Kernel {
     const auto md = plainDesc(Shape{size});
     const dnnl::eltwise_forward::primitive_desc forwardPd(
         dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, m_algorithm, md, m_alpha, m_beta), eng);
-    const dnnl::eltwise_backward::primitive_desc backwardPd(dnnl::eltwise_backward::desc(m_algorithm, md, md, m_alpha, m_beta),
-                                                            eng, forwardPd);
+    const dnnl::eltwise_backward::primitive_desc backwardPd(
+        dnnl::eltwise_backward::desc(m_algorithm, md, md, m_alpha, m_beta), eng, forwardPd);
     m_src = MemoryView(md, eng);
     m_dst = MemoryView(md, eng);
     m_kept = MemoryView(md, eng);

@@ -88,7 +88,8 @@ class AffineKernel final : public Kernel {
       p.bwdWeights.bind(DNNL_ARG_SRC, p.src.reuseOrIn(stream, call.inputs[0]->data()))
           .bind(DNNL_ARG_DIFF_DST, diffDst)
           .bind(DNNL_ARG_DIFF_WEIGHTS, wantWeights ? p.diffWeights.at(call.paramGrads[0]->data()) : m_weightsScratch);
-      if (m_withBias) p.bwdWeights.bind(DNNL_ARG_DIFF_BIAS, wantBias ? p.diffBias.at(call.paramGrads[1]->data()) : m_biasScratch);
+      if (m_withBias)
+        p.bwdWeights.bind(DNNL_ARG_DIFF_BIAS, wantBias ? p.diffBias.at(call.paramGrads[1]->data()) : m_biasScratch);
       p.bwdWeights.execute(stream);
     }
     stream.wait();

@@ -41,7 +41,8 @@ class SoftmaxKernel final : public Kernel {
     const auto md = plainDesc(shape);
     const dnnl::softmax_forward::primitive_desc forwardPd(
         dnnl::softmax_forward::desc(dnnl::prop_kind::forward_training, md, m_axis), eng);
-    const dnnl::softmax_backward::primitive_desc backwardPd(dnnl::softmax_backward::desc(md, md, m_axis), eng, forwardPd);
+    const dnnl::softmax_backward::primitive_desc backwardPd(dnnl::softmax_backward::desc(md, md, m_axis), eng,
+                                                            forwardPd);
     m_src = MemoryView(md, eng);
     m_dst = MemoryView(md, eng);
     m_bwdDst = MemoryView(md, eng);
