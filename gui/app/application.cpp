@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QElapsedTimer>
+#include <QRegularExpression>
 #include <QTimer>
 #include <functional>
 
@@ -20,6 +21,16 @@
 #include "gui/training/training_page.h"
 
 namespace netsmith::gui {
+
+QString EnglishPlurals::translate(const char*, const char* sourceText, const char*, int n) const {
+  if (n < 0 || !sourceText) return {};
+  QString text = QString::fromUtf8(sourceText);
+  if (!text.contains(QLatin1String("%n"))) return {};
+  static const QRegularExpression plural(QStringLiteral("\\((e?s)\\)"));
+  if (!text.contains(plural)) return {};
+  text.replace(plural, n == 1 ? QString() : QStringLiteral("\\1"));
+  return text;
+}
 
 namespace {
 
@@ -59,7 +70,7 @@ void grab(MainWindow& window, const QString& page, const QString& file) {
   }
   settle(800);
   if (page == QLatin1String("edit")) {
-    window.editPage()->view()->fitAll();
+    window.editPage()->view()->showReadable();
     settle(300);
   }
   window.grab().save(file);
@@ -111,6 +122,8 @@ int runApplication(QApplication& app) {
   QApplication::setOrganizationName(QStringLiteral("Netsmith"));
   QApplication::setApplicationVersion(QStringLiteral(NETSMITH_VERSION));
   QApplication::setApplicationDisplayName(QStringLiteral("Netsmith"));
+  auto* plurals = new EnglishPlurals(&app);
+  QCoreApplication::installTranslator(plurals);
 
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Netsmith: draw a neural network, train it, watch it learn."));

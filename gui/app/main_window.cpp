@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -34,12 +35,24 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_config = new ConfigPage(&m_doc, this);
   m_training = new TrainingPage(&m_doc, this);
   m_evaluation = new EvaluationPage(&m_doc, this);
-  m_tabs->addTab(m_edit, tr("Edit"));
-  m_tabs->addTab(m_dataset, tr("Dataset"));
-  m_tabs->addTab(m_config, tr("Config"));
-  m_tabs->addTab(m_training, tr("Training"));
-  m_tabs->addTab(m_evaluation, tr("Evaluation"));
+  // Each page in a scroll area: a page fills the window when the window is large enough, and
+  // scrolls when the screen is smaller than the page's own minimum, so the window's minimum height
+  // stays small enough for a 1366×768 screen with a taskbar (kMinimumHeight).
+  const auto scrolled = [this](QWidget* page) {
+    auto* area = new QScrollArea(this);
+    area->setObjectName(page->objectName().isEmpty() ? QString() : page->objectName() + QStringLiteral("Scroll"));
+    area->setWidget(page);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    return area;
+  };
+  m_tabs->addTab(scrolled(m_edit), tr("Edit"));
+  m_tabs->addTab(scrolled(m_dataset), tr("Dataset"));
+  m_tabs->addTab(scrolled(m_config), tr("Config"));
+  m_tabs->addTab(scrolled(m_training), tr("Training"));
+  m_tabs->addTab(scrolled(m_evaluation), tr("Evaluation"));
   setCentralWidget(m_tabs);
+  setMinimumSize(kMinimumWidth, kMinimumHeight);
   createMenus();
 
   connect(&m_doc, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
@@ -96,7 +109,7 @@ void MainWindow::createMenus() {
 
   QMenu* training = menuBar()->addMenu(tr("&Training"));
   training->addAction(tr("&Start"), QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] {
-    m_tabs->setCurrentWidget(m_training);
+    showPage(QStringLiteral("training"));
     m_training->start();
   });
   training->addAction(tr("&Pause / Resume"), this, [this] {
@@ -130,7 +143,7 @@ void MainWindow::newProject() {
   if (!maybeSave()) return;
   m_recovery.discard(m_doc.path());
   m_doc.newProject();
-  m_tabs->setCurrentWidget(m_edit);
+  m_tabs->setCurrentIndex(0);  // Edit
 }
 
 void MainWindow::open() {

@@ -24,6 +24,9 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   static constexpr int kAutosaveIntervalMs = 30000;
+  // Fits a 1366×768 screen with a taskbar and the window's title bar; pages larger than the room
+  // they get scroll.
+  static constexpr int kMinimumWidth = 900, kMinimumHeight = 560;
 
   explicit MainWindow(QWidget* parent = nullptr);
 

@@ -6,7 +6,7 @@
 
 namespace netsmith::gui {
 namespace {
-QString tr(const char* text) { return QCoreApplication::translate("GraphCommands", text); }
+QString tr(const char* text, int n = -1) { return QCoreApplication::translate("GraphCommands", text, nullptr, n); }
 }  // namespace
 
 // --- fragments ---------------------------------------------------------------------------------
@@ -115,7 +115,7 @@ DeleteCommand::DeleteCommand(GraphDocument* doc, const std::vector<std::string>&
   else if (m_nodes.empty())
     setText(m_links.size() == 1 ? tr("Delete link") : tr("Delete %1 links").arg(m_links.size()));
   else
-    setText(tr("Delete %1 layer(s)").arg(m_nodes.size()));
+    setText(tr("Delete %n layer(s)", static_cast<int>(m_nodes.size())));
 }
 
 void DeleteCommand::redo() {

@@ -1,5 +1,7 @@
 #include "gui/document/network_analysis.h"
 
+#include <QRegularExpression>
+#include <QString>
 #include <set>
 
 #include "engine/core/error.h"
@@ -14,26 +16,57 @@ int NetworkAnalysis::problemCount() const {
 
 namespace {
 
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
+
+// The link `i` in words: "x → conv1".
+QString linkWords(const NetworkSpec& spec, int i) {
+  if (i < 0 || i >= static_cast<int>(spec.links.size())) return QStringLiteral("link %1").arg(i + 1);
+  return QStringLiteral("%1 → %2").arg(qstr(spec.links[i].from), qstr(spec.links[i].to));
+}
+
+QString nodeWords(const NetworkSpec& spec, int i) {
+  if (i < 0 || i >= static_cast<int>(spec.nodes.size())) return QStringLiteral("block %1").arg(i + 1);
+  return QStringLiteral("block '%1'").arg(qstr(spec.nodes[i].id));
+}
+
 // Producers of each node in port order, the way the engine fills ports (an explicit port, else the
 // next free one in link order); -1 marks an unfilled port. Unknown ids are skipped (the validator
 // reports them).
-std::vector<std::vector<int>> producers(const NetworkSpec& spec, const std::map<std::string, int>& byId) {
+// `linkPorts` receives the port each link fills (-1: none).
+std::vector<std::vector<int>> producers(const NetworkSpec& spec, const std::map<std::string, int>& byId,
+                                        std::vector<int>& linkPorts) {
   std::vector<std::vector<int>> inputs(spec.nodes.size());
-  for (const LinkSpec& link : spec.links) {
+  linkPorts.assign(spec.links.size(), -1);
+  for (size_t j = 0; j < spec.links.size(); ++j) {
+    const LinkSpec& link = spec.links[j];
     const auto from = byId.find(link.from), to = byId.find(link.to);
     if (from == byId.end() || to == byId.end() || from->second == to->second) continue;
     auto& ports = inputs[to->second];
     if (link.port) {
       if (*link.port < 0 || *link.port > 64) continue;
       if (static_cast<int>(ports.size()) <= *link.port) ports.resize(*link.port + 1, -1);
-      if (ports[*link.port] == -1) ports[*link.port] = from->second;
+      if (ports[*link.port] == -1) {
+        ports[*link.port] = from->second;
+        linkPorts[j] = *link.port;
+      }
     } else {
       auto free = std::find(ports.begin(), ports.end(), -1);
-      if (free != ports.end()) *free = from->second;
-      else ports.push_back(from->second);
+      if (free == ports.end()) free = ports.insert(ports.end(), -1);
+      *free = from->second;
+      linkPorts[j] = static_cast<int>(free - ports.begin());
     }
   }
   return inputs;
+}
+
+// "network.nodes[3].params.kernel" -> (3, "kernel"); the parameter is empty when the path ends
+// before it, and the index -1 when the path is not a node's.
+std::pair<int, std::string> nodePathParts(const std::string& path) {
+  static const QRegularExpression re(QStringLiteral("^/?network[./]nodes(?:\\[(\\d+)\\]|/(\\d+))(?:[./]params(?:[./](\\w+))?)?"));
+  const auto m = re.match(qstr(path));
+  if (!m.hasMatch()) return {-1, {}};
+  const QString index = m.captured(1).isEmpty() ? m.captured(2) : m.captured(1);
+  return {index.toInt(), m.captured(3).toStdString()};
 }
 
 }  // namespace
@@ -54,14 +87,33 @@ NetworkAnalysis analyseNetwork(const NetworkSpec& spec, const OpRegistry& regist
     problems.push_back({"", "", e.what()});
   }
   a.valid = problems.empty();
+  static const QRegularExpression linkPath(QStringLiteral("^network\\.links\\[(\\d+)\\]"));
   for (const auto& p : problems) {
-    if (!p.nodeId.empty() && a.nodes.count(p.nodeId)) a.nodes[p.nodeId].problems.push_back(p.message);
-    else a.networkProblems.push_back(p.text());
+    const std::string message = describeJsonPaths(p.message, spec);
+    if (!p.nodeId.empty() && a.nodes.count(p.nodeId)) {
+      // The block is known (the problem is drawn on it): name the field, if it is about one.
+      const std::string param = nodePathParts(p.jsonPath).second;
+      a.nodes[p.nodeId].problems.push_back(param.empty() ? message : "field '" + fieldLabel(param) + "': " + message);
+    } else if (const auto m = linkPath.match(qstr(p.jsonPath)); m.hasMatch()) {
+      a.networkProblems.push_back(QStringLiteral("Link %1: ").arg(linkWords(spec, m.captured(1).toInt())).toStdString() + message);
+    } else if (p.jsonPath.empty() || p.jsonPath == "network" || p.jsonPath == "network.nodes" ||
+               p.jsonPath == "network.links") {
+      a.networkProblems.push_back(message);
+    } else {
+      a.networkProblems.push_back(describeJsonPaths(p.text(), spec));
+    }
   }
 
   // Shapes: repeatedly settle every node whose producers are all settled; a node gets a shape
   // only when all its producers have one (a cycle simply leaves its nodes unsettled).
-  const auto inputs = producers(spec, byId);
+  const auto inputs = producers(spec, byId, a.linkPorts);
+  for (int i = 0; i < n; ++i) {
+    const OpSchema* schema = registry.find(spec.nodes[i].type);
+    const int linked = static_cast<int>(inputs[i].size());
+    int ports = schema ? static_cast<int>(schema->inputs.size()) : std::max(1, linked);
+    if (schema && schema->variadic) ports = std::max({ports, 2, linked + 1});
+    a.nodes[spec.nodes[i].id].inputPorts = std::max(ports, schema && schema->inputs.empty() ? 0 : linked);
+  }
   std::vector<bool> settled(n, false), hasShape(n, false);
   std::vector<Shape> shapes(n);
   for (bool progress = true; progress;) {
@@ -108,6 +160,41 @@ NetworkAnalysis analyseNetwork(const NetworkSpec& spec, const OpRegistry& regist
     }
   }
   return a;
+}
+
+std::string fieldLabel(const std::string& param) {
+  QString label = qstr(param);
+  label.replace(QLatin1Char('_'), QLatin1Char(' '));
+  if (!label.isEmpty()) label[0] = label[0].toUpper();
+  return label.toStdString();
+}
+
+std::string problemSentence(const std::string& nodeId, const std::string& problem) {
+  const bool aboutField = problem.rfind("field '", 0) == 0;
+  return "Block '" + nodeId + "'" + (aboutField ? ", " : ": ") + problem;
+}
+
+std::string describeJsonPaths(const std::string& message, const NetworkSpec& spec) {
+  // Dotted paths (the validator's) and JSON pointers (nlohmann's), for nodes and links.
+  static const QRegularExpression nodeRe(QStringLiteral(
+      "/?network[./]nodes(?:\\[(\\d+)\\]|/(\\d+))(?:[./]params(?:[./](\\w+))?)?(?:[./](\\w+))?"));
+  static const QRegularExpression linkRe(QStringLiteral("/?network[./]links(?:\\[(\\d+)\\]|/(\\d+))(?:[./](\\w+))?"));
+  QString text = qstr(message);
+  for (auto m = nodeRe.match(text); m.hasMatch(); m = nodeRe.match(text, m.capturedStart())) {
+    const int index = (m.captured(1).isEmpty() ? m.captured(2) : m.captured(1)).toInt();
+    QString words = nodeWords(spec, index);
+    if (!m.captured(3).isEmpty())
+      words = QStringLiteral("field '%1' of %2").arg(qstr(fieldLabel(m.captured(3).toStdString())), words);
+    else if (!m.captured(4).isEmpty() && m.captured(4) != QLatin1String("params"))
+      words = QStringLiteral("the %1 of %2").arg(m.captured(4), words);
+    text.replace(m.capturedStart(), m.capturedLength(), words);
+  }
+  for (auto m = linkRe.match(text); m.hasMatch(); m = linkRe.match(text, m.capturedStart())) {
+    const int index = (m.captured(1).isEmpty() ? m.captured(2) : m.captured(1)).toInt();
+    text.replace(m.capturedStart(), m.capturedLength(), QStringLiteral("the link %1").arg(linkWords(spec, index)));
+  }
+  text.replace(QRegularExpression(QStringLiteral("\\bnetwork\\.nodes\\b")), QStringLiteral("the network"));
+  return text.toStdString();
 }
 
 }  // namespace netsmith::gui

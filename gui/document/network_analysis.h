@@ -1,7 +1,9 @@
 // What the Edit page shows about a network besides its drawing: each block's inferred output
 // shape, parameter count and multiply-adds, the validator's problems tied to their blocks, and the
 // network totals. Worked out by the engine's registry (shape inference, parameter blobs) and
-// checkNetwork(); nothing here knows a layer type by name.
+// checkNetwork(); nothing here knows a layer type by name. Problems are worded for a person: a
+// block's problem about a parameter names the field ("field 'Kernel': expected 2 integers"), other
+// JSON paths become the block or link they point at ("Link x → ghost: no node has id 'ghost'").
 #pragma once
 
 #include <map>
@@ -19,6 +21,9 @@ struct NodeFacts {
   int64_t parameterCount = 0;
   int64_t multiplyAdds = 0;
   std::vector<std::string> problems;  // sentences from the validator about this node
+  // Input ports to draw: the op's inputs; a variadic op (Concatenate) one more than it has linked,
+  // so there is always a free port to link to.
+  int inputPorts = 0;
 };
 
 struct NetworkAnalysis {
@@ -27,6 +32,9 @@ struct NetworkAnalysis {
   int64_t parameterCount = 0;               // over the nodes whose shapes are known
   int64_t multiplyAdds = 0;
   bool valid = false;                       // checkNetwork() found nothing
+  // The input port of its target each link fills (spec.links order), as the engine fills them (an
+  // explicit port, else the next free one in link order); -1: the link fills none (a dangling end).
+  std::vector<int> linkPorts;
 
   int problemCount() const;
 };
@@ -34,5 +42,14 @@ struct NetworkAnalysis {
 // Never throws. Shapes are inferred for every node whose inputs are known, even in a network that
 // is not valid yet (a half-built network shows its shapes as it grows).
 NetworkAnalysis analyseNetwork(const NetworkSpec& spec, const OpRegistry& registry);
+
+// A parameter's label in forms and messages: "with_bias" -> "With bias", "kernel" -> "Kernel".
+std::string fieldLabel(const std::string& param);
+// A block's problem as a sentence of its own: "Block 'conv1', field 'Kernel': expected ..." or
+// "Block 'conv1': ...".
+std::string problemSentence(const std::string& nodeId, const std::string& problem);
+// A validator message about `spec` with its JSON paths ("network.nodes[3].params.kernel: ...",
+// "/network/nodes/3/params") told as the blocks, fields and links they point at.
+std::string describeJsonPaths(const std::string& message, const NetworkSpec& spec);
 
 }  // namespace netsmith::gui

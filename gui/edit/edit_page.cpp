@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QCursor>
 #include <QLabel>
 #include <QLocale>
 #include <QMimeData>
@@ -99,8 +100,8 @@ EditPage::EditPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent), m_d
   });
   connect(doc->graph(), &GraphDocument::analysisChanged, this, &EditPage::updateStatus);
   connect(doc, &ProjectDocument::loaded, this, [this] {
-    // Fit once the view has its real size.
-    QTimer::singleShot(0, m_view, [this] { m_view->fitAll(); });
+    // Once the view has its real size: the network, or its beginning, at a size that can be read.
+    QTimer::singleShot(0, m_view, [this] { m_view->showReadable(); });
   });
   updateStatus();
 }
@@ -114,9 +115,8 @@ QString EditPage::statusText() const { return m_status->text(); }
 
 void EditPage::updateStatus() {
   const auto& a = m_doc->graph()->analysis();
-  QString text = tr("%1 layers · %2 parameters · %3 multiply-adds per sample")
-                     .arg(m_doc->graph()->spec().nodes.size())
-                     .arg(humanCount(a.parameterCount), humanCount(a.multiplyAdds));
+  QString text = tr("%n layer(s)", nullptr, static_cast<int>(m_doc->graph()->spec().nodes.size())) +
+                 tr(" · %1 parameters · %2 multiply-adds per sample").arg(humanCount(a.parameterCount), humanCount(a.multiplyAdds));
   const int problems = a.problemCount();
   if (problems == 0) {
     text += tr(" · network valid");
@@ -124,7 +124,7 @@ void EditPage::updateStatus() {
   } else {
     QString first;
     for (const auto& [id, facts] : a.nodes)
-      if (!facts.problems.empty() && first.isEmpty()) first = qs(id) + QStringLiteral(": ") + qs(facts.problems.front());
+      if (!facts.problems.empty() && first.isEmpty()) first = qs(problemSentence(id, facts.problems.front()));
     if (!a.networkProblems.empty()) first = qs(a.networkProblems.front());
     text += tr(" · %n problem(s): %1", nullptr, problems).arg(first);
     m_status->setStyleSheet(QStringLiteral("color:#c0392b"));
@@ -177,7 +177,6 @@ void EditPage::copySelection() {
   data->setData(QString::fromLatin1(kFragmentMimeType), json);
   data->setText(QString::fromUtf8(json));
   QApplication::clipboard()->setMimeData(data);
-  m_pasteCount = 0;
   say(tr("Copied %n layer(s)", nullptr, static_cast<int>(fragment.nodes.size())));
 }
 
@@ -192,9 +191,28 @@ void EditPage::paste() {
     say(tr("Nothing to paste: the clipboard holds no Netsmith layers"));
     return;
   }
-  // Each paste lands a little further down-right, so repeated pastes do not stack exactly.
-  const qreal offset = 30.0 * ++m_pasteCount;
-  GraphFragment ready = prepareForPaste(*m_doc->graph(), *fragment, QPointF(offset, offset));
+  // Where it lands: at the mouse when the paste comes from the keyboard over the canvas, else where
+  // it was copied from; then moved right until it covers no block (the originals included).
+  QRectF bounds;
+  for (const NodeSpec& n : fragment->nodes) bounds |= QRectF(n.pos[0], n.pos[1], NodeItem::kWidth, NodeItem::kHeight);
+  QPointF offset(0, 0);
+  if (m_view->isVisible() && m_view->viewport()->underMouse()) {
+    const QPointF mouse = m_view->mapToScene(m_view->viewport()->mapFromGlobal(QCursor::pos()));
+    offset = QPointF(std::round(mouse.x() - bounds.left()), std::round(mouse.y() - bounds.top()));
+  }
+  QList<QRectF> taken;
+  for (const NodeSpec& n : m_doc->graph()->spec().nodes)
+    taken << QRectF(n.pos[0], n.pos[1], NodeItem::kWidth, NodeItem::kHeight).adjusted(-20, -14, 20, 14);
+  const auto covers = [&](QPointF by) {
+    for (const NodeSpec& n : fragment->nodes) {
+      const QRectF r(n.pos[0] + by.x(), n.pos[1] + by.y(), NodeItem::kWidth, NodeItem::kHeight);
+      for (const QRectF& t : std::as_const(taken))
+        if (t.intersects(r)) return true;
+    }
+    return false;
+  };
+  for (int step = 0; step < 1000 && covers(offset); ++step) offset.rx() += 30;
+  GraphFragment ready = prepareForPaste(*m_doc->graph(), *fragment, offset);
   QStringList ids;
   for (const NodeSpec& n : ready.nodes) ids << qs(n.id);
   m_doc->undoStack()->push(new AddFragmentCommand(m_doc->graph(), ready, tr("Paste %n layer(s)", nullptr, static_cast<int>(ids.size()))));
@@ -212,7 +230,7 @@ void EditPage::autoArrange() {
   if (moves.isEmpty()) return;
   // Its own undo step: a later drag must not merge into it.
   m_doc->undoStack()->push(new MoveNodesCommand(m_doc->graph(), moves, tr("Auto-arrange"), /*mergeable=*/false));
-  m_view->fitAll();
+  m_view->showReadable();
 }
 
 }  // namespace netsmith::gui

@@ -63,7 +63,6 @@ class EditPage : public QWidget {
   PropertyPanel* m_properties;
   QLabel* m_status;
   QString m_lastMessage;
-  int m_pasteCount = 0;
   QAction *m_delete, *m_cut, *m_copy, *m_paste, *m_selectAll, *m_zoomIn, *m_zoomOut, *m_fit, *m_arrange;
 };
 

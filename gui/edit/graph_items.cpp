@@ -1,9 +1,11 @@
 #include "gui/edit/graph_items.h"
 
+#include <QFontMetricsF>
 #include <QLocale>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 #include <QtMath>
+#include <numeric>
 
 #include "engine/core/shape.h"
 
@@ -44,8 +46,8 @@ void NodeItem::refresh(const GraphDocument& doc) {
   m_type = qs(node->type);
   const OpSchema* schema = OpRegistry::builtin().find(node->type);
   m_category = schema ? qs(schema->category) : QString();
-  m_hasInput = !schema || !schema->inputs.empty();
   m_hasOutput = !schema || !schema->isLoss();
+  m_inputPorts = schema ? static_cast<int>(schema->inputs.size()) : 1;
   // The parameters the user set: what distinguishes this block from another of its type.
   QStringList parts;
   if (node->params.is_object())
@@ -56,6 +58,7 @@ void NodeItem::refresh(const GraphDocument& doc) {
   m_shapeLine.clear();
   const auto& analysis = doc.analysis();
   if (const auto it = analysis.nodes.find(node->id); it != analysis.nodes.end()) {
+    m_inputPorts = it->second.inputPorts;
     for (const auto& p : it->second.problems) m_problems << qs(p);
     if (it->second.outputShape) {
       m_shapeLine = QStringLiteral("→ %1").arg(qs(shapeToString(*it->second.outputShape)));
@@ -66,11 +69,58 @@ void NodeItem::refresh(const GraphDocument& doc) {
     }
   }
   if (!schema) m_problems << QObject::tr("unknown layer type '%1'").arg(m_type);
-  QString tip = QStringLiteral("<b>%1</b> %2").arg(m_id.toHtmlEscaped(), m_type);
+  QString tip = QStringLiteral("<b>%1</b> %2").arg(m_id.toHtmlEscaped(), m_type.toHtmlEscaped());
+  if (schema && m_inputPorts > 1 && !schema->variadic)
+    tip += QObject::tr("<br>inputs, left to right: %1").arg(qs(std::accumulate(
+        std::next(schema->inputs.begin()), schema->inputs.end(), schema->inputs.front(),
+        [](const std::string& a, const std::string& b) { return a + ", " + b; })));
   if (schema) tip += QStringLiteral("<br>%1").arg(qs(schema->doc).toHtmlEscaped());
   for (const QString& p : m_problems) tip += QStringLiteral("<br><span style='color:#c0392b'>%1</span>").arg(p.toHtmlEscaped());
   setToolTip(tip);
   update();
+}
+
+QPointF NodeItem::inputPortPos(int port) const {
+  const int n = std::max(1, m_inputPorts);
+  port = std::clamp(port, 0, n - 1);
+  return pos() + QPointF(kWidth * (port + 1) / (n + 1), 0);
+}
+
+NodeItem::Title NodeItem::title(const QFont& base) const {
+  QFont small = base;
+  small.setPointSizeF(base.pointSizeF() * 0.85);
+  const QFontMetricsF smallMetrics(small);
+  const QRectF line(14, 3, kWidth - 20, (kHeight - 6) / 3);
+  constexpr qreal kGap = 8;
+  const qreal idWidth = smallMetrics.horizontalAdvance(m_id);
+  // A type a little too long for the line beside its name is set a little smaller (down to 85%)
+  // when that makes both fit whole; otherwise it keeps its size and both share the line.
+  QFont bold = base;
+  bold.setBold(true);
+  for (const qreal scale : {1.0, 0.92, 0.85}) {
+    QFont candidate = bold;
+    candidate.setPointSizeF(base.pointSizeF() * scale);
+    if (QFontMetricsF(candidate).horizontalAdvance(m_type) + kGap + idWidth <= line.width()) {
+      bold = candidate;
+      break;
+    }
+  }
+  const QFontMetricsF boldMetrics(bold);
+  const qreal typeWidth = boldMetrics.horizontalAdvance(m_type);
+  qreal typeRoom = typeWidth, idRoom = idWidth;
+  if (typeWidth + kGap + idWidth > line.width()) {
+    // The name gets what the type leaves, but never less than about two fifths of the line.
+    idRoom = std::max(line.width() - kGap - typeWidth, std::min(idWidth, line.width() * 0.42));
+    typeRoom = line.width() - kGap - idRoom;
+  }
+  Title t;
+  t.typeFont = bold;
+  t.type = boldMetrics.elidedText(m_type, Qt::ElideRight, typeRoom);
+  t.id = smallMetrics.elidedText(m_id, Qt::ElideMiddle, idRoom);  // the middle: "res2_…_conv1" keeps its number
+  const qreal shownType = boldMetrics.horizontalAdvance(t.type), shownId = smallMetrics.horizontalAdvance(t.id);
+  t.typeRect = QRectF(line.left(), line.top(), shownType, line.height());
+  t.idRect = QRectF(line.right() - shownId, line.top(), shownId, line.height());
+  return t;
 }
 
 bool NodeItem::isOnOutputPort(QPointF scenePoint) const {
@@ -97,19 +147,19 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
   painter->drawRoundedRect(QRectF(1, 1, 7, kHeight - 2), 3, 3);
 
   const QFont base = painter->font();
-  QFont bold = base;
-  bold.setBold(true);
   QFont small = base;
   small.setPointSizeF(base.pointSizeF() * 0.85);
   const QRectF text = body.adjusted(14, 3, -6, -3);
   const qreal line = text.height() / 3;
 
+  // Type and name share the first line, each cut short rather than drawn over the other.
+  const Title heading = title(base);
   painter->setPen(QColor(0x20, 0x20, 0x20));
-  painter->setFont(bold);
-  painter->drawText(QRectF(text.left(), text.top(), text.width(), line), Qt::AlignLeft | Qt::AlignVCenter, m_type);
+  painter->setFont(heading.typeFont);
+  painter->drawText(heading.typeRect.adjusted(0, 0, 2, 0), Qt::AlignLeft | Qt::AlignVCenter, heading.type);
   painter->setFont(small);
   painter->setPen(QColor(0x70, 0x70, 0x70));
-  painter->drawText(QRectF(text.left(), text.top(), text.width(), line), Qt::AlignRight | Qt::AlignVCenter, m_id);
+  painter->drawText(heading.idRect.adjusted(-2, 0, 0, 0), Qt::AlignRight | Qt::AlignVCenter, heading.id);
   painter->setPen(QColor(0x40, 0x40, 0x40));
   const QString summary = painter->fontMetrics().elidedText(m_summary, Qt::ElideRight, static_cast<int>(text.width()));
   painter->drawText(QRectF(text.left(), text.top() + line, text.width(), line), Qt::AlignLeft | Qt::AlignVCenter, summary);
@@ -121,22 +171,20 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
 
   painter->setPen(QPen(QColor(0x50, 0x50, 0x50), 1));
   painter->setBrush(QColor(0xff, 0xff, 0xff));
-  if (m_hasInput) painter->drawEllipse(QPointF(kWidth / 2, 0), kPortRadius - 1, kPortRadius - 1);
+  for (int i = 0; i < m_inputPorts; ++i)
+    painter->drawEllipse(inputPortPos(i) - pos(), kPortRadius - 1, kPortRadius - 1);
   painter->setBrush(QColor(0x1e, 0x6f, 0xd9));
   if (m_hasOutput) painter->drawEllipse(QPointF(kWidth / 2, kHeight), kPortRadius, kPortRadius);
 }
 
-LinkItem::LinkItem(const QString& from, const QString& to) : m_from(from), m_to(to) {
+LinkItem::LinkItem(const QString& from, const QString& to, int port) : m_from(from), m_to(to), m_port(port) {
   setFlags(ItemIsSelectable);
   setZValue(0);
   setPen(QPen(QColor(0x55, 0x55, 0x55), 1.6));
 }
 
-void LinkItem::setEnds(QPointF start, QPointF end) {
-  m_end = end;
-  QPainterPath path(start);
-  const qreal bend = std::max<qreal>(30, std::abs(end.y() - start.y()) / 2);
-  path.cubicTo(start + QPointF(0, bend), end - QPointF(0, bend), end);
+void LinkItem::setRoute(const QPainterPath& path) {
+  m_end = path.currentPosition();
   setPath(path);
 }
 
@@ -152,6 +200,93 @@ void LinkItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
   QPolygonF head{tip, tip + QPointF(-5, -9), tip + QPointF(5, -9)};
   painter->setBrush(p.color());
   painter->drawPolygon(head);
+}
+
+namespace {
+constexpr qreal kClearance = 4;   // how far a path keeps from a block it passes
+constexpr qreal kLaneGap = 24;    // from a block's side to the lane beside it
+constexpr qreal kLaneStep = 14;   // between two lanes side by side
+constexpr qreal kTurn = 14;       // the straight bit out of an output port and into an input port
+
+int crossings(const QPainterPath& path, const QList<QRectF>& obstacles) {
+  int n = 0;
+  const int steps = std::max(24, static_cast<int>(path.length() / 4));
+  for (const QRectF& r : obstacles) {
+    const QRectF grown = r.adjusted(-kClearance, -kClearance, kClearance, kClearance);
+    if (!path.controlPointRect().intersects(grown)) continue;
+    for (int i = 1; i < steps; ++i)
+      if (grown.contains(path.pointAtPercent(double(i) / steps))) {
+        ++n;
+        break;
+      }
+  }
+  return n;
+}
+
+// A polyline whose corners are rounded with `radius` (less where a segment is short).
+QPainterPath rounded(const QList<QPointF>& points, qreal radius) {
+  QPainterPath path(points.front());
+  for (int i = 1; i + 1 < points.size(); ++i) {
+    const QPointF corner = points[i];
+    const QLineF in(corner, points[i - 1]), out(corner, points[i + 1]);
+    const qreal r = std::min({radius, in.length() / 2, out.length() / 2});
+    if (r <= 0.5) {
+      path.lineTo(corner);
+      continue;
+    }
+    path.lineTo(in.pointAt(r / in.length()));
+    path.quadTo(corner, out.pointAt(r / out.length()));
+  }
+  path.lineTo(points.back());
+  return path;
+}
+}  // namespace
+
+QPainterPath routeLink(QPointF start, QPointF end, const QList<QRectF>& obstacles, bool preferRight,
+                       QList<LinkLane>& lanes) {
+  QPainterPath curve(start);
+  const qreal bend = std::max<qreal>(30, std::abs(end.y() - start.y()) / 2);
+  curve.cubicTo(start + QPointF(0, bend), end - QPointF(0, bend), end);
+  if (crossings(curve, obstacles) == 0) return curve;
+
+  // Down a lane beside the blocks in the way: out of the port, across, along the lane, across
+  // above the target, and down into the port.
+  const qreal y1 = start.y() + kTurn, y2 = end.y() - kTurn;
+  const qreal top = std::min(y1, y2), bottom = std::max(y1, y2);
+  const auto laneX = [&](bool right) {
+    qreal x = right ? std::max(start.x(), end.x()) + kLaneGap : std::min(start.x(), end.x()) - kLaneGap;
+    for (int guard = 0; guard < 500; ++guard) {
+      bool moved = false;
+      for (const QRectF& r : obstacles)
+        if (r.top() - kClearance < bottom && r.bottom() + kClearance > top && r.left() - kClearance < x &&
+            r.right() + kClearance > x) {
+          x = right ? r.right() + kLaneGap : r.left() - kLaneGap;
+          moved = true;
+        }
+      for (const LinkLane& lane : std::as_const(lanes))
+        if (lane.top < bottom + kLaneStep && lane.bottom > top - kLaneStep && std::abs(lane.x - x) < kLaneStep - 0.5) {
+          x = right ? lane.x + kLaneStep : lane.x - kLaneStep;
+          moved = true;
+        }
+      if (!moved) break;
+    }
+    return x;
+  };
+  const auto detour = [&](qreal x) {
+    return rounded({start, QPointF(start.x(), y1), QPointF(x, y1), QPointF(x, y2), QPointF(end.x(), y2), end}, 10);
+  };
+  const qreal preferredX = laneX(preferRight), otherX = laneX(!preferRight);
+  QPainterPath path = detour(preferredX);
+  qreal x = preferredX;
+  if (const int n = crossings(path, obstacles); n > 0) {
+    QPainterPath other = detour(otherX);
+    if (crossings(other, obstacles) < n) {
+      path = other;
+      x = otherX;
+    }
+  }
+  lanes.append({x, top, bottom});
+  return path;
 }
 
 }  // namespace netsmith::gui

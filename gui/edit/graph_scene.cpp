@@ -25,7 +25,7 @@ GraphScene::GraphScene(GraphDocument* doc, QObject* parent) : QGraphicsScene(par
     const NodeSpec* node = m_doc->node(ss(id));
     if (!item || !node) return;
     item->setPos(node->pos[0], node->pos[1]);
-    updateLinksOf(id);
+    routeLinks();
   });
   connect(doc, &GraphDocument::nodeRenamed, this, [this](const QString& from, const QString& to) {
     NodeItem* item = m_nodes.take(from);
@@ -61,6 +61,7 @@ void GraphScene::addNodeItem(const QString& id) {
 
 void GraphScene::refreshNodes() {
   for (NodeItem* item : std::as_const(m_nodes)) item->refresh(*m_doc);
+  routeLinks();  // a block's port count may have changed
 }
 
 void GraphScene::rebuildLinks() {
@@ -72,24 +73,40 @@ void GraphScene::rebuildLinks() {
     delete l;
   }
   m_links.clear();
-  for (const LinkSpec& link : m_doc->spec().links) {
-    NodeItem* from = m_nodes.value(qs(link.from));
-    NodeItem* to = m_nodes.value(qs(link.to));
-    if (!from || !to) continue;
-    auto* item = new LinkItem(qs(link.from), qs(link.to));
-    item->setEnds(from->outputPortPos(), to->inputPortPos());
+  const auto& spec = m_doc->spec();
+  const auto& ports = m_doc->analysis().linkPorts;
+  for (size_t i = 0; i < spec.links.size(); ++i) {
+    const LinkSpec& link = spec.links[i];
+    if (!m_nodes.contains(qs(link.from)) || !m_nodes.contains(qs(link.to))) continue;
+    auto* item = new LinkItem(qs(link.from), qs(link.to), i < ports.size() ? std::max(0, ports[i]) : 0);
     addItem(item);
     item->setSelected(selected.contains({item->from(), item->to()}));
     m_links.push_back(item);
   }
+  routeLinks();
 }
 
-void GraphScene::updateLinksOf(const QString& id) {
-  for (LinkItem* l : std::as_const(m_links)) {
-    if (l->from() != id && l->to() != id) continue;
+void GraphScene::routeLinks() {
+  // Short links first, so the long ones (skip links) take the lanes around them.
+  QList<LinkItem*> order = m_links;
+  const auto span = [this](LinkItem* l) {
     NodeItem* from = m_nodes.value(l->from());
     NodeItem* to = m_nodes.value(l->to());
-    if (from && to) l->setEnds(from->outputPortPos(), to->inputPortPos());
+    return from && to ? QLineF(from->outputPortPos(), to->inputPortPos(l->port())).length() : 0.0;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](LinkItem* a, LinkItem* b) { return span(a) < span(b); });
+  QList<LinkLane> lanes;
+  for (LinkItem* l : std::as_const(order)) {
+    NodeItem* from = m_nodes.value(l->from());
+    NodeItem* to = m_nodes.value(l->to());
+    if (!from || !to) continue;
+    QList<QRectF> obstacles;
+    for (NodeItem* n : std::as_const(m_nodes))
+      if (n != from && n != to) obstacles << n->sceneBody();
+    const QPointF end = to->inputPortPos(l->port());
+    // A port right of the block's middle is reached from the right, one left of it from the left.
+    const bool right = end.x() >= to->pos().x() + NodeItem::kWidth / 2;
+    l->setRoute(routeLink(from->outputPortPos(), end, obstacles, right, lanes));
   }
 }
 
@@ -151,14 +168,7 @@ void GraphScene::mouseMoveEvent(QGraphicsSceneMouseEvent* event) {
   }
   QGraphicsScene::mouseMoveEvent(event);
   // Links follow the blocks during the drag; the document learns the new place on release.
-  for (auto it = m_dragStart.cbegin(); it != m_dragStart.cend(); ++it) {
-    for (LinkItem* l : std::as_const(m_links)) {
-      if (l->from() != it.key() && l->to() != it.key()) continue;
-      NodeItem* from = m_nodes.value(l->from());
-      NodeItem* to = m_nodes.value(l->to());
-      if (from && to) l->setEnds(from->outputPortPos(), to->inputPortPos());
-    }
-  }
+  if (!m_dragStart.isEmpty() && (event->buttons() & Qt::LeftButton)) routeLinks();
 }
 
 void GraphScene::mouseReleaseEvent(QGraphicsSceneMouseEvent* event) {

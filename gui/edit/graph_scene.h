@@ -43,9 +43,11 @@ class GraphScene : public QGraphicsScene {
  private:
   void rebuild();
   void rebuildLinks();
+  // Lays every link's path out again (blocks moved, ports changed): routed around the blocks in
+  // their way (routeLink), each on its own lane.
+  void routeLinks();
   void addNodeItem(const QString& id);
   void refreshNodes();
-  void updateLinksOf(const QString& id);
   NodeItem* nodeAt(QPointF scenePos) const;
 
   GraphDocument* m_doc;

@@ -40,6 +40,17 @@ void GraphView::fitAll() {
   }
 }
 
+void GraphView::showReadable() {
+  fitAll();
+  if (zoom() >= kReadableZoom) return;
+  const QRectF bounds = scene()->itemsBoundingRect().adjusted(-40, -40, 40, 40);
+  resetTransform();
+  scale(kReadableZoom, kReadableZoom);
+  const QSizeF visible = QSizeF(viewport()->size()) / kReadableZoom;
+  const qreal x = bounds.width() <= visible.width() ? bounds.center().x() : bounds.left() + visible.width() / 2;
+  centerOn(x, bounds.top() + visible.height() / 2);
+}
+
 void GraphView::wheelEvent(QWheelEvent* event) {
   zoomBy(std::pow(1.0015, event->angleDelta().y()));
   event->accept();

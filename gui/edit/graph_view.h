@@ -10,8 +10,14 @@ class GraphView : public QGraphicsView {
   Q_OBJECT
  public:
   explicit GraphView(QGraphicsScene* scene, QWidget* parent = nullptr);
+  // Below this zoom a block's text cannot be read.
+  static constexpr qreal kReadableZoom = 0.65;
+
   void zoomBy(qreal factor);
   void fitAll();
+  // The whole network if it fits at a readable zoom, else its beginning (top left) at that zoom,
+  // with the rest a scroll away: what a project shows when it is opened.
+  void showReadable();
   qreal zoom() const { return transform().m11(); }
 
  protected:

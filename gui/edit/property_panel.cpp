@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -85,7 +86,59 @@ PropertyPanel::PropertyPanel(GraphDocument* doc, QUndoStack* undo, QWidget* pare
   showNode({});
 }
 
-QString PropertyPanel::errorText() const { return m_error->text(); }
+QString PropertyPanel::errorText() const {
+  QStringList errors;
+  if (!m_error->text().isEmpty()) errors << m_error->text();
+  for (const QString& param : m_order)
+    if (const QLabel* label = m_fieldErrors.value(param); label && !label->text().isEmpty()) errors << label->text();
+  return errors.join(QLatin1Char('\n'));
+}
+
+QString PropertyPanel::fieldError(const QString& param) const {
+  const QLabel* label = m_fieldErrors.value(param);
+  return label ? label->text() : QString();
+}
+
+void PropertyPanel::setFieldError(const QString& param, const QString& message) {
+  QLabel* label = m_fieldErrors.value(param);
+  QWidget* editor = m_editors.value(param);
+  if (!label || !editor) {
+    m_error->setText(message);
+    return;
+  }
+  label->setText(message);
+  label->setVisible(!message.isEmpty());
+  editor->setStyleSheet(message.isEmpty() ? QString() : QStringLiteral("border:2px solid #c0392b"));
+  if (message.isEmpty()) {
+    m_erroredValue.remove(param);
+  } else if (const NodeSpec* node = m_doc->node(ss(m_id))) {
+    const OpSchema* schema = OpRegistry::builtin().find(node->type);
+    const ParamSpec* spec = schema ? schema->findParam(ss(param)) : nullptr;
+    m_erroredValue[param] = spec ? currentValue(*spec) : Json();
+  }
+}
+
+void PropertyPanel::watchKeys(QWidget* editor) {
+  editor->installEventFilter(this);
+}
+
+bool PropertyPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() != QEvent::ShortcutOverride && event->type() != QEvent::KeyPress)
+    return QWidget::eventFilter(watched, event);
+  auto* key = static_cast<QKeyEvent*>(event);
+  const bool undo = key->matches(QKeySequence::Undo), redo = key->matches(QKeySequence::Redo);
+  if (!undo && !redo) return QWidget::eventFilter(watched, event);
+  // Typing not yet committed belongs to the field, which undoes it itself; anything else is the
+  // document's (a line edit's own history ends where the panel last wrote its text, so without
+  // this Ctrl+Z in a field would do nothing).
+  auto* line = qobject_cast<QLineEdit*>(watched);
+  if (!line) line = static_cast<QWidget*>(watched)->findChild<QLineEdit*>();  // a spin box's
+  const bool own = line && line->isModified() && (undo ? line->isUndoAvailable() : line->isRedoAvailable());
+  if (own) return QWidget::eventFilter(watched, event);
+  event->accept();
+  if (event->type() == QEvent::KeyPress) undo ? m_undo->undo() : m_undo->redo();
+  return true;
+}
 
 void PropertyPanel::showNode(const QString& id) {
   m_id = m_doc->node(ss(id)) ? id : QString();
@@ -101,6 +154,9 @@ Json PropertyPanel::currentValue(const ParamSpec& spec) const {
 void PropertyPanel::rebuild() {
   // Old editors may be the sender of the signal that led here: delete them later.
   m_editors.clear();
+  m_order.clear();
+  m_fieldErrors.clear();
+  m_erroredValue.clear();
   m_idEdit = nullptr;
   m_error->clear();
   m_form->hide();
@@ -126,13 +182,15 @@ void PropertyPanel::rebuild() {
   m_idEdit = new QLineEdit(m_id, m_form);
   m_idEdit->setToolTip(tr("The layer's name: unique in the network; links and the project file use it."));
   connect(m_idEdit, &QLineEdit::editingFinished, this, &PropertyPanel::rename);
-  m_formLayout->addRow(tr("name"), m_idEdit);
+  watchKeys(m_idEdit);
+  m_formLayout->addRow(tr("Name"), m_idEdit);
 
   if (schema) {
     for (const ParamSpec& spec : schema->params) {
       const QString name = qs(spec.name);
-      QString tip = QStringLiteral("<b>%1</b> (%2)<br>%3").arg(name, QString::fromLatin1(paramTypeName(spec.type)),
-                                                               qs(spec.help).toHtmlEscaped());
+      const QString label = qs(fieldLabel(spec.name));
+      QString tip = QStringLiteral("<b>%1</b> (%2, <tt>%3</tt> in the project file)<br>%4")
+                        .arg(label, QString::fromLatin1(paramTypeName(spec.type)), name, qs(spec.help).toHtmlEscaped());
       tip += spec.defaultValue.is_null() ? tr("<br>required") : tr("<br>default: %1").arg(paramText(spec.defaultValue));
       if (spec.min || spec.max)
         tip += tr("<br>range: %1 … %2")
@@ -181,10 +239,27 @@ void PropertyPanel::rebuild() {
       }
       editor->setToolTip(tip);
       editor->setObjectName(QStringLiteral("param_") + name);
-      auto* label = new QLabel(name, m_form);
-      label->setToolTip(tip);
-      m_formLayout->addRow(label, editor);
+      watchKeys(editor);
+      // The field: its editor, and under it its own error line (hidden while there is none).
+      auto* field = new QWidget(m_form);
+      auto* fieldLayout = new QVBoxLayout(field);
+      fieldLayout->setContentsMargins(0, 0, 0, 0);
+      fieldLayout->setSpacing(2);
+      editor->setParent(field);
+      fieldLayout->addWidget(editor);
+      auto* error = new QLabel(field);
+      error->setObjectName(QStringLiteral("error_") + name);
+      error->setWordWrap(true);
+      error->setStyleSheet(QStringLiteral("color:#c0392b"));
+      error->hide();
+      fieldLayout->addWidget(error);
+      auto* labelWidget = new QLabel(label, m_form);
+      labelWidget->setToolTip(tip);
+      labelWidget->setBuddy(editor);
+      m_formLayout->addRow(labelWidget, field);
       m_editors.insert(name, editor);
+      m_fieldErrors.insert(name, error);
+      m_order << name;
     }
   }
   syncValues();
@@ -199,6 +274,12 @@ void PropertyPanel::syncValues() {
     QWidget* editor = m_editors.value(qs(spec.name));
     if (!editor) continue;
     const Json value = currentValue(spec);
+    // A field showing a refused value keeps it (and its error) while the document's value is the
+    // one it had then; an undo that changes the value replaces both.
+    if (const auto it = m_erroredValue.constFind(qs(spec.name)); it != m_erroredValue.constEnd()) {
+      if (*it == value) continue;
+      setFieldError(qs(spec.name), {});
+    }
     const QSignalBlocker block(editor);
     if (auto* box = qobject_cast<QSpinBox*>(editor)) box->setValue(value.is_number() ? value.get<int>() : 0);
     else if (auto* check = qobject_cast<QCheckBox*>(editor)) check->setChecked(value.is_boolean() && value.get<bool>());
@@ -206,7 +287,6 @@ void PropertyPanel::syncValues() {
     else if (auto* line = qobject_cast<QLineEdit*>(editor)) {
       line->setText(paramText(value));
       line->setModified(false);
-      line->setStyleSheet({});
     }
   }
 }
@@ -237,8 +317,8 @@ void PropertyPanel::commitText(const QString& param, ParamType type, const QStri
   if (type == ParamType::Ints) {
     const auto list = parseIntList(t);
     if (!list) {
-      m_error->setText(tr("%1: expected integers separated by commas, e.g. 3,3").arg(param));
-      if (QWidget* e = m_editors.value(param)) e->setStyleSheet(QStringLiteral("border:2px solid #c0392b"));
+      setFieldError(param, qs(problemSentence(ss(m_id), "field '" + fieldLabel(ss(param)) + "': ")) +
+                               tr("expected integers separated by commas, e.g. 3,3"));
       return;
     }
     return commit(param, *list);
@@ -247,8 +327,8 @@ void PropertyPanel::commitText(const QString& param, ParamType type, const QStri
     bool ok = false;
     const double v = QLocale::c().toDouble(t, &ok);
     if (!ok) {
-      m_error->setText(tr("%1: expected a number, e.g. 0.5 or 1e-3").arg(param));
-      if (QWidget* e = m_editors.value(param)) e->setStyleSheet(QStringLiteral("border:2px solid #c0392b"));
+      setFieldError(param, qs(problemSentence(ss(m_id), "field '" + fieldLabel(ss(param)) + "': ")) +
+                               tr("expected a number, e.g. 0.5 or 1e-3"));
       return;
     }
     return commit(param, Json(v));
@@ -266,19 +346,26 @@ void PropertyPanel::commit(const QString& param, const Json& value) {
   if (value.is_null() || (spec && value == spec->defaultValue)) params.erase(ss(param));
   else params[ss(param)] = value;
   if (params == (node->params.is_object() ? node->params : Json::object())) {
-    m_error->clear();
+    setFieldError(param, {});
     syncValues();
     return;
   }
   try {
     validateParams(*schema, params, "params");
   } catch (const Error& e) {
-    m_error->setText(qs(e.what()));
-    if (QWidget* editor = m_editors.value(param)) editor->setStyleSheet(QStringLiteral("border:2px solid #c0392b"));
+    // "params.kernel: expected 2 integers, got [3]": the field it names, in words.
+    std::string message = e.what();
+    QString field = param;
+    if (message.rfind("params.", 0) == 0) {
+      const auto colon = message.find(": ");
+      const std::string named = message.substr(7, colon == std::string::npos ? std::string::npos : colon - 7);
+      if (m_editors.contains(qs(named))) field = qs(named);
+      if (colon != std::string::npos) message = message.substr(colon + 2);
+    }
+    setFieldError(field, qs(problemSentence(node->id, "field '" + fieldLabel(ss(field)) + "': " + message)));
     return;
   }
-  m_error->clear();
-  if (QWidget* editor = m_editors.value(param)) editor->setStyleSheet({});
+  setFieldError(param, {});
   m_undo->push(new SetParamsCommand(m_doc, node->id, node->params, params));
 }
 
@@ -290,7 +377,7 @@ void PropertyPanel::rename() {
   if (to.isEmpty()) refusal = tr("a layer needs a name");
   else if (m_doc->node(ss(to))) refusal = tr("the name '%1' is already used by another layer").arg(to);
   if (!refusal.isEmpty()) {
-    m_error->setText(refusal);
+    m_error->setText(qs(problemSentence(ss(m_id), "field 'Name': ")) + refusal);
     m_idEdit->setText(m_id);
     return;
   }

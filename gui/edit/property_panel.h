@@ -1,8 +1,11 @@
 // PropertyPanel: the selected block's parameters, with one typed editor per parameter of its
 // registry schema (spin box for Int, number field for Float, check box for Bool, "5,5" field for
-// Ints, list for String choices), its default and help as tooltip. A value is checked with the
-// registry's own validateParams() before it is written; a refused value shows the validator's
-// sentence and changes nothing. Edits are undo commands.
+// Ints, list for String choices), labelled in words ("With bias"), its JSON name, default and help
+// as tooltip. A value is checked with the registry's own validateParams() before it is written; a
+// refused value changes nothing and shows the validator's sentence under its own field, worded for
+// a person ("Block 'conv1', field 'Kernel': expected 2 integers"), as long as the field keeps the
+// refused text; several fields can show their errors at once. Edits are undo commands; Ctrl+Z and
+// Ctrl+Shift+Z in a field undo the field's own typing first, then the document's edits.
 #pragma once
 
 #include <QHash>
@@ -28,7 +31,12 @@ class PropertyPanel : public QWidget {
   // For tests and the page: the editor of `param`, and the last refusal shown (empty: none).
   QWidget* editorFor(const QString& param) const { return m_editors.value(param); }
   QLineEdit* idEditor() const { return m_idEdit; }
+  // Every error shown (the name's, then each field's in form order), one a line.
   QString errorText() const;
+  QString fieldError(const QString& param) const;
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void rebuild();
@@ -39,6 +47,9 @@ class PropertyPanel : public QWidget {
   void commitText(const QString& param, ParamType type, const QString& text);
   void rename();
   Json currentValue(const ParamSpec& spec) const;
+  // Shows `message` under `param`'s field (empty: clears it).
+  void setFieldError(const QString& param, const QString& message);
+  void watchKeys(QWidget* editor);
 
   GraphDocument* m_doc;
   QUndoStack* m_undo;
@@ -52,6 +63,9 @@ class PropertyPanel : public QWidget {
   QLabel* m_error = nullptr;
   QLineEdit* m_idEdit = nullptr;
   QHash<QString, QWidget*> m_editors;
+  QStringList m_order;                     // parameters in form order
+  QHash<QString, QLabel*> m_fieldErrors;   // under each field
+  QHash<QString, Json> m_erroredValue;     // the document's value when the field's error was shown
 };
 
 // "5,5" -> [5,5]; nothing when the text is not a comma-separated list of integers.

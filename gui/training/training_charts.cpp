@@ -41,13 +41,24 @@ void styleLegend(QCustomPlot* plot) {
   layout->addElement(row, 0, legend);
   layout->setRowStretchFactor(row, 0.001);
   legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  legend->setWrap(1);
+  // The plot's width decides how many items go in a row, not the other way round: a legend of long
+  // names must not make the widget ask its layout for more width than its neighbours.
+  legend->setMinimumSize(1, 0);
+  // And an empty legend (no device yet) must not narrow the column it shares with the axes to its
+  // own width: a maximum below QWIDGETSIZE_MAX replaces the legend's own (tiny) maximum.
+  legend->setMaximumSize(100000, QWIDGETSIZE_MAX);
   QObject::connect(plot, &QCustomPlot::beforeReplot, legend, [plot, legend] {
-    int widest = 1;
-    for (int i = 0; i < legend->itemCount(); ++i)
-      widest = std::max(widest, legend->item(i)->minimumOuterSizeHint().width());
+    int widest = 1, items = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)  // counts the grid's cells, empty ones too
+      if (QCPAbstractLegendItem* item = legend->item(i)) {
+        widest = std::max(widest, item->minimumOuterSizeHint().width());
+        ++items;
+      }
     const int room = plot->width() - legend->margins().left() - legend->margins().right();
     const int columns = std::max(1, (room + legend->columnSpacing()) / (widest + legend->columnSpacing()));
-    if (columns != legend->wrap()) {
+    // Items added before the legend moved here sit in one row: rearranged too.
+    if (columns != legend->wrap() || legend->columnCount() > std::max(1, std::min(columns, items))) {
       legend->setWrap(columns);
       legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     }

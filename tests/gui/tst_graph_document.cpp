@@ -155,6 +155,31 @@ class TestGraphDocument : public QObject {
     QVERIFY(!a.networkProblems.empty());  // no loss
   }
 
+  // Problems name blocks and fields as the Edit page shows them, not JSON paths: a block's problem
+  // about a parameter says which field ('Kernel'), a problem about a link names its two ends.
+  void problemsSpeakBlocksAndFields() {
+    GraphDocument doc;
+    NetworkSpec spec;
+    spec.nodes = {node("x", "Input", 0, 0, {{"shape", {1, 28, 28}}}), node("conv1", "Convolution", 0, 90, {{"outmaps", 4}, {"kernel", {3}}}),
+                  node("loss", "SoftmaxCrossEntropy", 0, 180)};
+    spec.links = {{"x", "conv1", std::nullopt}, {"conv1", "loss", std::nullopt}, {"x", "ghost", std::nullopt}};
+    doc.reset(spec);
+    const auto& a = doc.analysis();
+    QVERIFY(!a.nodes.at("conv1").problems.empty());
+    const QString convProblem = qs(a.nodes.at("conv1").problems.front());
+    QVERIFY2(convProblem.startsWith("field 'Kernel': "), qPrintable(convProblem));
+    QVERIFY2(!convProblem.contains("params") && !convProblem.contains("network"), qPrintable(convProblem));
+    QVERIFY(!a.networkProblems.empty());
+    for (const std::string& p : a.networkProblems) {
+      QVERIFY2(!qs(p).contains("network.") && !qs(p).contains("/network") && !qs(p).contains("links["), p.c_str());
+    }
+    QVERIFY2(qs(a.networkProblems.front()).startsWith("Link x → ghost: "), a.networkProblems.front().c_str());
+    // The sentence for the whole page names the block.
+    QCOMPARE(qs(problemSentence("conv1", a.nodes.at("conv1").problems.front())).left(31), QString("Block 'conv1', field 'Kernel': "));
+    QCOMPARE(qs(fieldLabel("with_bias")), QString("With bias"));
+    QCOMPARE(qs(fieldLabel("n_outmaps")), QString("N outmaps"));
+  }
+
   void autoArrangeLaysOutRowsByDepth() {
     ProjectDocument project;
     project.load(lenetPath());

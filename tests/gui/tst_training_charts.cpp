@@ -193,6 +193,17 @@ class TestTrainingCharts : public QObject {
 
   // Legends sit in a row of their own above the axes, never over the data.
   void legendsDoNotCoverTheData() {
+    {
+      // Before the first device the legend is empty: the axes still take the plot's whole width.
+      Plots empty;
+      TrainingCharts charts(&empty.curve, empty.devices());
+      charts.flush();
+      empty.util.resize(300, 200);
+      empty.util.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&empty.util));
+      empty.util.replot();
+      QVERIFY2(empty.util.axisRect()->outerRect().width() >= 290, qPrintable(QString::number(empty.util.axisRect()->outerRect().width())));
+    }
     Plots p;
     TrainingCharts charts(&p.curve, p.devices());
     for (int i = 1; i <= 3; ++i) charts.addIteration(iteration(i, {gpu("cuda:0", 40, 100), gpu("cuda:1", 50, 120)}), i);
@@ -207,6 +218,16 @@ class TestTrainingCharts : public QObject {
                qPrintable(QString("legend %1,%2 %3x%4").arg(plot->legend->outerRect().x()).arg(plot->legend->outerRect().y())
                               .arg(plot->legend->outerRect().width()).arg(plot->legend->outerRect().height())));
       QVERIFY(plot->legend->outerRect().bottom() <= plot->axisRect()->outerRect().top() + 1);
+      // A narrow plot wraps the items into more rows (and asks for no more width than that).
+      const int rowsWide = plot->legend->rowCount();
+      plot->resize(240, 400);
+      plot->replot();
+      plot->replot();
+      QVERIFY(plot->legend->rowCount() >= rowsWide);
+      QVERIFY2(plot->legend->columnCount() * 100 <= 240, qPrintable(QString::number(plot->legend->columnCount())));
+      const int minimumWidth = static_cast<QWidget*>(plot)->minimumSizeHint().width();
+      QVERIFY2(minimumWidth < 240, qPrintable(QString::number(minimumWidth)));
+      QVERIFY(!plot->legend->outerRect().intersects(plot->axisRect()->rect()));
     }
   }
 };
