@@ -11,7 +11,7 @@ class GraphView : public QGraphicsView {
  public:
   explicit GraphView(QGraphicsScene* scene, QWidget* parent = nullptr);
   // Below this zoom a block's text cannot be read.
-  static constexpr qreal kReadableZoom = 0.65;
+  static constexpr qreal kReadableZoom = 0.6;
 
   void zoomBy(qreal factor);
   void fitAll();
