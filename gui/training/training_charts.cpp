@@ -88,7 +88,7 @@ TrainingCharts::TrainingCharts(QCustomPlot* curve, const DevicePlots& devices, Q
   // hidden, stacked) and the all-reduce time that ran while backward went on (hidden).
   QCustomPlot* timing = m_plots.timing;
   timing->xAxis->setLabel(tr("device"));
-  timing->yAxis->setLabel(tr("ms per iteration (mean)"));
+  timing->yAxis->setLabel(tr("ms / iteration"));  // the mean since the run began; short, as the legend takes rows
   auto* group = new QCPBarsGroup(timing);
   group->setSpacing(1);
   const auto bars = [&](const QString& name, const QColor& color) {
