@@ -241,6 +241,10 @@ std::string readText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const int err = errno;
+    if (!fs::exists(path, ec) && !fs::exists(fs::path(path).parent_path(), ec))
+      NS_THROW("CSV file '{}' does not exist, nor its folder: make the dataset first (`netsmith-cli dataset create "
+               "IMAGES --output {}`, or the Dataset page's Create from folder…)",
+               path, fs::path(path).parent_path().string());
     if (!fs::exists(path, ec)) NS_THROW("CSV file '{}' does not exist", path);
     NS_THROW("cannot open CSV file '{}': {}", path, std::strerror(err));
   }

@@ -279,7 +279,13 @@ void TrainingPage::refreshDevices() {
       const auto devices = devicesFromJson(Json::parse(r.standardOutput.toStdString()), &note);
       m_devices->setDevices(devices);
       showProjectSettings();
-      m_gpuNote->setText(qs(note));
+      // Without the NVIDIA driver the engine's note is NVML's loader message: say it in words, the
+      // detail in the tooltip.
+      const QString detail = qs(note);
+      m_gpuNote->setText(detail.startsWith(QLatin1String("no NVML"))
+                             ? tr("No NVIDIA GPU found: this machine trains on its CPU cores.")
+                             : detail);
+      m_gpuNote->setToolTip(detail);
     } catch (const std::exception& e) {
       m_gpuNote->setText(tr("Cannot read the device list: %1").arg(QString::fromUtf8(e.what())));
     }
@@ -418,16 +424,17 @@ void TrainingPage::showPlan(const TrainingPlan& plan) {
                     "<tr><td>Logical batch</td><td><b>%2</b> (batch size %3 per device)</td></tr>"
                     "<tr><td>Learning rate</td><td><b>%4</b> (configured %5)</td></tr>"
                     "<tr><td>Iterations / epoch</td><td><b>%6</b>%7</td></tr>"
-                    "<tr><td>LR update interval</td><td>%8 iteration(s)</td></tr>"
-                    "<tr><td>Warm-up</td><td>%9 iteration(s)</td></tr></table>")
+                    "<tr><td>LR update interval</td><td>every %8</td></tr>"
+                    "<tr><td>Warm-up</td><td>%9</td></tr></table>")
                      .arg(devices.join(QStringLiteral(", ")).toHtmlEscaped())
                      .arg(plan.logicalBatch)
                      .arg(plan.batchSize)
                      .arg(number(plan.effectiveLr), number(plan.baseLr))
                      .arg(plan.iterationsPerEpoch)
                      .arg(plan.trainSamples > 0 ? tr(" over %1 samples").arg(QLocale().toString(plan.trainSamples)) : QString())
-                     .arg(plan.lrUpdateInterval)
-                     .arg(plan.warmupIterations);
+                     .arg(tr("%n iteration(s)", nullptr, static_cast<int>(plan.lrUpdateInterval)))
+                     .arg(plan.warmupIterations > 0 ? tr("%n iteration(s)", nullptr, static_cast<int>(plan.warmupIterations))
+                                                    : tr("none"));
   // The epochs, precision, data and memory the run will have (the dry run states them).
   QString more;
   if (plan.maxEpoch > 0) more += tr("<tr><td>Epochs</td><td><b>%1</b></td></tr>").arg(plan.maxEpoch);
@@ -559,6 +566,7 @@ void TrainingPage::onEvent(const EngineEvent& event) {
       if (m_state != State::Stopping) setState(State::Paused);
       setStatus(tr("Paused at epoch %1, iteration %2.").arg(e->epoch).arg(e->iteration));
       m_log->appendPlainText(tr("paused"));
+      m_charts->markPause();  // the device lines break here, not across the pause
     } else if (e->kind == ControlEvent::Kind::Resumed) {
       if (m_state == State::Paused) setState(State::Running);
       m_log->appendPlainText(tr("resumed"));
