@@ -1,5 +1,6 @@
 #include "gui/run/engine_event.h"
 
+#include <QFileInfo>
 #include <QLocale>
 #include <QObject>
 
@@ -63,11 +64,11 @@ TrainingPlan readPlan(const Json& o) {
       if (n.is_number()) dims << QString::number(n.get<long long>());
     const QString storage = text(d, "storage");
     const QString kept = storage == QLatin1String("streamed")
-                             ? QObject::tr("streamed from %1").arg(text(d, "source"))
+                             ? QObject::tr("streamed from %1").arg(QFileInfo(text(d, "source")).fileName())
                              : QObject::tr("held in memory (%1, %2)")
                                    .arg(storage == QLatin1String("bytes") ? QObject::tr("bytes") : QObject::tr("float32"),
                                         QLocale().formattedDataSize(integer(d, "memory_bytes")));
-    plan.data << QObject::tr("%1: %2 samples of %3, %4 on disk, %5")
+    plan.data << QObject::tr("%1: %2 × %3, %4 on disk, %5")
                      .arg(text(d, "role"), QLocale().toString(integer(d, "samples")), dims.join(QStringLiteral("×")),
                           QLocale().formattedDataSize(integer(d, "disk_bytes")), kept);
   }

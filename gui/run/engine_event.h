@@ -57,8 +57,8 @@ struct TrainingPlan {
   long long trainSamples = 0;  // 0 when not given
   long long maxEpoch = 0;
   QString precision;           // config.precision; empty when not given
-  // Each loaded dataset, as the plan's `data` lists it: "training: 60000 samples of 1,28,28,
-  // 47 MB on disk, held in memory as bytes (47 MB)".
+  // Each loaded dataset, as the plan's `data` lists it: "training: 60,000 × 1×28×28, 47 MB on
+  // disk, held in memory (bytes, 47 MB)".
   QStringList data;
   long long memoryBytesNeeded = 0;  // 0 when not given
   QStringList warnings;

@@ -1,5 +1,7 @@
 #include "gui/training/training_page.h"
 
+#include <QScrollArea>
+
 #include <qcustomplot.h>
 
 #include <QCheckBox>
@@ -94,7 +96,13 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   m_plan->setTextFormat(Qt::RichText);
   m_plan->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* planBox = new QGroupBox(tr("Plan (before starting)"), this);
-  (new QVBoxLayout(planBox))->addWidget(m_plan);
+  // The plan grows with the data and memory rows: it scrolls rather than being cut off.
+  auto* planScroll = new QScrollArea(planBox);
+  planScroll->setWidget(m_plan);
+  planScroll->setWidgetResizable(true);
+  planScroll->setFrameShape(QFrame::NoFrame);
+  planScroll->setMinimumHeight(200);
+  (new QVBoxLayout(planBox))->addWidget(planScroll);
 
   m_start = new QPushButton(tr("▶ Start"), this);
   m_pause = new QPushButton(tr("Pause"), this);
@@ -441,7 +449,7 @@ void TrainingPage::showPlan(const TrainingPlan& plan) {
   if (!plan.precision.isEmpty()) more += tr("<tr><td>Precision</td><td>%1</td></tr>").arg(plan.precision.toHtmlEscaped());
   for (const QString& d : plan.data) more += tr("<tr><td>Data</td><td>%1</td></tr>").arg(d.toHtmlEscaped());
   if (plan.memoryBytesNeeded > 0)
-    more += tr("<tr><td>Memory</td><td>about %1 (model, activations, data held, batches read ahead)</td></tr>")
+    more += tr("<tr><td>Memory</td><td>about %1</td></tr>")
                 .arg(QLocale().formattedDataSize(plan.memoryBytesNeeded));
   text.replace(QStringLiteral("</table>"), more + QStringLiteral("</table>"));
   const ClusterSettings cluster = m_cluster->settings();

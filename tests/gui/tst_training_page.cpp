@@ -85,7 +85,7 @@ class TestTrainingPage : public QObject {
     QVERIFY2(page.planText().contains("<b>128</b>"), qPrintable(page.planText()));  // 64 × 2 workers
     // The epochs, the training data (where it is kept, its size on disk) and the memory the run needs.
     QVERIFY2(page.planText().contains("<td>Epochs</td>"), qPrintable(page.planText()));
-    QVERIFY2(QRegularExpression("training: 60,?000 samples of 1×28×28, .* on disk, held in memory \\(bytes")
+    QVERIFY2(QRegularExpression("training: 60,?000 × 1×28×28, .* on disk, held in memory \\(bytes")
                  .match(page.planText())
                  .hasMatch(),
              qPrintable(page.planText()));
