@@ -17,10 +17,12 @@ using ProfileClock = LayerProfiler::Clock;
 
 // Note [No allocation per step]: a training step allocates nothing once the first steps at a
 // batch size have sized every tensor (Note [Primitives across steps] in
-// engine/backend/cpu/primitive_call.h says what the kernels keep). Tensor::resize takes its
-// Shape by value, so even an unchanged shape would cost a vector copy: Network keeps each node's
-// batch shape, recomputed only when the batch size changes, and resizes a tensor only when its
-// shape differs. The per-call argument lists (inputs, input gradients) are members too.
+// engine/backend/cpu/primitive_call.h says what the kernels keep; tests/unit/
+// tst_step_allocations.cpp checks it). Tensor::resize takes its Shape by value, so even an
+// unchanged shape would cost a vector copy: Network keeps each node's batch shape, recomputed
+// only when the batch size changes, and resizes a tensor only when its shape differs; a
+// fanned-out gradient's second contribution has a scratch tensor per shape (scratchFor). The
+// per-call argument lists (inputs, input gradients) are members too.
 void fitShape(Tensor& t, const Shape& shape) {
   if (t.shape() != shape) t.resize(shape);
 }

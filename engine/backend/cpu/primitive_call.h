@@ -24,14 +24,16 @@ namespace netsmith::cpu {
 // array; then it executes through oneDNN's C API. The C++ API's primitive::execute(stream,
 // unordered_map) would build a hash map and a vector per call, and a dnnl::memory made per call
 // costs several allocations to create and destroy.
-// What remains is oneDNN's own: dnnl_primitive_execute builds an execution context (a hash map
-// of the arguments, the scratchpad grantor) on every call. tests/unit/tst_step_allocations.cpp
-// counts a steady-state step's allocations and checks that every one happens inside
-// dnnl_primitive_execute, as many as a trivial primitive's execute with as many arguments.
+// What remains is oneDNN's own: dnnl_primitive_execute builds an execution context on every
+// call (a hash map of the arguments: k + 2 allocations for a trivial primitive of k arguments
+// in oneDNN 2.6) and some primitives allocate more inside (the closures of their parallel loops,
+// a scratchpad, GEMM's buffers). tests/unit/tst_step_allocations.cpp counts a steady-state
+// step's allocations and checks that every one happens inside dnnl_primitive_execute.
 // The rest of the step keeps to the same rule: Network keeps its per-call argument lists and
-// each node's batch shape (Tensor::resize is called only when a shape changes), the optimizer
-// its list of pieces, the gradient buckets their piece lists, and hand-written kernels their
-// scratch buffers (grown, never shrunk).
+// each node's batch shape (Tensor::resize is called only when a shape changes; Note [No
+// allocation per step]), the optimizer its list of pieces, the gradient buckets their piece
+// lists, the hand-written kernels their scratch buffers (grown, never shrunk), and no parallel
+// region runs on a one-thread worker (Note [One-thread regions], parallel_for.h).
 
 // A dnnl::memory over our float32 tensors in a plain layout: made once, re-pointed per call.
 class MemoryView {
