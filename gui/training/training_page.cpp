@@ -259,10 +259,16 @@ void TrainingPage::setStatus(const QString& text, bool error) {
   m_status->setStyleSheet(error ? QStringLiteral("color:#c0392b") : QString());
 }
 
+void TrainingPage::setPlanRefusal(const QString& why) {
+  m_planRefusal = why;
+  setState(m_state);  // Start follows the plan
+}
+
 void TrainingPage::setState(State state) {
   const bool wasRunning = isRunning();
   m_state = state;
-  m_start->setEnabled(state == State::Idle);
+  m_start->setEnabled(state == State::Idle && m_planRefusal.isEmpty());
+  m_start->setToolTip(m_planRefusal.isEmpty() ? QString() : tr("Cannot train yet: %1").arg(m_planRefusal));
   m_pause->setEnabled(state == State::Running || state == State::Paused);
   m_pause->setText(state == State::Paused ? tr("Resume") : tr("Pause"));
   m_stop->setEnabled(state == State::Running || state == State::Paused || state == State::Starting);
@@ -398,6 +404,7 @@ void TrainingPage::refreshPlan() {
     saveProject(m_doc->toProject(), ss(file));
   } catch (const Error& e) {
     m_plan->setText(tr("<span style='color:#c0392b'>%1</span>").arg(qs(e.what()).toHtmlEscaped()));
+    setPlanRefusal(qs(e.what()));
     return;
   }
   cancelCliCommand(m_planQuery);
@@ -409,6 +416,7 @@ void TrainingPage::refreshPlan() {
                                   const auto event = parseEngineEvent(r.standardOutput.trimmed());
                                   if (event && std::holds_alternative<PlanEvent>(*event)) {
                                     showPlan(std::get<PlanEvent>(*event).plan);
+                                    setPlanRefusal({});
                                     emit planUpdated();
                                     return;
                                   }
@@ -419,6 +427,7 @@ void TrainingPage::refreshPlan() {
                                             tr("project"));
                                 m_plan->setText(tr("<span style='color:#c0392b'><b>Cannot train yet:</b> %1</span>")
                                                     .arg(why.toHtmlEscaped()));
+                                setPlanRefusal(why);
                                 emit planUpdated();
                               });
 }
@@ -468,6 +477,10 @@ void TrainingPage::showPlan(const TrainingPlan& plan) {
 
 bool TrainingPage::start() {
   if (isRunning()) return false;
+  if (!m_planRefusal.isEmpty()) {
+    setStatus(tr("Cannot start: %1").arg(m_planRefusal), true);
+    return false;
+  }
   const auto& analysis = m_doc->graph()->analysis();
   if (!analysis.valid) {
     setStatus(tr("Cannot start: the network has %n problem(s). Fix the red blocks on the Edit page first.", nullptr,

@@ -115,6 +115,10 @@ class TrainingPage : public QWidget {
   QElapsedTimer m_elapsed;
   QTimer m_planDebounce;
   QProcess* m_planQuery = nullptr;
+  // The last plan said the run cannot train (a dataset that does not load, a setting the engine
+  // refuses): Start stays disabled until a plan succeeds, with the reason as its tooltip.
+  QString m_planRefusal;
+  void setPlanRefusal(const QString& why);
   QProcess* m_devicesQuery = nullptr;
   std::unique_ptr<QTemporaryDir> m_planDir;
 

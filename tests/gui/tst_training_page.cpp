@@ -94,6 +94,40 @@ class TestTrainingPage : public QObject {
     QCOMPARE(doc.settings().parallel.devices, (std::vector<std::string>{"cpu:0"}));
   }
 
+  // Issue 17: Start is not offered while the plan says the run cannot train, and comes back
+  // when a plan succeeds.
+  void startFollowsThePlan() {
+    QFile f(m_project);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QByteArray text = f.readAll();
+    f.close();
+    text.replace("train-images-idx3-ubyte.gz", "missing-images-idx3-ubyte.gz");
+    const QString broken = m_dir.filePath("broken.nsproj");
+    QFile out(broken);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(text);
+    out.close();
+    ProjectDocument doc;
+    doc.load(broken);
+    TrainingPage page(&doc);
+    QSignalSpy plan(&page, &TrainingPage::planUpdated);
+    page.refreshPlan();
+    QVERIFY(plan.wait(30000));
+    QPushButton* start = buttonTexted(page, QStringLiteral("▶ Start"));
+    QVERIFY(start);
+    QVERIFY2(page.planText().contains("Cannot train yet"), qPrintable(page.planText()));
+    QVERIFY(!start->isEnabled());
+    QVERIFY2(start->toolTip().contains("missing-images"), qPrintable(start->toolTip()));
+    QVERIFY(!page.start());
+    ProjectDocument good;
+    good.load(m_project);
+    TrainingPage fine(&good);
+    QSignalSpy finePlan(&fine, &TrainingPage::planUpdated);
+    fine.refreshPlan();
+    QVERIFY(finePlan.wait(30000));
+    QVERIFY(buttonTexted(fine, QStringLiteral("▶ Start"))->isEnabled());
+  }
+
   void shortRealRunFillsChartsAndHistory() {
     ProjectDocument doc;
     doc.load(m_project);
