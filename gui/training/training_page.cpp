@@ -222,6 +222,19 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
     });
   });
   connect(doc, &ProjectDocument::loaded, this, [this] {
+    // Another project: the previous project's run (charts, log, status, run folder) is not this one's.
+    if (!isRunning()) {
+      m_charts->clear();
+      m_temperaturePlot->hide();
+      m_powerPlot->hide();
+      m_log->clear();
+      m_runFolder.clear();
+      m_iterationEvents = m_epochEvents = 0;
+      m_sawFinished = false;
+      m_scalingVerdict.clear();
+      m_lastOutcome.reset();
+      setStatus(tr("Ready."));
+    }
     loadClusterSettingsForProject();
     showProjectSettings();
     refreshHistory();

@@ -159,6 +159,18 @@ class TestTrainingPage : public QObject {
       page.deviceTable()->dataText(id).section(' ', 0, 0).toDouble(&number);
       QVERIFY2(number, qPrintable(QString("%1: '%2'").arg(id, page.deviceTable()->dataText(id))));
     }
+    // File ▸ Open of another project (issue 17): the page no longer shows this project's run.
+    const QString other = m_dir.filePath("other.nsproj");
+    QVERIFY(QFile::copy(NETSMITH_SOURCE_DIR "/projects/fashion_mnist_mlp.nsproj", other));
+    doc.load(other);
+    page.charts()->flush();
+    QCOMPARE(page.charts()->iterationPoints(), 0);
+    QCOMPARE(page.charts()->epochPoints(), 0);
+    QVERIFY2(!page.statusText().contains("completed"), qPrintable(page.statusText()));
+    QVERIFY(page.currentRunFolder().isEmpty());
+    QVERIFY(page.logText().isEmpty());
+    QVERIFY(!page.lastOutcome());
+    QCOMPARE(page.history().size(), 0);  // other.runs/ has none
   }
 
   // An iteration event's per-device data_ms shows in the device table's "Data ms" column; a
