@@ -173,8 +173,14 @@ void skipSamples(Dataset& data, const std::vector<bool>& drop, std::vector<Skipp
 double gatherBatch(const Dataset& data, std::span<const int64_t> indices, Tensor& x, Tensor& y, SampleFeed* feed) {
   const auto n = static_cast<int64_t>(indices.size());
   const int64_t sampleNumel = data.sampleNumel();
-  x.resize(withBatch(n, data.sampleShape));
-  y.resize({n, data.labelWidth});
+  // Resized only when the batch's shape changes: a new Shape is an allocation, and a steady-state
+  // step makes none of its own (Note [No allocation per step]).
+  const Shape& xs = x.shape();
+  const bool sameX = static_cast<int64_t>(xs.size()) == 1 + static_cast<int64_t>(data.sampleShape.size()) &&
+                     xs[0] == n && std::equal(data.sampleShape.begin(), data.sampleShape.end(), xs.begin() + 1);
+  if (!sameX) x.resize(withBatch(n, data.sampleShape));
+  const Shape& ys = y.shape();
+  if (!(ys.size() == 2 && ys[0] == n && ys[1] == data.labelWidth)) y.resize({n, data.labelWidth});
   for (int64_t i = 0; i < n; ++i) {
     const int64_t s = indices[i];
     NS_CHECK(s >= 0 && s < data.size, "sample index {} is out of range: '{}' has {} samples", s, data.source,
