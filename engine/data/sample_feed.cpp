@@ -86,14 +86,17 @@ double SampleFeed::take(std::span<const int64_t> ids, uint8_t* out) {
     }
     if (m_read <= m_taken && !m_failure) {
       const auto start = std::chrono::steady_clock::now();
+      m_changed.notify_all();  // the slots taken so far are free: the feed's thread may be waiting for one
       m_changed.wait(lock, [&] { return m_read > m_taken || m_failure; });
       waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     if (m_read <= m_taken) std::rethrow_exception(m_failure);
     std::memcpy(out, m_ring.data() + (m_taken % m_capacity) * m_sampleBytes, static_cast<size_t>(m_sampleBytes));
     ++m_taken;
-    m_changed.notify_all();
   }
+  // Once per batch: the feed's thread cannot take the lock before the loop ends anyway.
+  lock.unlock();
+  m_changed.notify_all();
   return waited;
 }
 
