@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <barrier>
 #include <chrono>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -422,9 +425,19 @@ DeviceCountResult compareDeviceCounts(const std::string& projectPath, const std:
     Project project = loadProject(projectPath);
     project.config.deterministic = false;
     project.parallel.lrPolicy = "keep_logical_batch";
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                      format("netsmith-device-counts-{}-{}", ::getpid(), Clock::now().time_since_epoch().count());
-    std::filesystem::create_directories(dir);
+    // A folder of its own each call (mkdtemp): a name made from the pid and the clock was once
+    // reused on a warm machine, and the trainer rightly refused the run folder another call left.
+    std::string pattern = (std::filesystem::temp_directory_path() / "netsmith-device-counts-XXXXXX").string();
+    NS_CHECK(::mkdtemp(pattern.data()) != nullptr, "cannot make a temporary folder {}: {}", pattern,
+             std::strerror(errno));
+    const std::filesystem::path dir = pattern;
+    struct RemoveFolder {
+      std::filesystem::path path;
+      ~RemoveFolder() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path, ignored);
+      }
+    } removeFolder{dir};
     const std::string copy = (dir / "project.nsproj").string();
     {
       std::ofstream out(copy);
@@ -449,7 +462,6 @@ DeviceCountResult compareDeviceCounts(const std::string& projectPath, const std:
     const ParameterDifference d = parameterDifference(one, all);
     r.parameterError = d.overall;
     r.worst = d.worst;
-    std::filesystem::remove_all(dir);
   } catch (const std::exception& e) {
     r.error = e.what();
   }
