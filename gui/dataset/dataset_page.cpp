@@ -196,6 +196,7 @@ DatasetPage::DatasetPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent
     if (isVisible()) reloadPreview();
   });
   connect(doc, &ProjectDocument::loaded, this, [this] {
+    m_pendingSource.clear();
     showValues();
     m_previewKey.clear();
     if (isVisible()) reloadPreview();
@@ -213,31 +214,14 @@ QWidget* DatasetPage::sourceBox(const QString& which, const QString& title) {
   format->addItem(tr("IDX (images + labels)"), QStringLiteral("idx"));
   format->addItem(tr("CSV (Neural Network Console)"), QStringLiteral("csv"));
   if (which == QLatin1String("validation")) format->addItem(tr("none"), QString());
-  connect(format, &QComboBox::activated, this, [this, base, format, which] {
-    const QString f = format->currentData().toString();
-    if (f.isEmpty()) return edited(base, Json());
-    Json source = settingValue(*m_doc, base);
-    if (!source.is_object()) source = Json::object();
-    source["format"] = ss(f);
-    // Keep only the keys of the chosen format; the user fills the paths next.
-    Json fresh = {{"format", ss(f)}};
-    for (const char* key : {"images", "labels", "csv"})
-      if (source.contains(key)) fresh[key] = source[key];
-    if (f == QLatin1String("csv")) fresh.erase("images"), fresh.erase("labels");
-    else fresh.erase("csv");
-    if (f == QLatin1String("csv") && !fresh.contains("csv")) fresh["csv"] = "";
-    if (f == QLatin1String("idx")) {
-      if (!fresh.contains("images")) fresh["images"] = "";
-      if (!fresh.contains("labels")) fresh["labels"] = "";
-    }
-    edited(base, fresh);
-    Q_UNUSED(which);
-  });
+  format->setObjectName(base + QStringLiteral(".format"));
+  connect(format, &QComboBox::activated, this, [this, base, format] { formatChosen(base, format->currentData().toString()); });
   m_editors.insert(base + QStringLiteral(".format"), format);
   form->addRow(tr("Format"), format);
   for (const char* key : {"images", "labels", "csv"}) {
     const QString path = base + QStringLiteral(".") + QLatin1String(key);
     auto* line = new QLineEdit(this);
+    line->setObjectName(path);
     line->setToolTip(tr("A path; ${DATASETS} is %1; relative paths are relative to the project file.").arg(qs(datasetsRoot())));
     connect(line, &QLineEdit::editingFinished, this, [this, path, line] {
       if (line->isModified()) edited(path, Json(ss(line->text().trimmed())));
@@ -250,6 +234,7 @@ QWidget* DatasetPage::sourceBox(const QString& which, const QString& title) {
       if (!file.isEmpty()) edited(path, Json(ss(file)));
     });
     const FieldCell field = makeFieldCell(this, line, browse);
+    field.error->setObjectName(path + QStringLiteral(".error"));
     form->addRow(QLatin1String(key), field.cell);
     m_pathRows.insert(path, {form, field.cell});
     m_editors.insert(path, line);
@@ -258,8 +243,51 @@ QWidget* DatasetPage::sourceBox(const QString& which, const QString& title) {
   return box;
 }
 
+// Note [Format switch]: a source's keys depend on its format (IDX: images + labels, CSV: csv), and
+// the loader refuses a source without them, so a switch cannot be written to the project until
+// its files are named. The page keeps the switch pending: the combo shows the new format, its
+// path rows are empty with a sentence saying what to choose, and the project keeps the old source.
+// When the last path is given the whole source is written in one undo step; choosing the old
+// format again, or opening another project, cancels the switch.
+void DatasetPage::formatChosen(const QString& base, const QString& format) {
+  if (m_showing) return;
+  m_pendingSource.remove(base);
+  const Json current = settingValue(*m_doc, base);
+  if (format.isEmpty()) return edited(base, Json());
+  if (current.is_object() && current.value("format", std::string()) == ss(format)) return showValues();
+  m_pendingSource.insert(base, Json{{"format", ss(format)}});
+  applyPendingSource(base);
+}
+
+QStringList DatasetPage::sourceKeys(const QString& format) {
+  if (format == QLatin1String("csv")) return {QStringLiteral("csv")};
+  if (format == QLatin1String("idx")) return {QStringLiteral("images"), QStringLiteral("labels")};
+  return {};
+}
+
+void DatasetPage::applyPendingSource(const QString& base) {
+  const Json source = m_pendingSource.value(base);
+  for (const QString& key : sourceKeys(qs(source.value("format", std::string())))) {
+    const Json v = source.value(ss(key), Json());
+    if (!v.is_string() || QString::fromStdString(v.get<std::string>()).trimmed().isEmpty()) return showValues();
+  }
+  const QString refusal = applySetting(m_doc, base, source);
+  if (refusal.isEmpty()) m_pendingSource.remove(base);
+  showValues();
+  if (!refusal.isEmpty()) {
+    QLabel* error = m_errors.value(base + QStringLiteral(".") + sourceKeys(qs(source["format"].get<std::string>())).first());
+    error->setText(refusal);
+    error->show();
+  }
+}
+
 void DatasetPage::edited(const QString& path, const Json& value) {
   if (m_showing) return;
+  const QString base = path.section(QLatin1Char('.'), 0, 1);
+  if (m_pendingSource.contains(base) && path != base) {
+    m_pendingSource[base][ss(path.section(QLatin1Char('.'), 2))] = value;
+    return applyPendingSource(base);
+  }
   const QString refusal = applySetting(m_doc, path, value);
   if (QLabel* error = m_errors.value(path)) {
     error->setText(refusal);
@@ -291,11 +319,34 @@ void DatasetPage::showValues() {
     }
   }
   for (QLabel* e : std::as_const(m_errors)) e->hide();
+  // A pending format switch (Note [Format switch]) shows its own format and what it has so far.
+  for (auto it = m_pendingSource.cbegin(); it != m_pendingSource.cend(); ++it) {
+    const QString format = qs(it.value()["format"].get<std::string>());
+    auto* box = qobject_cast<QComboBox*>(m_editors.value(it.key() + QStringLiteral(".format")));
+    box->setCurrentIndex(std::max(0, box->findData(format)));
+    bool hinted = false;
+    for (const QString& key : sourceKeys(format)) {
+      const Json v = it.value().value(ss(key), Json());
+      const QString text = v.is_string() ? qs(v.get<std::string>()) : QString();
+      qobject_cast<QLineEdit*>(m_editors.value(it.key() + QStringLiteral(".") + key))->setText(text);
+      if (hinted || !text.trimmed().isEmpty()) continue;
+      const Json before = at(it.key() + QStringLiteral(".format"));
+      QLabel* hint = m_errors.value(it.key() + QStringLiteral(".") + key);
+      hint->setText(format == QLatin1String("csv")
+                        ? tr("Choose the CSV file to switch this source to CSV; until then the project keeps %1.")
+                              .arg(before.is_string() ? qs(before.get<std::string>()).toUpper() : tr("no source"))
+                        : tr("Choose the IDX %1 file to switch this source to IDX; until then the project keeps %2.")
+                              .arg(key, before.is_string() ? qs(before.get<std::string>()).toUpper() : tr("no source")));
+      hint->show();
+      hinted = true;
+    }
+  }
   // Only the path fields of each source's format: images and labels for IDX, csv for CSV.
   for (auto it = m_pathRows.cbegin(); it != m_pathRows.cend(); ++it) {
     const QString base = it.key().section(QLatin1Char('.'), 0, 1);
     const QString key = it.key().section(QLatin1Char('.'), 2);
-    const Json format = at(base + QStringLiteral(".format"));
+    const Json format = m_pendingSource.contains(base) ? m_pendingSource.value(base)["format"]
+                                                       : at(base + QStringLiteral(".format"));
     const std::string f = format.is_string() ? format.get<std::string>() : std::string();
     it->first->setRowVisible(it->second, f == "csv" ? key == QLatin1String("csv") : f == "idx" && key != QLatin1String("csv"));
   }

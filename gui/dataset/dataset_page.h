@@ -79,6 +79,9 @@ class DatasetPage : public QWidget {
   QWidget* sourceBox(const QString& which, const QString& title);
   void showValues();
   void edited(const QString& path, const Json& value);
+  void formatChosen(const QString& base, const QString& format);
+  void applyPendingSource(const QString& base);
+  static QStringList sourceKeys(const QString& format);
   void showPreview(const DatasetPreview& p);
   void showAugmentation();
   QString previewKey() const;
@@ -96,6 +99,7 @@ class DatasetPage : public QWidget {
   QFutureWatcher<DatasetPreview> m_watcher;
   QString m_previewKey;  // the source the preview shows, so it reloads only when it changes
   bool m_showing = false;
+  QHash<QString, Json> m_pendingSource;  // "dataset.training": a format switch waiting for its files (Note [Format switch])
 };
 
 }  // namespace netsmith::gui

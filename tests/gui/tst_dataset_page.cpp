@@ -6,6 +6,7 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
@@ -292,6 +293,68 @@ class TestDatasetPage : public QObject {
 
     QCOMPARE(applySetting(doc.get(), "config.augmentation", Json()), QString());
     QVERIFY(!page.isAugmentationShown());
+  }
+
+  // Issue 17: switching a source from IDX to CSV used to write "csv": "", which the loader
+  // refuses, so the edit was dropped and the page snapped back to IDX. Now the page holds the
+  // switch until the CSV is named, says so at the field, and then changes the source in one
+  // undo step; switching back before naming one cancels it.
+  void switchingIdxToCsvWaitsForTheFile() {
+    std::unique_ptr<ProjectDocument> doc(loadLenet(nullptr));
+    const Json before = projectToJson(doc->toProject())["dataset"];
+    QCOMPARE(before["training"]["format"], Json("idx"));
+    DatasetPage page(doc.get());
+    auto* format = page.findChild<QComboBox*>("dataset.training.format");
+    auto* csvLine = page.findChild<QLineEdit*>("dataset.training.csv");
+    auto* imagesLine = page.findChild<QLineEdit*>("dataset.training.images");
+    QVERIFY(format && csvLine && imagesLine);
+    const int undoBefore = doc->undoStack()->count();
+
+    format->setCurrentIndex(format->findData("csv"));
+    emit format->activated(format->currentIndex());
+    QCOMPARE(format->currentData().toString(), QString("csv"));  // not snapped back to IDX
+    QVERIFY(csvLine->isVisibleTo(&page));
+    QVERIFY(!imagesLine->isVisibleTo(&page));
+    QCOMPARE(csvLine->text(), QString());
+    auto* hint = page.findChild<QLabel*>("dataset.training.csv.error");
+    QVERIFY(hint && !hint->isHidden());
+    QVERIFY2(hint->text().contains("CSV"), qPrintable(hint->text()));
+    QCOMPARE(projectToJson(doc->toProject())["dataset"], before);  // nothing written yet
+    QCOMPARE(doc->undoStack()->count(), undoBefore);
+
+    csvLine->setText(m_built);
+    csvLine->setModified(true);
+    emit csvLine->editingFinished();
+    const Json after = projectToJson(doc->toProject())["dataset"]["training"];
+    QCOMPARE(after["format"], Json("csv"));
+    QCOMPARE(QString::fromStdString(after["csv"].get<std::string>()), m_built);
+    QVERIFY(!after.contains("images"));
+    QCOMPARE(doc->undoStack()->count(), undoBefore + 1);
+    QVERIFY(hint->isHidden());
+
+    doc->undoStack()->undo();
+    QCOMPARE(projectToJson(doc->toProject())["dataset"], before);
+    QCOMPARE(format->currentData().toString(), QString("idx"));
+
+    // Switch, then back before naming a file: the source stays as it was, the IDX rows return.
+    format->setCurrentIndex(format->findData("csv"));
+    emit format->activated(format->currentIndex());
+    format->setCurrentIndex(format->findData("idx"));
+    emit format->activated(format->currentIndex());
+    QVERIFY(imagesLine->isVisibleTo(&page));
+    QVERIFY(!csvLine->isVisibleTo(&page));
+    QVERIFY(!imagesLine->text().isEmpty());
+    QCOMPARE(projectToJson(doc->toProject())["dataset"], before);
+
+    // An empty path keeps the switch waiting; the project keeps IDX.
+    format->setCurrentIndex(format->findData("csv"));
+    emit format->activated(format->currentIndex());
+    csvLine->setText("  ");
+    csvLine->setModified(true);
+    emit csvLine->editingFinished();
+    QVERIFY(!hint->isHidden());
+    QCOMPARE(projectToJson(doc->toProject())["dataset"], before);
+    QCOMPARE(format->currentData().toString(), QString("csv"));
   }
 };
 
