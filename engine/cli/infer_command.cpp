@@ -1,4 +1,6 @@
-// netsmith-cli infer RUN --input CSV|PNG...: predictions of a trained run as CSV.
+// netsmith-cli infer RUN --input CSV|IMAGE...: predictions of a trained run as CSV, or with --json
+// one result per input (its likelihoods, or why that input could not be used).
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,17 +18,21 @@ namespace netsmith::cli {
 
 const CommandSpec kInfer{
     "infer",
-    "RUN_FOLDER --input FILE.csv|IMAGE.png [IMAGE.png ...] [--output FILE.csv]",
-    "Runs a trained run's network on PNG images or a dataset CSV and writes the predictions as CSV.",
-    "Inputs are scaled by the project's dataset.scale, as in training. A CSV follows the dataset format\n"
-    "(header x:image, image paths relative to the CSV); its y column is optional. Output columns:\n"
-    "input,class,class_name,likelihood_0,... for a classifier (class_name from the run's classes.txt, or\n"
-    "the class number when the classes are unnamed; likelihoods after the softmax or sigmoid the loss\n"
-    "implies), input,y_0,... otherwise. Exit status: 0 done, 1 failed, 2 bad command line.",
-    {{"--input", "FILE", "a dataset CSV, or a PNG file (more PNG files may follow as arguments)"},
+    "RUN_FOLDER --input FILE.csv|IMAGE [IMAGE ...] [--output FILE.csv] [--json]",
+    "Runs a trained run's network on PNG or JPEG images or a dataset CSV and writes the predictions as CSV.",
+    "Inputs are scaled by the project's dataset.scale, as in training; images are not resized. A CSV\n"
+    "follows the dataset format (header x:image, image paths relative to the CSV); its y column is\n"
+    "optional. Output columns: input,class,class_name,likelihood_0,... for a classifier (class_name from\n"
+    "the run's classes.txt, or the class number when the classes are unnamed; likelihoods after the\n"
+    "softmax or sigmoid the loss implies), input,y_0,... otherwise. With --json, one JSON object with a\n"
+    "result per input: an image that cannot be read or does not fit the network's Input gets its own\n"
+    "error and the others are still predicted. Exit status: 0 done (with --json: at least one input\n"
+    "predicted), 1 failed, 2 bad command line.",
+    {{"--input", "FILE", "a dataset CSV, or a PNG or JPEG file (more images may follow as arguments)"},
      {"--output", "FILE.csv", "write the CSV here instead of standard output"},
      {"--parameters", "WHICH", "last (default) or best"},
-     {"--devices", "LIST", "run on these devices instead of the run's"}},
+     {"--devices", "LIST", "run on these devices instead of the run's"},
+     {"--json", "", "print one JSON object with a result (or an error) per input"}},
     1,
     1 << 20};
 
@@ -36,6 +42,102 @@ std::string fixed(double v) {
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
 }
+
+const char* headName(OutputHead h) {
+  switch (h) {
+    case OutputHead::Softmax: return "softmax";
+    case OutputHead::Sigmoid: return "sigmoid";
+    case OutputHead::Identity: return "identity";
+  }
+  return "identity";
+}
+
+// Note [Infer JSON]: one result per input, in the order given, so a viewer (the GUI's Inference tab)
+// shows every image it was handed: {"input", "class", "class_name", "likelihoods"} for a classifier
+// (likelihoods of every class: a one-output binary classifier gives [1 - p, p]), {"input",
+// "outputs"} otherwise, {"input", "error"} for an image that cannot be read or whose shape does not
+// fit the Input layer. The images that can be used are predicted together in one dataset.
+int inferJson(const ParsedArgs& args, const std::vector<std::string>& inputs, bool csvInput) {
+  const auto start = std::chrono::steady_clock::now();
+  const RunModel model(args.positional[0], parametersOption(args));
+  const double scale = model.project().dataset.scale;
+  const GraphNode& input = model.graph().input();
+  const Shape& inputShape = input.outputShape;
+  Json results = Json::array();
+  std::vector<size_t> predicted;  // index in `results` of each sample of `data`
+  Dataset data;
+  if (csvInput) {
+    std::vector<std::string> names;
+    data = loadInferenceCsv(inputs[0], scale, names);
+    model.checkFits(data);
+    for (const auto& n : names) {
+      predicted.push_back(results.size());
+      results.push_back({{"input", n}});
+    }
+  } else {
+    data.source = inputs.front();
+    data.sampleShape = inputShape;
+    for (const auto& path : inputs) {
+      InferenceImage image = loadInferenceImage(path, scale);
+      if (image.error.empty() && numel(image.shape) != numel(inputShape))
+        image.error = format("{}: the image is {} ({}, {} x {} pixels) but the run's Input '{}' expects {}", path,
+                             shapeToString(image.shape), image.colour, image.shape[2], image.shape[1], input.id,
+                             shapeToString(inputShape));
+      if (!image.error.empty()) {
+        results.push_back({{"input", path}, {"error", image.error}});
+        continue;
+      }
+      predicted.push_back(results.size());
+      results.push_back({{"input", path}, {"shape", image.shape}});
+      data.features.insert(data.features.end(), image.pixels.begin(), image.pixels.end());
+    }
+    data.size = static_cast<int64_t>(predicted.size());
+    data.labels.assign(predicted.size(), 0.0f);
+  }
+  const OutputHead head = outputHeadOf(model.graph());
+  const ClassReading reading = classReadingOf(model.graph());
+  std::vector<std::string> devices;
+  if (data.size > 0) {
+    const Predictions p = model.predict(data, devicesOption(args));
+    devices = p.devices;
+    std::vector<float> row(static_cast<size_t>(p.width));
+    for (int64_t i = 0; i < p.samples; ++i) {
+      applyOutputHead(head, {p.row(i), row.size()}, row);
+      Json& r = results[predicted[static_cast<size_t>(i)]];
+      if (reading.classification) {
+        const int64_t c = predictedClass(reading, row);
+        Json likelihoods = Json::array();
+        for (int64_t k = 0; k < reading.classes; ++k) likelihoods.push_back(classLikelihood(reading, row, k));
+        r["class"] = c;
+        r["class_name"] = classNameOf(model.classNames(), c);
+        r["likelihoods"] = std::move(likelihoods);
+      } else {
+        r["outputs"] = row;
+      }
+    }
+  }
+  Json classNames = Json::array();
+  if (reading.classification)
+    for (int64_t k = 0; k < reading.classes; ++k) classNames.push_back(classNameOf(model.classNames(), k));
+  const Json out = {
+      {"run", model.runDir()},
+      {"project", model.project().name},
+      {"parameters", {{"which", parametersOption(args)}, {"path", model.parameters().path}, {"meta", model.parameters().data.meta}}},
+      {"devices", devices},
+      {"input_shape", inputShape},
+      {"scale", scale},
+      {"output_head", headName(head)},
+      {"classification", reading.classification},
+      {"binary", reading.binary},
+      {"classes", reading.classes},
+      {"class_names", classNames},
+      {"class_names_file", model.classNamesFile().empty() ? Json(nullptr) : Json(model.classNamesFile())},
+      {"predicted", data.size},
+      {"results", results},
+      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}};
+  std::printf("%s\n", out.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+  return data.size > 0 ? 0 : 1;
+}
 }  // namespace
 
 int runInfer(const ParsedArgs& args) {
@@ -43,7 +145,16 @@ int runInfer(const ParsedArgs& args) {
   std::vector<std::string> inputs{args.value("--input")};
   inputs.insert(inputs.end(), args.positional.begin() + 1, args.positional.end());
   const bool csvInput = fs::path(inputs[0]).extension() == ".csv";
-  if (csvInput && inputs.size() > 1) throw UsageError{"--input: give one CSV file, or PNG files only"};
+  if (csvInput && inputs.size() > 1) throw UsageError{"--input: give one CSV file, or image files only"};
+  if (args.has("--json")) {
+    if (args.has("--output")) throw UsageError{"--json prints to standard output: leave out --output"};
+    try {
+      return inferJson(args, inputs, csvInput);
+    } catch (const Error& e) {
+      std::printf("%s\n", Json{{"error", e.what()}}.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+      throw;
+    }
+  }
   const RunModel model(args.positional[0], parametersOption(args));
   const double scale = model.project().dataset.scale;
   std::vector<std::string> names;
@@ -51,7 +162,7 @@ int runInfer(const ParsedArgs& args) {
   if (csvInput) {
     data = loadInferenceCsv(inputs[0], scale, names);
   } else {
-    data = loadPngFiles(inputs, scale);
+    data = loadImageFiles(inputs, scale);
     names = inputs;
   }
   const Predictions p = model.predict(data, devicesOption(args));

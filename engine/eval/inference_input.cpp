@@ -8,6 +8,7 @@
 
 #include "engine/core/error.h"
 #include "engine/data/csv_reader.h"
+#include "engine/data/image/image.h"
 #include "engine/data/png_reader.h"
 
 namespace fs = std::filesystem;
@@ -50,19 +51,50 @@ std::string quoteCell(const std::string& s) {
 
 }  // namespace
 
-Dataset loadPngFiles(const std::vector<std::string>& paths, double scale) {
-  NS_CHECK(!paths.empty(), "--input: no PNG files given");
+InferenceImage loadInferenceImage(const std::string& path, double scale) {
+  InferenceImage out;
+  out.path = path;
+  unsigned char head[8] = {};
+  size_t got = 0;
+  if (std::ifstream in(path, std::ios::binary); in.good() && !fs::is_directory(path)) {
+    in.read(reinterpret_cast<char*>(head), sizeof head);
+    got = static_cast<size_t>(in.gcount());
+  }
+  if (detectImageFormat(head, got) == ImageFormat::Png) {
+    DecodedImage image;
+    if (!decodePng(path, scale, image, out.error)) return out;
+    out.shape = {image.channels, image.height, image.width};
+    out.colour = image.colorType;
+    out.pixels = std::move(image.pixels);
+    return out;
+  }
+  // JPEG, and every other file: decodeImage says in its words what the file is not.
+  Image image;
+  ImageDecodeInfo info;
+  if (!decodeImage(path, image, out.error, &info)) return out;
+  out.shape = {image.channels, image.height, image.width};
+  out.colour = info.colorType;
+  // Note [Image layout]: the decoder's (height, width, channels) bytes become (channels, height, width).
+  const size_t plane = static_cast<size_t>(image.width) * static_cast<size_t>(image.height);
+  out.pixels.resize(plane * static_cast<size_t>(image.channels));
+  for (int c = 0; c < image.channels; ++c)
+    for (size_t p = 0; p < plane; ++p)
+      out.pixels[static_cast<size_t>(c) * plane + p] =
+          static_cast<float>(image.pixels[p * static_cast<size_t>(image.channels) + static_cast<size_t>(c)] * scale);
+  return out;
+}
+
+Dataset loadImageFiles(const std::vector<std::string>& paths, double scale) {
+  NS_CHECK(!paths.empty(), "--input: no image files given");
   Dataset d;
   d.source = paths.front();
   d.size = static_cast<int64_t>(paths.size());
   for (const auto& path : paths) {
-    DecodedImage image;
-    std::string why;
-    NS_CHECK(decodePng(path, scale, image, why), "{}: {}", path, why);
-    const Shape shape{image.channels, image.height, image.width};
-    if (d.sampleShape.empty()) d.sampleShape = shape;
-    NS_CHECK(shape == d.sampleShape, "{}: the image is {} but {} is {}; every input must have the same shape", path,
-             shapeToString(shape), paths.front(), shapeToString(d.sampleShape));
+    InferenceImage image = loadInferenceImage(path, scale);
+    NS_CHECK(image.error.empty(), "{}", image.error);
+    if (d.sampleShape.empty()) d.sampleShape = image.shape;
+    NS_CHECK(image.shape == d.sampleShape, "{}: the image is {} but {} is {}; every input must have the same shape", path,
+             shapeToString(image.shape), paths.front(), shapeToString(d.sampleShape));
     d.features.insert(d.features.end(), image.pixels.begin(), image.pixels.end());
   }
   d.labels.assign(paths.size(), 0.0f);

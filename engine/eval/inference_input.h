@@ -1,5 +1,5 @@
-// Inputs of `netsmith-cli infer`: PNG files, or a Neural Network Console CSV whose label column
-// (y) is optional — inference data usually has none.
+// Inputs of `netsmith-cli infer`: PNG or JPEG files, or a Neural Network Console CSV whose label
+// column (y) is optional — inference data usually has none.
 #pragma once
 
 #include <string>
@@ -9,9 +9,25 @@
 
 namespace netsmith {
 
-// Decodes the PNG files, each multiplied by `scale`, into one dataset (labels 0). Every image
-// must have the same shape; Error names the file and what is wrong.
-Dataset loadPngFiles(const std::vector<std::string>& paths, double scale);
+// One image file decoded for a network: (channels, height, width) floats, each pixel times `scale`.
+// The format comes from the file's first bytes, never its name. PNG is read as a dataset CSV's
+// images are (decodePng: alpha dropped, gray stays one channel, 16-bit brought to 8), so a PNG
+// gives the values training saw; JPEG through decodeImage (gray: 1 channel, colour: 3; the EXIF
+// orientation applied). Nothing is resized. `error` is empty when the file decoded, else one line
+// naming the file and what is wrong ("does not exist", "is not an image (PNG or JPEG)", "cannot
+// decode JPEG ...").
+struct InferenceImage {
+  std::string path;
+  Shape shape;                // (channels, height, width)
+  std::string colour;         // the file's own colour type ("gray", "RGB", "YCbCr", ...), for messages
+  std::vector<float> pixels;  // (channels, height, width), scaled
+  std::string error;
+};
+InferenceImage loadInferenceImage(const std::string& path, double scale);
+
+// Decodes the image files (PNG or JPEG, loadInferenceImage), each multiplied by `scale`, into one
+// dataset (labels 0). Every image must have the same shape; Error names the file and what is wrong.
+Dataset loadImageFiles(const std::vector<std::string>& paths, double scale);
 
 // Reads a dataset CSV. Without a y column, every row gets label 0 (the header and rows are read
 // by the dataset reader through a copy with a y column added; image paths stay relative to the
