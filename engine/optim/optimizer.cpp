@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "engine/core/error.h"
+#include "engine/project/solver_table.h"
 
 namespace netsmith {
 namespace {
@@ -23,46 +24,11 @@ constexpr int64_t kPieceFloats = 16384;
 // Below this many elements in total the update runs on the calling thread.
 constexpr int64_t kParallelMinFloats = 65536;
 
-enum class Range { Positive, NonNegative, UnitInterval };  // UnitInterval: [0, 1)
-
-struct HyperSpec {
-  const char* name;
-  double defaultValue;
-  Range range;
-};
-
-struct SolverSpec {
-  const char* name;
-  const char* lrKey;  // "lr" or "alpha"
-  std::vector<HyperSpec> hyper;
-};
-
-// The defaults are those of Neural Network Console / nnabla.
-const std::vector<SolverSpec>& solverSpecs() {
-  static const std::vector<SolverSpec> specs = {
-      {"Sgd", "lr", {{"lr", 0.001, Range::Positive}}},
-      {"Momentum", "lr", {{"lr", 0.01, Range::Positive}, {"momentum", 0.9, Range::UnitInterval}}},
-      {"Nesterov", "lr", {{"lr", 0.01, Range::Positive}, {"momentum", 0.9, Range::UnitInterval}}},
-      {"Adagrad", "lr", {{"lr", 0.01, Range::Positive}, {"eps", 1e-8, Range::Positive}}},
-      {"RMSprop",
-       "lr",
-       {{"lr", 0.001, Range::Positive}, {"decay", 0.9, Range::UnitInterval}, {"eps", 1e-8, Range::Positive}}},
-      {"Adam",
-       "alpha",
-       {{"alpha", 0.001, Range::Positive},
-        {"beta1", 0.9, Range::UnitInterval},
-        {"beta2", 0.999, Range::UnitInterval},
-        {"eps", 1e-8, Range::Positive}}},
-      // wd defaults to optimizer.weight_decay (see create()).
-      {"AdamW",
-       "alpha",
-       {{"alpha", 0.001, Range::Positive},
-        {"beta1", 0.9, Range::UnitInterval},
-        {"beta2", 0.999, Range::UnitInterval},
-        {"eps", 1e-8, Range::Positive},
-        {"wd", 0.0, Range::NonNegative}}}};
-  return specs;
-}
+// The solvers and their hyper-parameters are declared once, in engine/project/solver_table.h.
+using Range = SolverHyperRange;
+using HyperSpec = SolverHyperParameter;
+using SolverSpec = SolverRow;
+const std::vector<SolverSpec>& solverSpecs() { return solverTable(); }
 
 std::string joinNames(const std::vector<HyperSpec>& hyper) {
   std::string s;

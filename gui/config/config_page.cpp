@@ -1,5 +1,7 @@
 #include "gui/config/config_page.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -13,6 +15,7 @@
 #include "engine/optim/lr_schedule.h"
 #include "engine/optim/optimizer.h"
 #include "engine/project/project_io.h"
+#include "engine/project/settings_table.h"
 #include "gui/app/field_cell.h"
 #include "gui/document/settings_edit.h"
 
@@ -26,47 +29,18 @@ ConfigPage::ConfigPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent),
   auto* projectForm = new QFormLayout(project);
   addField(projectForm, QStringLiteral("name"), tr("Name"), Kind::Text, tr("The project's name, shown in the title and run history."));
 
+  // Every other field comes from the engine's settings table (Note [Settings table]): its label,
+  // help, kind, choices and the text of an absent value. A new row there is a new field here.
   auto* global = new QGroupBox(tr("Global Config"), content);
   auto* globalForm = new QFormLayout(global);
-  addField(globalForm, QStringLiteral("config.max_epoch"), tr("Max epoch"), Kind::Integer, tr("Epochs to train."));
-  addField(globalForm, QStringLiteral("config.batch_size"), tr("Batch size"), Kind::Integer,
-           tr("Samples per iteration on each device; with N devices the logical batch is N times this."));
-  addField(globalForm, QStringLiteral("config.monitor_interval"), tr("Monitor interval"), Kind::Integer,
-           tr("Validate every N epochs (and after the last)."));
-  addField(globalForm, QStringLiteral("config.precision"), tr("Precision"), Kind::Choice,
-           tr("float: 32-bit everywhere. bfloat16: bf16 products in convolutions and inner products, 32-bit weights and "
-              "accumulation, on GPUs and on CPUs with AVX512-BF16 or AMX. half: fp16 on CUDA devices only."),
-           {QStringLiteral("float"), QStringLiteral("half"), QStringLiteral("bfloat16")});
-  addField(globalForm, QStringLiteral("config.seed"), tr("Seed"), Kind::Integer, tr("Initial weights, shuffling and Dropout masks."));
-  addField(globalForm, QStringLiteral("config.deterministic"), tr("Deterministic"), Kind::Flag,
-           tr("Bitwise identical weights on 1, 2 or 4 devices and after a resume (slower)."));
+  addSettings(globalForm, SettingGroup::GlobalConfig);
 
-  // config.augmentation: an absent field is off; an empty field shows "off".
   auto* augmentation = new QGroupBox(tr("Augmentation"), content);
   augmentation->setToolTip(tr("Random changes to each training image, drawn from the seed, the epoch and the sample's "
                               "index, so deterministic runs stay identical on 1, 2 or 4 devices. Validation, evaluation "
                               "and inference see the images as they are."));
   auto* augmentationForm = new QFormLayout(augmentation);
-  const QString a = QStringLiteral("config.augmentation.");
-  addField(augmentationForm, a + "flip_horizontal", tr("Horizontal flip"), Kind::Flag,
-           tr("Mirror left-right with probability 0.5."));
-  addField(augmentationForm, a + "flip_vertical", tr("Vertical flip"), Kind::Flag, tr("Mirror top-bottom with probability 0.5."));
-  addField(augmentationForm, a + "crop_padding", tr("Crop padding"), Kind::Integer,
-           tr("Pad by this many zero pixels on every side, then crop back to the image size at a random place."));
-  addField(augmentationForm, a + "rotation_degrees", tr("Rotation (°)"), Kind::Number,
-           tr("Rotate by a random angle within ± this many degrees (0 to 180); corners outside the image are 0."));
-  addField(augmentationForm, a + "scale", tr("Scale"), Kind::Number,
-           tr("Zoom by a random factor within 1 ± this (0 to below 1): 0.1 gives ×0.9 to ×1.1."));
-  addField(augmentationForm, a + "shift", tr("Shift"), Kind::Number,
-           tr("Move by whole pixels, up to this fraction of the width and height (0 to 1)."));
-  addField(augmentationForm, a + "brightness", tr("Brightness"), Kind::Number,
-           tr("Multiply every value by a random factor within 1 ± this (not below 0)."));
-  addField(augmentationForm, a + "contrast", tr("Contrast"), Kind::Number,
-           tr("Scale each value's distance to the image's mean by a random factor within 1 ± this (not below 0)."));
-  for (const char* key : {"crop_padding", "rotation_degrees", "scale", "shift", "brightness", "contrast"})
-    m_defaultTexts.insert(a + key, tr("off"));
-  for (auto it = m_editors.cbegin(); it != m_editors.cend(); ++it)
-    if (it.key().startsWith(a)) m_offWhenAbsent.insert(it.key());
+  addSettings(augmentationForm, SettingGroup::Augmentation);
   auto* trainingOnly = new QLabel(tr("Training only: validation, evaluation and inference use the images as they are."), augmentation);
   trainingOnly->setWordWrap(true);
   augmentationForm->addRow(trainingOnly);
@@ -74,25 +48,7 @@ ConfigPage::ConfigPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent),
   auto* optimizer = new QGroupBox(tr("Optimizer"), content);
   auto* optimizerForm = new QFormLayout(optimizer);
   m_optimizerForm = optimizerForm;
-  QStringList solvers;
-  for (const auto& s : solverNames()) solvers << qs(s);
-  addField(optimizerForm, QStringLiteral("optimizer.solver"), tr("Solver"), Kind::Choice, tr("Update rule (as in nnabla)."), solvers);
-  for (const auto& name : solverHyperParameterNames())
-    addField(optimizerForm, QStringLiteral("optimizer.") + qs(name), qs(name), Kind::Number,
-             tr("Solver hyper-parameter; leave empty for the solver's default."));
-  addField(optimizerForm, QStringLiteral("optimizer.weight_decay"), tr("Weight decay"), Kind::Number, tr("Adds wd·w to the gradient."));
-  addField(optimizerForm, QStringLiteral("optimizer.lr_multiplier"), tr("LR multiplier"), Kind::Number,
-           tr("Learning rate × this every LR update interval."));
-  addField(optimizerForm, QStringLiteral("optimizer.lr_update_interval"), tr("LR update interval"), Kind::Integer,
-           tr("Iterations between learning-rate multiplications."));
-  addField(optimizerForm, QStringLiteral("optimizer.warmup_epochs"), tr("Warm-up epochs"), Kind::Number,
-           tr("Linear learning-rate warm-up over these epochs."));
-  QStringList schedules;
-  for (const auto& name : LearningRateSchedule::names()) schedules << qs(name);
-  addField(optimizerForm, QStringLiteral("optimizer.lr_schedule"), tr("Schedule"), Kind::Choice,
-           tr("none, cosine (to 0), step (× gamma every step_epochs) or exponential (× gamma per epoch)."), schedules);
-  addField(optimizerForm, QStringLiteral("optimizer.gamma"), tr("gamma"), Kind::Number, tr("step/exponential schedule factor."));
-  addField(optimizerForm, QStringLiteral("optimizer.step_epochs"), tr("step_epochs"), Kind::Integer, tr("step schedule period."));
+  addSettings(optimizerForm, SettingGroup::Optimizer);
 
   auto* leftColumn = new QVBoxLayout;
   leftColumn->addWidget(project);
@@ -115,6 +71,31 @@ ConfigPage::ConfigPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent),
   connect(doc, &ProjectDocument::settingsChanged, this, &ConfigPage::showValues);
   connect(doc, &ProjectDocument::loaded, this, &ConfigPage::showValues);
   showValues();
+}
+
+void ConfigPage::addSettings(QFormLayout* form, SettingGroup group) {
+  for (const Setting* row : settingsOf(group)) {
+    Kind kind = Kind::Number;
+    switch (row->type) {
+      case SettingType::Integer:
+      case SettingType::Seed: kind = Kind::Integer; break;
+      case SettingType::Number: kind = Kind::Number; break;
+      case SettingType::Flag: kind = Kind::Flag; break;
+      case SettingType::Choice: kind = Kind::Choice; break;
+    }
+    QStringList choices;
+    for (const auto& c : row->choices) choices << qs(c);
+    // The table's words are English, as the engine's messages are.
+    QString help = qs(row->help);
+    if (kind == Kind::Integer || kind == Kind::Number) help += tr(" Expected: %1.").arg(qs(row->expected()));
+    const QString path = qs(row->path);
+    addField(form, path, qs(row->label), kind, help, choices);
+    m_rows.insert(path, row);
+    if (!row->absentText.empty()) {
+      m_defaultTexts.insert(path, qs(row->absentText));
+      m_offWhenAbsent.insert(path);
+    }
+  }
 }
 
 void ConfigPage::addField(QFormLayout* form, const QString& path, const QString& label, Kind kind, const QString& help,
@@ -175,8 +156,8 @@ void ConfigPage::edited(const QString& path, const Json& value) {
   // (one undo step), or training would refuse a parameter the panel no longer shows.
   if (path == QLatin1String("optimizer.solver") && value.is_string()) {
     const Json own = Optimizer::defaultHyperParameters(value.get<std::string>());
-    for (const auto& name : solverHyperParameterNames())
-      if (!own.contains(name)) changes.emplace_back(QStringLiteral("optimizer.") + qs(name), Json());
+    for (const Setting& row : settingsTable())
+      if (!row.solvers.empty() && !own.contains(row.key)) changes.emplace_back(qs(row.path), Json());
   }
   const QString refusal = applySettings(m_doc, path, changes);
   QLabel* error = m_errors.value(path);
@@ -188,21 +169,22 @@ void ConfigPage::edited(const QString& path, const Json& value) {
 
 void ConfigPage::showRelevantFields(const Json& project) {
   const Json& optimizer = project.contains("optimizer") ? project["optimizer"] : Json::object();
-  const Json solver = Optimizer::defaultHyperParameters(optimizer.value("solver", std::string()));
-  const Json schedule = LearningRateSchedule::defaultParameters(optimizer.value("lr_schedule", std::string("none")));
-  const auto show = [&](const std::string& name, const Json& defaults) {
-    const QString path = QStringLiteral("optimizer.") + qs(name);
+  const std::string solver = optimizer.value("solver", std::string());
+  const std::string schedule = optimizer.value("lr_schedule", std::string("none"));
+  const Json solverDefaults = Optimizer::defaultHyperParameters(solver);
+  const Json scheduleDefaults = LearningRateSchedule::defaultParameters(schedule);
+  for (const Setting& row : settingsTable()) {
+    if (row.solvers.empty() && row.schedules.empty()) continue;
+    const auto has = [](const std::vector<std::string>& names, const std::string& name) {
+      return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    const bool relevant = row.solvers.empty() ? has(row.schedules, schedule) : has(row.solvers, solver);
+    const QString path = qs(row.path);
     QWidget* editor = m_editors.value(path);
-    if (!editor) return;
-    const bool relevant = defaults.contains(name);
     // The editor's parent is its field cell (makeFieldCell): the form row to show or hide.
     m_optimizerForm->setRowVisible(editor->parentWidget(), relevant);
-    if (relevant) m_defaultTexts.insert(path, tr("default %1").arg(qs(defaults[name].dump())));
-  };
-  for (const auto& name : solverHyperParameterNames()) show(name, solver);
-  for (const auto& name : LearningRateSchedule::names()) {
-    const Json params = LearningRateSchedule::defaultParameters(name);
-    for (const auto& [param, value] : params.items()) show(param, schedule);
+    const Json& defaults = row.solvers.empty() ? scheduleDefaults : solverDefaults;
+    if (relevant && defaults.contains(row.key)) m_defaultTexts.insert(path, tr("default %1").arg(qs(defaults[row.key].dump())));
   }
 }
 
@@ -214,8 +196,12 @@ void ConfigPage::showValues() {
     std::string pointer = "/" + ss(it.key());
     std::replace(pointer.begin(), pointer.end(), '.', '/');
     const Json::json_pointer ptr(pointer);
-    const Json value = json.contains(ptr) ? json.at(ptr) : Json();
+    Json value = json.contains(ptr) ? json.at(ptr) : Json();
     QWidget* editor = it.value();
+    // A setting written only when not its default (save_best) shows the default when absent.
+    const Setting* row = m_rows.value(it.key());
+    if (value.is_null() && row && row->write == WritePolicy::UnlessDefault && !qobject_cast<QLineEdit*>(editor))
+      value = row->defaultValue;
     const QSignalBlocker block(editor);
     if (auto* line = qobject_cast<QLineEdit*>(editor)) {
       // A field being typed in keeps the user's text (it may be refused and not in the document).

@@ -1,4 +1,5 @@
-// ConfigPage: the Global Config and Optimizer sections of DESIGN.md §5, checked as you type by the
+// ConfigPage: the Global Config and Optimizer sections of DESIGN.md §5, one field per row of the
+// engine's settings table (engine/project/settings_table.h), checked as you type by the
 // engine's project loader: a refused value turns its field red with the loader's sentence and
 // changes nothing; an accepted one is an undo step (typing into one field is one step). The
 // Augmentation group edits config.augmentation (training only; engine/data/augment.h).
@@ -8,6 +9,7 @@
 #include <QSet>
 #include <QWidget>
 
+#include "engine/project/settings_table.h"
 #include "gui/document/project_document.h"
 
 class QLabel;
@@ -30,6 +32,8 @@ class ConfigPage : public QWidget {
   enum class Kind { Text, Integer, Number, Choice, Flag };
   void addField(QFormLayout* form, const QString& path, const QString& label, Kind kind, const QString& help,
                 const QStringList& choices = {});
+  // One field per row of the settings table's group (Note [Settings table]).
+  void addSettings(QFormLayout* form, SettingGroup group);
   void edited(const QString& path, const Json& value);
   void showValues();
   // Shows only the chosen solver's hyper-parameters and the chosen schedule's parameters, with
@@ -42,7 +46,8 @@ class ConfigPage : public QWidget {
   QHash<QString, Kind> m_kinds;
   QFormLayout* m_optimizerForm = nullptr;  // rows shown or hidden by solver and schedule
   QHash<QString, QString> m_defaultTexts;  // placeholder of an empty field: "default 0.9"
-  QSet<QString> m_offWhenAbsent;           // config.augmentation fields: absent means off (0, false)
+  QSet<QString> m_offWhenAbsent;           // rows with an absent text ("off"): absent means off (0, false)
+  QHash<QString, const Setting*> m_rows;   // the settings table's row of each field
   bool m_showing = false;
 };
 

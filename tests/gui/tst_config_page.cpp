@@ -2,10 +2,12 @@
 // loader's sentence and change nothing; accepted ones are one undo step per field.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QUndoStack>
 #include <QtTest>
 
+#include "engine/project/settings_table.h"
 #include "gui/config/config_page.h"
 #include "gui/document/settings_edit.h"
 
@@ -160,6 +162,53 @@ class TestConfigPage : public QObject {
     QCOMPARE(padding->text(), QString());
     QVERIFY(!doc.settings().config.augmentation.enabled());
     QVERIFY(!doc.isModified());
+  }
+
+  // Every row of the engine's settings table is a field (Note [Settings table]): the row's label
+  // beside it, its help as the tooltip, the widget of its type, its choices.
+  void everySettingIsAField() {
+    ProjectDocument doc;
+    doc.load(NETSMITH_SOURCE_DIR "/projects/fashion_mnist_lenet.nsproj");
+    ConfigPage page(&doc);
+    for (const Setting& row : settingsTable()) {
+      const QString path = QString::fromStdString(row.path);
+      QWidget* editor = page.editor(path);
+      QVERIFY2(editor, qPrintable(path));
+      QVERIFY2(editor->toolTip().startsWith(QString::fromStdString(row.help)), qPrintable(path));
+      bool labelled = false;
+      for (auto* label : page.findChildren<QLabel*>())
+        labelled = labelled || (label->text() == QString::fromStdString(row.label) && label->toolTip() == editor->toolTip());
+      QVERIFY2(labelled, qPrintable(path));
+      switch (row.type) {
+        case SettingType::Flag: QVERIFY2(qobject_cast<QCheckBox*>(editor), qPrintable(path)); break;
+        case SettingType::Choice: {
+          auto* box = qobject_cast<QComboBox*>(editor);
+          QVERIFY2(box, qPrintable(path));
+          QCOMPARE(box->count(), int(row.choices.size()));
+          break;
+        }
+        default: QVERIFY2(qobject_cast<QLineEdit*>(editor), qPrintable(path));
+      }
+    }
+  }
+
+  // save_best is written only when off: the absent key shows the row's default (checked), and
+  // unticking it writes false in one undo step.
+  void aSettingWrittenOnlyWhenOffShowsItsDefault() {
+    ProjectDocument doc;
+    doc.load(NETSMITH_SOURCE_DIR "/projects/fashion_mnist_lenet.nsproj");
+    ConfigPage page(&doc);
+    auto* saveBest = qobject_cast<QCheckBox*>(page.editor("config.save_best"));
+    QVERIFY(saveBest);
+    QVERIFY(saveBest->isChecked());
+    saveBest->setChecked(false);
+    QVERIFY(!doc.settings().config.saveBest);
+    QCOMPARE(settingValue(doc, "config.save_best"), Json(false));
+    QCOMPARE(doc.undoStack()->count(), 1);
+    doc.undoStack()->undo();
+    QVERIFY(doc.settings().config.saveBest);
+    QVERIFY(saveBest->isChecked());
+    QVERIFY(settingValue(doc, "config.save_best").is_null());
   }
 
   void valueFromTextTypes() {
