@@ -268,7 +268,7 @@ std::string readText(const std::string& path) {
 
 }  // namespace
 
-Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRows) {
+Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRows, int64_t maxRows) {
   const std::string text = readText(csvPath);
   const std::string_view view(text);
   size_t pos = view.starts_with("\xEF\xBB\xBF") ? 3 : 0;  // UTF-8 byte order mark (Excel writes one)
@@ -338,6 +338,7 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
            headerRecord.line, excerpt(header[layout.nameColumn]), layout.y.size());
   checkOneVariable(csvPath, layout.x, "input");
   checkOneVariable(csvPath, layout.y, "label");
+  if (maxRows > 0 && static_cast<int64_t>(records.size()) > maxRows + 1) records.resize(static_cast<size_t>(maxRows + 1));
   const int64_t rowCount = static_cast<int64_t>(records.size()) - 1;
   NS_CHECK(rowCount > 0, "{}: there are no data rows after the header '{}'", csvPath, headerText);
 

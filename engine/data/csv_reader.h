@@ -9,6 +9,8 @@
 namespace netsmith {
 
 // skipBadRows: rows that fail are left out and listed in one warning instead of stopping the load.
-Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRows);
+// maxRows > 0: only the first maxRows data rows are read (the rest of the file is not parsed), for
+// a quick look such as the sample shape.
+Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRows, int64_t maxRows = 0);
 
 }  // namespace netsmith

@@ -16,6 +16,16 @@
 
 namespace netsmith {
 
+Shape peekSampleShape(const DataSourceSpec& spec) {
+  if (spec.format == "idx") {
+    NS_CHECK(!spec.images.empty(), "IDX dataset source has no images file");
+    return readIdxSampleShape(spec.images);
+  }
+  NS_CHECK(spec.format == "csv", "dataset source format must be \"idx\" or \"csv\", got \"{}\"", spec.format);
+  NS_CHECK(!spec.csv.empty(), "CSV dataset source has no csv file");
+  return readCsvDataset(spec.csv, 1.0, /*skipBadRows=*/true, /*maxRows=*/16).sampleShape;
+}
+
 Dataset loadDataSource(const DataSourceSpec& spec, double scale, const std::string& onError) {
   NS_CHECK(onError == "error" || onError == "skip", "dataset on_error must be \"error\" or \"skip\", got \"{}\"",
            onError);

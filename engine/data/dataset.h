@@ -102,6 +102,10 @@ struct Dataset {
 // the header being row 1) and column.
 Dataset loadDataSource(const DataSourceSpec& spec, double scale, const std::string& onError);
 
+// The shape of one sample of `spec` without reading its data: an IDX file's header, a CSV's first
+// rows (bad rows skipped). Throws Error as loadDataSource does when the source cannot be read.
+Shape peekSampleShape(const DataSourceSpec& spec);
+
 // How many skipped rows the warning lists with their reasons; it counts all of them. A file whose
 // every row is bad would otherwise give a warning as large as the file.
 constexpr size_t kSkippedRowsListed = 100;

@@ -102,6 +102,21 @@ std::string dimsToString(const std::vector<int64_t>& dims) {
   return s;
 }
 
+// What one sample of an IDX images file with these dims (dims[0] = N) is: Note on readIdxDataset.
+Shape idxSampleShape(const std::vector<int64_t>& dims, const std::string& imagesPath) {
+  switch (dims.size()) {
+    case 1:
+      return {1};
+    case 2:
+      return {dims[1]};
+    case 3:
+      return {1, dims[1], dims[2]};
+    default:
+      NS_THROW("IDX images file '{}' has {} dimensions ({}): expected N x height x width (magic 0x00000803)",
+               imagesPath, dims.size(), dimsToString(dims));
+  }
+}
+
 // Reads and checks the header and the size of one IDX file. `expectedMagic` is for messages.
 // The first bytes of a raw file (enough for any IDX header), or all of a gzip one.
 FileBytes readHead(const std::string& path, const std::string& what, bool& headOnly, uint64_t& size) {
@@ -252,20 +267,7 @@ Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsP
   Dataset ds;
   ds.source = imagesPath;
   ds.labelSource = labelsPath;
-  switch (images.dims.size()) {
-    case 1:
-      ds.sampleShape = {1};
-      break;
-    case 2:
-      ds.sampleShape = {images.dims[1]};
-      break;
-    case 3:
-      ds.sampleShape = {1, images.dims[1], images.dims[2]};
-      break;
-    default:
-      NS_THROW("IDX images file '{}' has {} dimensions ({}): expected N x height x width (magic 0x00000803)",
-               imagesPath, images.dims.size(), dimsToString(images.dims));
-  }
+  ds.sampleShape = idxSampleShape(images.dims, imagesPath);
   NS_CHECK(labels.dims.size() <= 2,
            "IDX labels file '{}' has {} dimensions ({}, magic {}): expected one label per sample (magic "
            "0x00000801); are the images and labels files swapped?",
@@ -314,6 +316,32 @@ Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsP
     if (!why.empty()) skipSamples(ds, drop, std::move(why));
   }
   return ds;
+}
+
+}  // namespace netsmith
+
+namespace netsmith {
+
+Shape readIdxSampleShape(const std::string& imagesPath) {
+  const std::string what = "IDX images file";
+  std::error_code ec;
+  NS_CHECK(!std::filesystem::is_directory(imagesPath, ec), "{} '{}' is a folder, not a file", what, imagesPath);
+  // gzread reads a raw file as it is and inflates a gzip one: only the header is read either way.
+  gzFile gz = gzopen(imagesPath.c_str(), "rb");
+  if (!gz) throwOpenError(imagesPath, what, errno);
+  std::unique_ptr<gzFile_s, int (*)(gzFile)> closer(gz, gzclose);
+  unsigned char head[4 + 4 * 3];
+  const int got = gzread(gz, head, 4);
+  NS_CHECK(got == 4, "{} '{}' is too short to be an IDX file", what, imagesPath);
+  const int ndims = head[3];
+  NS_CHECK(head[0] == 0 && head[1] == 0 && ndims >= 1 && ndims <= 3,
+           "{} '{}' has a bad magic number {}: expected 0x00000803 (N x height x width); is it an IDX file?", what,
+           imagesPath, hex32(bigEndian32(head)));
+  NS_CHECK(gzread(gz, head + 4, static_cast<unsigned>(4 * ndims)) == 4 * ndims, "{} '{}' ends inside its header", what,
+           imagesPath);
+  std::vector<int64_t> dims;
+  for (int i = 0; i < ndims; ++i) dims.push_back(bigEndian32(head + 4 + 4 * i));
+  return idxSampleShape(dims, imagesPath);
 }
 
 }  // namespace netsmith

@@ -46,4 +46,8 @@ FileBytes readFileBytes(const std::string& path, const std::string& what);
 Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsPath, double scale,
                        bool skipBadRows = false);
 
+// The sample shape of an IDX images file (gzip or raw) from its header alone, as readIdxDataset
+// would give it: for a quick check of a project's Input shape without reading the data.
+Shape readIdxSampleShape(const std::string& imagesPath);
+
 }  // namespace netsmith

@@ -162,6 +162,17 @@ LinkSpec GraphDocument::removeLinkAt(int index) {
   return removed;
 }
 
-void GraphDocument::reanalyse() { m_analysis = analyseNetwork(m_spec, OpRegistry::builtin()); }
+void GraphDocument::reanalyse() {
+  m_analysis = analyseNetwork(m_spec, OpRegistry::builtin(), m_samples ? &*m_samples : nullptr);
+}
+
+void GraphDocument::setDatasetSamples(std::optional<DatasetSamples> samples) {
+  const bool same = samples.has_value() == m_samples.has_value() &&
+                    (!samples || (samples->shape == m_samples->shape && samples->source == m_samples->source));
+  if (same) return;
+  m_samples = std::move(samples);
+  reanalyse();
+  emit analysisChanged();
+}
 
 }  // namespace netsmith::gui

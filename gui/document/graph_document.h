@@ -11,6 +11,7 @@
 #include <QPointF>
 #include <QString>
 #include <functional>
+#include <optional>
 
 #include "engine/project/project.h"
 #include "gui/document/network_analysis.h"
@@ -42,6 +43,11 @@ class GraphDocument : public QObject {
   // exists, into an Input, out of a loss, all ports of `to` taken, or a cycle.
   QString linkRefusal(const std::string& from, const std::string& to) const;
 
+  // The training data's sample shape (DatasetShapeProbe), checked against the input block;
+  // nullopt: unknown (no check). Refreshes the analysis.
+  void setDatasetSamples(std::optional<DatasetSamples> samples);
+  const std::optional<DatasetSamples>& datasetSamples() const { return m_samples; }
+
   // Raw edits, for undo commands only.
   void insertNode(int index, const NodeSpec& node);
   NodeSpec removeNodeAt(int index);  // links must already be gone
@@ -68,6 +74,7 @@ class GraphDocument : public QObject {
 
   NetworkSpec m_spec;
   NetworkAnalysis m_analysis;
+  std::optional<DatasetSamples> m_samples;
 };
 
 // An id for which `taken` is false, made from `base` as GraphDocument::uniqueId does.

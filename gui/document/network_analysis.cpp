@@ -1,5 +1,8 @@
 #include "gui/document/network_analysis.h"
 
+#include <QFileInfo>
+#include <QStringList>
+
 #include <QRegularExpression>
 #include <QString>
 #include <set>
@@ -71,7 +74,7 @@ std::pair<int, std::string> nodePathParts(const std::string& path) {
 
 }  // namespace
 
-NetworkAnalysis analyseNetwork(const NetworkSpec& spec, const OpRegistry& registry) {
+NetworkAnalysis analyseNetwork(const NetworkSpec& spec, const OpRegistry& registry, const DatasetSamples* samples) {
   NetworkAnalysis a;
   const int n = static_cast<int>(spec.nodes.size());
   std::map<std::string, int> byId;
@@ -159,6 +162,26 @@ NetworkAnalysis analyseNetwork(const NetworkSpec& spec, const OpRegistry& regist
       }
     }
   }
+  // The trainer reshapes a sample into the input's shape when the counts agree, and refuses otherwise.
+  if (samples)
+    for (int i = 0; i < n; ++i) {
+      const OpSchema* schema = registry.find(spec.nodes[i].type);
+      if (!schema || !schema->inputs.empty() || !hasShape[i] || numel(shapes[i]) == numel(samples->shape)) continue;
+      auto commas = [](const Shape& s) {
+        QStringList parts;
+        for (int64_t d : s) parts << QString::number(d);
+        return parts.join(QLatin1Char(','));
+      };
+      a.nodes[spec.nodes[i].id].problems.push_back(
+          QStringLiteral("the training data's samples have shape %1 (%2 values, %3) but this block gives %4 (%5 values): "
+                         "set its shape to %1")
+              .arg(commas(samples->shape))
+              .arg(numel(samples->shape))
+              .arg(QFileInfo(qstr(samples->source)).fileName(), commas(shapes[i]))
+              .arg(numel(shapes[i]))
+              .toStdString());
+      a.valid = false;
+    }
   return a;
 }
 

@@ -39,9 +39,18 @@ struct NetworkAnalysis {
   int problemCount() const;
 };
 
+// One sample of the project's training data, for the check of an input block's shape.
+struct DatasetSamples {
+  Shape shape;         // e.g. {1, 28, 28}
+  std::string source;  // the file it was read from, for the sentence
+};
+
 // Never throws. Shapes are inferred for every node whose inputs are known, even in a network that
-// is not valid yet (a half-built network shows its shapes as it grows).
-NetworkAnalysis analyseNetwork(const NetworkSpec& spec, const OpRegistry& registry);
+// is not valid yet (a half-built network shows its shapes as it grows). With `samples`, a block
+// with no inputs (the network's input) whose shape holds another number of values than a sample
+// gets a problem saying the dataset's shape, as the trainer would refuse it.
+NetworkAnalysis analyseNetwork(const NetworkSpec& spec, const OpRegistry& registry,
+                               const DatasetSamples* samples = nullptr);
 
 // A parameter's label in forms and messages: "with_bias" -> "With bias", "kernel" -> "Kernel".
 std::string fieldLabel(const std::string& param);

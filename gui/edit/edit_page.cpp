@@ -12,6 +12,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "gui/document/dataset_shape_probe.h"
 #include "gui/document/graph_commands.h"
 #include "gui/edit/graph_items.h"
 #include "gui/edit/graph_scene.h"
@@ -40,6 +41,7 @@ EditPage::EditPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent), m_d
   m_status->setObjectName(QStringLiteral("editStatus"));
   m_status->setWordWrap(true);
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_shapeProbe = new DatasetShapeProbe(doc, this);
 
   auto* propertiesScroll = new QScrollArea(this);
   propertiesScroll->setWidget(m_properties);

@@ -12,6 +12,7 @@ class QLabel;
 
 namespace netsmith::gui {
 
+class DatasetShapeProbe;
 class GraphScene;
 class GraphView;
 class PaletteWidget;
@@ -28,6 +29,8 @@ class EditPage : public QWidget {
   PaletteWidget* palette() const { return m_palette; }
   PropertyPanel* properties() const { return m_properties; }
   QString statusText() const;
+  // Reads the training data's sample shape for the input block's check (Note in dataset_shape_probe.h).
+  DatasetShapeProbe* datasetShapeProbe() const { return m_shapeProbe; }
 
   QAction* deleteAction() const { return m_delete; }
   QAction* cutAction() const { return m_cut; }
@@ -62,6 +65,7 @@ class EditPage : public QWidget {
   PaletteWidget* m_palette;
   PropertyPanel* m_properties;
   QLabel* m_status;
+  DatasetShapeProbe* m_shapeProbe;
   QString m_lastMessage;
   QAction *m_delete, *m_cut, *m_copy, *m_paste, *m_selectAll, *m_zoomIn, *m_zoomOut, *m_fit, *m_arrange;
 };

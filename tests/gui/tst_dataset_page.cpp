@@ -17,6 +17,7 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include "engine/data/dataset.h"
 #include "engine/data/folder/dataset_builder.h"
 #include "engine/project/project_io.h"
 #include "gui/dataset/create_dataset_dialog.h"
@@ -331,6 +332,9 @@ class TestDatasetPage : public QObject {
     QVERIFY(!after.contains("images"));
     QCOMPARE(doc->undoStack()->count(), undoBefore + 1);
     QVERIFY(hint->isHidden());
+    // The Edit page's quick look at the CSV (its first rows) sees the shape a full load gives.
+    const DataSourceSpec created = doc->toProject().dataset.training;
+    QCOMPARE(peekSampleShape(created), loadDataSource(created, 1.0, "error").sampleShape);
 
     doc->undoStack()->undo();
     QCOMPARE(projectToJson(doc->toProject())["dataset"], before);

@@ -16,6 +16,8 @@
 #include "engine/ops/op_registry.h"
 #include "gui/app/application.h"
 #include "gui/app/main_window.h"
+#include "gui/document/dataset_shape_probe.h"
+#include "gui/document/graph_commands.h"
 #include "gui/edit/edit_page.h"
 #include "gui/edit/graph_items.h"
 #include "gui/edit/graph_scene.h"
@@ -438,6 +440,40 @@ class TestEditPage : public QObject {
       QCoreApplication::processEvents();
       QVERIFY2(window.height() <= 700, page);
     }
+  }
+
+  // Issue 17: the Edit page checks the Input shape against the dataset's samples (read off the GUI
+  // thread from the IDX header), so a mismatch shows on the block before a run is refused.
+  void inputShapeIsCheckedAgainstTheDataset() {
+    ProjectDocument doc;
+    doc.load(lenetPath());
+    EditPage page(&doc);
+    page.datasetShapeProbe()->waitForIdle();
+    QVERIFY(doc.graph()->datasetSamples().has_value());
+    QCOMPARE(doc.graph()->datasetSamples()->shape, (Shape{1, 28, 28}));
+    QVERIFY2(page.statusText().contains("network valid"), qPrintable(page.statusText()));
+
+    doc.undoStack()->push(new SetParamsCommand(doc.graph(), "x", doc.graph()->node("x")->params, Json{{"shape", {3, 28, 28}}}));
+    QVERIFY(page.scene()->nodeItem("x")->hasProblems());
+    QVERIFY2(page.statusText().contains("set its shape to 1,28,28"), qPrintable(page.statusText()));
+    QVERIFY2(page.scene()->nodeItem("x")->toolTip().contains("2352 values"), qPrintable(page.scene()->nodeItem("x")->toolTip()));
+    doc.undoStack()->undo();
+    QVERIFY(!page.scene()->nodeItem("x")->hasProblems());
+    QVERIFY(page.statusText().contains("network valid"));
+
+    // Same number of values, another shape (the MLP's flat 784): the trainer reshapes, no problem.
+    doc.undoStack()->push(new SetParamsCommand(doc.graph(), "x", doc.graph()->node("x")->params, Json{{"shape", {784}}}));
+    QVERIFY(!page.scene()->nodeItem("x")->hasProblems());
+    doc.undoStack()->undo();
+
+    // A dataset that cannot be read turns the check off (the Dataset page says why).
+    Project p = doc.settings();
+    p.dataset.training.images = "/nonexistent/images.gz";
+    doc.setSettings(p);
+    page.datasetShapeProbe()->waitForIdle();
+    QVERIFY(!doc.graph()->datasetSamples().has_value());
+    doc.undoStack()->push(new SetParamsCommand(doc.graph(), "x", doc.graph()->node("x")->params, Json{{"shape", {3, 28, 28}}}));
+    QVERIFY(!page.scene()->nodeItem("x")->hasProblems());
   }
 };
 

@@ -162,6 +162,33 @@ class TestDatasetIdx : public QObject {
     QCOMPARE(ds.labels, (std::vector<float>{2, 0, 5}));
     for (int i = 0; i < 18; ++i) QCOMPARE(datasetValues(ds)[i], i * 14 * 0.5f);
     QCOMPARE(ds.sampleValues(2)[0], 12 * 14 * 0.5f);
+    QCOMPARE(peekSampleShape(idxSpec(ip, lp)), (Shape{1, 2, 3}));  // from the header alone
+  }
+
+  // peekSampleShape (the Edit page's Input check) on every cut of a header and on junk: the
+  // shape of a whole header, else an Error naming the file; never a crash.
+  void peekSampleShapeOfDamagedHeaders() {
+    QTemporaryDir dir;
+    const auto images = idxBytes(0x08, {3, 2, 3}, std::vector<uint8_t>(18, 7));
+    for (bool gz : {false, true})
+      for (size_t cut = 0; cut <= 16; ++cut) {
+        const QString path = dir.filePath(QStringLiteral("cut%1%2").arg(cut).arg(gz ? ".gz" : ""));
+        const std::vector<uint8_t> head(images.begin(), images.begin() + static_cast<long>(cut));
+        gz ? writeGzip(path, head) : writeBytes(path, head);
+        try {
+          const Shape s = peekSampleShape(idxSpec(path, path));
+          QVERIFY2(cut >= 16, qPrintable(QStringLiteral("cut %1 gave a shape").arg(cut)));
+          QCOMPARE(s, (Shape{1, 2, 3}));
+        } catch (const Error& e) {
+          QVERIFY2(cut < 16, e.what());
+          QVERIFY2(QString(e.what()).contains(path), e.what());
+        }
+      }
+    writeBytes(dir.filePath("text.idx"), {'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd', '!'});
+    QVERIFY_THROWS_EXCEPTION(Error, peekSampleShape(idxSpec(dir.filePath("text.idx"), "")));
+    QVERIFY_THROWS_EXCEPTION(Error, peekSampleShape(idxSpec(dir.filePath("absent.idx"), "")));
+    QVERIFY_THROWS_EXCEPTION(Error, peekSampleShape(idxSpec(dir.path(), "")));  // a folder
+    QCOMPARE(peekSampleShape(idxSpec(kFashion + "train-images-idx3-ubyte.gz", "")), (Shape{1, 28, 28}));
   }
 
   // Sensible variants of the format: vectors (N,D), one value per sample (N), wider element
