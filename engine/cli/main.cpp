@@ -45,6 +45,8 @@ const CommandSpec kTrain{
     "and writes a checkpoint; 'pause' and 'resume' lines pause and continue. A stopped or killed run\n"
     "continues with --resume RUN_FOLDER from its newest valid checkpoint; a resume refuses a project.nsproj\n"
     "edited since the run started (--accept-edited-settings continues with the edit, recorded in run.json).\n"
+    "--resume with --devices continues on other devices: they share the run's logical batch, and the learning\n"
+    "rate, schedule and sample order stay as they were (a line and the started event say what changed).\n"
     "Exit status: 0 completed, 1 failed, 2 bad command line, 3 stopped.",
     {{"--events", "FILE", "also write the events stream (JSON lines) to FILE; '-' writes it to standard output\n"
                           "                            instead of the progress bar"},
@@ -55,7 +57,8 @@ const CommandSpec kTrain{
      {"--max-epoch", "N", "override config.max_epoch"},
      {"--train-samples", "N", "train on the first N training samples only (quick checks)"},
      {"--validation-samples", "N", "validate on the first N validation samples only"},
-     {"--devices", "LIST", "train on these devices (comma-separated, e.g. cpu:0,cpu:1) instead of parallel.devices"},
+     {"--devices", "LIST", "train on these devices (comma-separated, e.g. cpu:0,cpu:1) instead of parallel.devices;\n"
+                           "                            with --resume: continue on them, keeping the run's logical batch"},
      {"--dry-run", "", "print the training plan (devices, logical batch, learning rate, intervals, warnings)\n"
                        "                            and exit without training"},
      {"--json", "", "with --dry-run: print the plan as one JSON object"},
@@ -125,7 +128,7 @@ int runTrain(const ParsedArgs& args) {
       throw UsageError{"--resume needs the run folder to continue (RUN_FOLDER, such as project.runs/20250101-120000), "
                        "got an empty name"};
     options.acceptEditedSettings = args.has("--accept-edited-settings");
-    for (const char* o : {"--run-dir", "--max-epoch", "--train-samples", "--validation-samples", "--devices"})
+    for (const char* o : {"--run-dir", "--max-epoch", "--train-samples", "--validation-samples"})
       if (args.has(o)) throw UsageError{format("{} cannot change a resumed run; the run keeps its own settings", o)};
   } else {
     if (args.positional.empty()) throw UsageError{"'train' needs a PROJECT.nsproj (or --resume RUN_FOLDER)"};

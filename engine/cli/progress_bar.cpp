@@ -54,6 +54,8 @@ void ProgressBarSink::publish(const Json& e) {
                    static_cast<long long>(e.value("logical_batch", 0)), static_cast<long long>(active),
                    e.value("lr_policy", "").c_str(), e.value("effective_lr", 0.0));
     std::fprintf(m_out, "Run folder: %s\n", e.value("run", "").c_str());
+    if (e.contains("device_change") && e["device_change"].is_object())  // Note [Resume on other devices]
+      std::fprintf(m_out, "%s\n", e["device_change"].value("message", "").c_str());
     if (e.value("resumed", false) && e.value("start_epoch", 0) > e.value("max_epoch", 0))
       std::fprintf(m_out, "Resuming: the training had ended (%lld epochs); writing its parameters\n",
                    static_cast<long long>(e.value("max_epoch", 0)));

@@ -76,7 +76,7 @@ std::vector<std::string> parseDeviceList(const std::string& commaSeparated) {
 }
 
 TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t maxEpoch, int cores,
-                          bool hasBatchNormalization) {
+                          bool hasBatchNormalization, const KeptBatch* kept) {
   const ParallelConfig& par = project.parallel;
   TrainingPlan plan;
   plan.lrPolicy = par.lrPolicy;
@@ -147,7 +147,10 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
     equalLoads = equalLoads && d.load == firstLoad;
   }
 
-  if (par.lrPolicy == "keep_logical_batch") {
+  if (kept) {
+    plan.logicalBatch = kept->logicalBatch;
+    plan.logicalBatchKept = true;
+  } else if (par.lrPolicy == "keep_logical_batch") {
     plan.logicalBatch = plan.batchSize;
     if (equalLoads && plan.batchSize % n != 0) {
       const int64_t below = plan.batchSize / n * n;
@@ -184,7 +187,7 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
   // Learning rate and its update interval.
   const auto optimizer = Optimizer::create(project.optimizer);
   plan.baseLr = optimizer->baseLearningRate();
-  plan.lrScale = par.lrPolicy == "scale_lr" ? static_cast<double>(n) : 1.0;
+  plan.lrScale = kept ? kept->lrScale : par.lrPolicy == "scale_lr" ? static_cast<double>(n) : 1.0;
   plan.effectiveLr = plan.baseLr * plan.lrScale;
   plan.optimizer = project.optimizer;
   const double batchGrowth = static_cast<double>(plan.logicalBatch) / static_cast<double>(plan.batchSize);
@@ -248,8 +251,14 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
     }
     // The chunks make the sums independent of the device count; only keep_logical_batch keeps
     // the logical batch and the learning rate themselves (scale_lr grows both with the devices).
-    plan.identicalAcrossDeviceCounts = treeChunks && par.lrPolicy == "keep_logical_batch";
-    if (!plan.identicalAcrossDeviceCounts)
+    plan.identicalAcrossDeviceCounts = treeChunks && (kept || par.lrPolicy == "keep_logical_batch");
+    if (kept && !treeChunks)
+      plan.warnings.push_back(format(
+          "config.deterministic: these {} {} share the run's logical batch of {} in slices that are not equal "
+          "power-of-two numbers of chunks, so the resumed run repeats bit for bit on these devices but its weights "
+          "differ from the run's on its own devices; for the same weights resume on 1, 2 or 4 equal devices",
+          n, deviceNoun(n), plan.logicalBatch));
+    else if (!plan.identicalAcrossDeviceCounts)
       plan.warnings.push_back(format(
           "config.deterministic: this run repeats bit for bit on these devices, but another number of devices gives "
           "other weights{}: for the same weights on 1, 2 and 4 devices use parallel.lr_policy keep_logical_batch, equal "
@@ -296,6 +305,7 @@ Json TrainingPlan::toJson() const {
             {"precision", precision},
             {"augmentation", describeAugmentation(augmentation)},
             {"warnings", warnings}};
+  if (logicalBatchKept) j["logical_batch_kept"] = true;
   if (deterministic) {
     j["chunk"] = chunk;
     j["identical_across_device_counts"] = identicalAcrossDeviceCounts;
@@ -327,7 +337,10 @@ std::string TrainingPlan::toText() const {
                          : format("{} ({} samples, {} thread{})", d.id, d.batch, d.threads, d.threads == 1 ? "" : "s");
   }
   s += format("Devices:              {}\n", devs);
-  if (lrPolicy == "keep_logical_batch")
+  if (logicalBatchKept)
+    s += format("Logical batch:        {} (the resumed run's own, shared by {} {})\n", logicalBatch, activeDevices,
+                deviceNoun(activeDevices));
+  else if (lrPolicy == "keep_logical_batch")
     s += format("Logical batch:        {} (batch_size {}, shared by {} {}: lr_policy keep_logical_batch)\n", logicalBatch,
                 batchSize, activeDevices, deviceNoun(activeDevices));
   else

@@ -46,6 +46,8 @@ struct TrainingPlan {
   // Reproducible mode with lr_policy keep_logical_batch and chunks that fit every device count:
   // 1, 2 and 4 devices give the same weights (Note [Reproducible training]).
   bool identicalAcrossDeviceCounts = false;
+  // A resume kept the run's own logical batch and learning rate on its devices (KeptBatch).
+  bool logicalBatchKept = false;
   // Disk space (filled by the trainer, which knows the network; 0: not known): one checkpoint,
   // what the run folder needs (run_folder.h diskNeed), and what is free there.
   uint64_t checkpointBytes = 0;
@@ -82,14 +84,24 @@ struct TrainingPlan {
 // parallel.devices. Errors name the flag or JSON path.
 std::vector<std::string> parseDeviceList(const std::string& commaSeparated);
 
+// A resumed run's own logical batch and learning-rate scale, as its first session planned them
+// (Note [Resume on other devices], training_run_setup.cpp): a resume on other devices shares the
+// same logical batch among them and keeps the learning rate, whatever lr_policy would give there.
+struct KeptBatch {
+  int64_t logicalBatch = 0;
+  double lrScale = 1;
+};
+
 // Applies the rules to `project` (whose parallel.devices are the devices to use) for a training
 // set of trainSamples samples on a machine with `cores` cores (at most kCpuWorkersPerCore CPU
 // workers per core: cpu:N beyond that is an error). Throws Error naming the JSON path
 // and what to choose when the rules cannot be met (keep_logical_batch with a batch size the
 // devices cannot share evenly, a device this build cannot train on, augmentation of an Input that
-// takes vectors, ...).
+// takes vectors, ...). With `kept` (a resume), the logical batch and the learning-rate scale are
+// those, shared by the active devices in proportion to their loads (unevenly when they do not
+// divide it; a warning says what that costs in reproducible mode).
 TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t maxEpoch, int cores,
-                          bool hasBatchNormalization);
+                          bool hasBatchNormalization, const KeptBatch* kept = nullptr);
 
 // OpenMP threads of each of `devices` CPU workers (Note [CPU threads per worker]):
 // parallel.threads_per_device when set; else, when results must not depend on the number of

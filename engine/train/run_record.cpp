@@ -157,6 +157,19 @@ void RunRecord::create(const fs::path& dir, const std::string& projectPath, cons
 
 void RunRecord::writeSettings() { writeFileAtomically(m_dir / "run.json", m_settings.dump(2) + "\n"); }
 
+void RunRecord::recordTraining(const Json& training, const Json& change, const std::vector<std::string>& devices) {
+  m_settings["training"] = training;
+  if (!change.is_null()) {
+    if (!m_settings.contains("device_changes") || !m_settings["device_changes"].is_array())
+      m_settings["device_changes"] = Json::array();
+    Json dated = change;
+    dated["time"] = isoTimeNow();
+    m_settings["device_changes"].push_back(dated);
+  }
+  if (!devices.empty()) m_settings["devices"] = devices;
+  writeSettings();
+}
+
 void RunRecord::writeResult(const Json& result) {
   m_settings["result"] = result;
   writeSettings();

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/train/events.h"
 #include "engine/train/run_folder.h"
@@ -33,6 +34,12 @@ class RunRecord {
   // project snapshot `snapshotText` and run.json (a new run_id, its time, the snapshot's hash and
   // settings()). A failure part-way removes what this attempt made and says so.
   void create(const std::filesystem::path& dir, const std::string& projectPath, const std::string& snapshotText);
+
+  // A resume, on the leader, with the lock held: run.json's "training" (the devices and the logical
+  // batch the run now trains with: Note [Resume on other devices]) becomes `training`; a non-null
+  // `change` is added to "device_changes"; non-empty `devices` (--devices) become "devices", the
+  // list a later resume continues on. Throws Error when run.json cannot be written.
+  void recordTraining(const Json& training, const Json& change, const std::vector<std::string>& devices);
 
   // From here on a failure of the run is recorded in run.json.
   void markStarted() { m_started = true; }

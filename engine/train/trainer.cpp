@@ -198,6 +198,7 @@ TrainResult TrainingRun::run() {
                   {"resumed", m_resumed},
                   {"start_epoch", m_epoch + 1},
                   {"start_iteration", m_iteration}});
+  if (!m_deviceChange.is_null()) started["device_change"] = m_deviceChange;  // Note [Resume on other devices]
 
   RunControl idle;
   RunControl& control = m_options.control ? *m_options.control : idle;

@@ -105,6 +105,10 @@ class TrainingRun {
   // per folder]). Its settings are the overrides a resume keeps.
   RunRecord m_record;
   std::optional<std::string> m_resumeFrom;  // the leader's choice of checkpoint
+  // run.json's "training" for this session, and what a resume changed against the previous one
+  // (null: nothing): Note [Resume on other devices] (training_run_setup.cpp).
+  Json m_training;
+  Json m_deviceChange;
   bool m_alreadyCompleted = false;  // a resume of a run that had finished: nothing to do
   Project m_project;
   std::unique_ptr<Graph> m_graph;

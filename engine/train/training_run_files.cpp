@@ -80,7 +80,8 @@ void TrainingRun::restoreFromCheckpoint() {
   m_epochSamples = m.at("epoch_samples").get<int64_t>();
   m_epochSeconds = m.value("epoch_seconds", 0.0);
   if (!m.at("best_validation_error").is_null()) m_bestValidationError = m["best_validation_error"].get<double>();
-  // Resumed on another number of devices (or processes): the logical batch and everything
+  // A run folder of an older version (no run.json "training": Note [Resume on other devices])
+  // resumed on another number of devices (or processes): the logical batch and everything
   // counted in iterations follow the new plan; the position keeps the samples already trained.
   const int64_t oldBatch = m.value("logical_batch", m_plan.logicalBatch);
   if (oldBatch != m_plan.logicalBatch) {
@@ -121,7 +122,9 @@ void TrainingRun::restoreFromCheckpoint() {
   // learning_curve.csv.tmp made one of them fail the resume.
   if (!m_job->leader()) return;
   writeLearningCurve();
-  m_bus.publish({{"event", "resumed_from_checkpoint"}, {"path", *newest}, {"epoch", m_epoch + 1}, {"iteration", m_iteration}});
+  Json resumed = {{"event", "resumed_from_checkpoint"}, {"path", *newest}, {"epoch", m_epoch + 1}, {"iteration", m_iteration}};
+  if (!m_deviceChange.is_null()) resumed["device_change"] = m_deviceChange;  // Note [Resume on other devices]
+  m_bus.publish(resumed);
 }
 
 void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {

@@ -34,6 +34,77 @@ std::string newRunFolder(const std::string& projectPath) {
 
 void truncateDataset(Dataset& d, int64_t samples) { d.keepFirst(samples); }
 
+// Note [Resume on other devices]
+// A run's logical batch belongs to the run, not to its devices. run.json's "training" records
+// the active devices with their slices, the logical batch, the learning-rate scale and the
+// batch_size and lr_policy they came from. A resume on other devices (--devices, or under mpirun
+// another number of processes) shares that same logical batch among the devices it has, in
+// proportion to their loads (unevenly when they do not divide it), and keeps the learning rate;
+// so the schedule (counted in iterations of that batch), the checkpoint's position and the sample
+// order (epochOrder of the seed and the epoch, cut into logical batches) stay as they were, and
+// only the per-device slices change. In reproducible mode, slices that are equal power-of-two
+// numbers of chunks give the weights of the run never moved (Note [Reproducible training]).
+// What changed is said in `started` and `resumed_from_checkpoint` ("device_change") and kept in
+// run.json's "device_changes". An accepted edit of config.batch_size or parallel.lr_policy
+// replans the batch from the edited project; a folder of an older version has no "training",
+// and there the logical batch follows the new devices (restoreFromCheckpoint warns).
+std::optional<KeptBatch> keptBatchOf(const Json& settings, const Project& project) {
+  const auto t = settings.find("training");
+  if (t == settings.end() || !t->is_object()) return std::nullopt;
+  const auto batch = t->find("logical_batch"), scale = t->find("lr_scale");
+  if (batch == t->end() || !batch->is_number_integer() || scale == t->end() || !scale->is_number()) return std::nullopt;
+  if (t->value("batch_size", int64_t{0}) != project.config.batchSize ||
+      t->value("lr_policy", std::string()) != project.parallel.lrPolicy)
+    return std::nullopt;
+  return KeptBatch{batch->get<int64_t>(), scale->get<double>()};
+}
+
+Json trainingRecord(const TrainingPlan& plan) {
+  Json devices = Json::array();
+  for (const DevicePlan& d : plan.devices)
+    if (d.batch > 0) devices.push_back({{"id", d.id}, {"batch", d.batch}});
+  return {{"devices", devices},           {"logical_batch", plan.logicalBatch}, {"lr_scale", plan.lrScale},
+          {"effective_lr", plan.effectiveLr}, {"batch_size", plan.batchSize},   {"lr_policy", plan.lrPolicy}};
+}
+
+// "cpu:0,cpu:1" of a training record's devices.
+std::string deviceIds(const Json& devices) {
+  std::string s;
+  for (const Json& d : devices) s += (s.empty() ? "" : ",") + d.value("id", std::string());
+  return s;
+}
+// "32" when every device takes as many, else "22/21/21".
+std::string deviceBatches(const Json& devices) {
+  std::string s;
+  bool equal = true;
+  for (const Json& d : devices) {
+    s += (s.empty() ? "" : "/") + std::to_string(d.value("batch", int64_t{0}));
+    equal = equal && d.value("batch", int64_t{0}) == devices.front().value("batch", int64_t{0});
+  }
+  return equal && !devices.empty() ? std::to_string(devices.front().value("batch", int64_t{0})) : s;
+}
+
+// What a resume changes against the run's previous session (null: nothing, or not known).
+Json describeDeviceChange(const Json& before, const Json& now, const std::string& note) {
+  if (!before.is_object() || !before.contains("devices") || before["devices"] == now["devices"]) return nullptr;
+  const int64_t logical = now["logical_batch"].get<int64_t>();
+  const int64_t was = before.value("logical_batch", logical);
+  const double lr = now["effective_lr"].get<double>();
+  const double wasLr = before.value("effective_lr", lr);
+  const std::string message = format(
+      "Resumed on {} (was {}): per-device batch {} (was {}), logical batch {}, learning rate {}{}",
+      deviceIds(now["devices"]), deviceIds(before["devices"]), deviceBatches(now["devices"]),
+      deviceBatches(before["devices"]), logical == was ? format("{} unchanged", logical) : format("{} (was {})", logical, was),
+      lr == wasLr ? format("{} unchanged", lr) : format("{} (was {})", lr, wasLr), note);
+  return {{"message", message},
+          {"devices", now["devices"]},
+          {"previous_devices", before["devices"]},
+          {"logical_batch", logical},
+          {"previous_logical_batch", was},
+          {"effective_lr", lr},
+          {"previous_effective_lr", wasLr}};
+}
+
 }  // namespace
 
 TrainingRun::~TrainingRun() {
@@ -74,6 +145,13 @@ void TrainingRun::planDisk(bool planOnly) {
 void TrainingRun::openRunFolder() {
   if (m_resumed) {
     fs::create_directories(m_runDir / "checkpoints");
+    Json change = m_deviceChange;
+    if (!change.is_null() && m_resumeFrom) {
+      const Json meta = peekCheckpointMeta(*m_resumeFrom);
+      change["epoch"] = meta.value("epoch", int64_t{0}) + 1;
+      change["iteration"] = meta.value("iteration", int64_t{0});
+    }
+    m_record.recordTraining(m_training, change, m_options.devices);
   } else {
     Project snapshot = m_project;
     snapshot.parallel = m_userParallel;
@@ -137,8 +215,19 @@ void TrainingRun::prepare(bool planOnly) {
                   {"devices", m_options.devices.empty() ? Json(nullptr) : Json(m_options.devices)}};
   }
   const Json& settings = m_record.settings();
-  if (settings.contains("devices") && settings["devices"].is_array())
+  // A resume on other devices (Note [Resume on other devices]): loads written for the run's own
+  // devices do not fit another list; the devices then share the logical batch equally.
+  std::string loadNote;
+  if (m_resumed && !m_options.devices.empty()) {
+    ParallelConfig& par = m_project.parallel;
+    par.devices = m_options.devices;
+    if (!par.workerLoad.empty() && par.workerLoad.size() != par.devices.size()) {
+      loadNote = format("; equal loads (parallel.worker_load has {} loads, for the run's own devices)", par.workerLoad.size());
+      par.workerLoad.clear();
+    }
+  } else if (settings.contains("devices") && settings["devices"].is_array()) {
     m_project.parallel.devices = settings["devices"].get<std::vector<std::string>>();
+  }
   m_fault = FaultInjection::parse(m_options.faultInjection);
   m_job = JobChannel::forThisProcess(m_project.parallel.timeoutS);
   m_userParallel = m_project.parallel;  // the snapshot keeps the user's own lists
@@ -174,7 +263,12 @@ void TrainingRun::prepare(bool planOnly) {
   for (const GraphNode& n : m_graph->nodes) hasBatchNorm = hasBatchNorm || n.schema->name == "BatchNormalization";
   // Under mpirun each process counts the cores it may use (mpirun binds it to some); the job has
   // that many per process (Note [Devices of an mpirun job] assumes alike processes).
-  m_plan = planTraining(m_project, m_train.size, m_maxEpoch, availableCores() * m_job->processes(), hasBatchNorm);
+  const std::optional<KeptBatch> kept = m_resumed ? keptBatchOf(settings, m_project) : std::nullopt;
+  m_plan = planTraining(m_project, m_train.size, m_maxEpoch, availableCores() * m_job->processes(), hasBatchNorm,
+                        kept ? &*kept : nullptr);
+  m_training = trainingRecord(m_plan);
+  if (m_resumed) m_deviceChange = describeDeviceChange(settings.value("training", Json()), m_training, loadNote);
+  else m_record.settings()["training"] = m_training;  // written with run.json by create()
   planDisk(planOnly);
   planData();
   if (planOnly) return;
