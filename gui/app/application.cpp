@@ -16,6 +16,7 @@
 
 #include "gui/app/main_window.h"
 #include "gui/evaluation/evaluation_page.h"
+#include "gui/evaluation/inference_tab.h"
 #include "gui/evaluation/sample_browser.h"
 #include "gui/training/training_charts.h"
 #include "gui/training/training_page.h"
@@ -37,10 +38,12 @@ namespace {
 // Hidden options for documentation screenshots: `--screenshot PAGE=FILE.png` (repeatable) grabs
 // the window showing PAGE once the project is loaded; with `--screenshot-train "ARGS"` a training
 // run with those extra engine arguments is made first and the grabs happen when it ends (or, for
-// PAGE names ending in "@running", while it runs).
+// PAGE names ending in "@running", while it runs). PAGE "inference" is the Evaluation page's
+// Inference tab with the images of `--screenshot-images A.png,B.jpg` classified.
 struct ScreenshotPlan {
   QList<QPair<QString, QString>> shots;  // page, file
   QString trainArguments;
+  QStringList images;
   bool any() const { return !shots.isEmpty(); }
 };
 
@@ -52,7 +55,18 @@ void settle(int ms, const std::function<bool()>& done = {}) {
   QApplication::processEvents();
 }
 
-void grab(MainWindow& window, const QString& page, const QString& file) {
+void grab(MainWindow& window, const QString& page, const QString& file, const QStringList& images) {
+  if (page == QLatin1String("inference")) {
+    EvaluationPage* evaluation = window.evaluationPage();
+    window.showPage(QStringLiteral("evaluation"));
+    evaluation->refreshRuns();
+    evaluation->showTab(1);
+    if (evaluation->inference()->addImages(images))
+      settle(600000, [evaluation] { return !evaluation->inference()->isRunning(); });
+    settle(800);
+    window.grab().save(file);
+    return;
+  }
   if (page == QLatin1String("edit") && window.editPage()->scene()->selectedNodeIds().isEmpty())
     window.editPage()->scene()->selectNodes({QStringLiteral("conv1")});  // shows the property panel
   window.showPage(page);
@@ -81,7 +95,7 @@ void runScreenshots(MainWindow& window, const ScreenshotPlan& plan) {
     for (const auto& [page, file] : plan.shots) {
       const bool atRunTime = page.endsWith(QLatin1String("@running"));
       if (atRunTime != running) continue;
-      grab(window, atRunTime ? page.chopped(8) : page, file);
+      grab(window, atRunTime ? page.chopped(8) : page, file, plan.images);
     }
   };
   if (plan.trainArguments.isEmpty()) {
@@ -138,7 +152,10 @@ int runApplication(QApplication& app) {
   size.setFlags(QCommandLineOption::HiddenFromHelp);
   parser.addOption(screenshot);
   parser.addOption(screenshotTrain);
+  QCommandLineOption screenshotImages(QStringLiteral("screenshot-images"), QStringLiteral("A.png,B.jpg"), QStringLiteral("files"));
+  screenshotImages.setFlags(QCommandLineOption::HiddenFromHelp);
   parser.addOption(size);
+  parser.addOption(screenshotImages);
   parser.process(app);
 
   MainWindow window;
@@ -154,6 +171,7 @@ int runApplication(QApplication& app) {
     if (!page.isEmpty() && !file.isEmpty()) plan.shots << qMakePair(page, QFileInfo(file).absoluteFilePath());
   }
   plan.trainArguments = parser.value(screenshotTrain);
+  plan.images = parser.value(screenshotImages).split(QLatin1Char(','), Qt::SkipEmptyParts);
 
   const QStringList args = parser.positionalArguments();
   bool opened = false;

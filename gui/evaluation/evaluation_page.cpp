@@ -15,10 +15,12 @@
 #include <QSaveFile>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "gui/evaluation/confusion_matrix_plot.h"
+#include "gui/evaluation/inference_tab.h"
 #include "gui/evaluation/sample_browser.h"
 #include "gui/run/cli_command.h"
 
@@ -81,7 +83,8 @@ EvaluationPage::EvaluationPage(ProjectDocument* doc, QWidget* parent) : QWidget(
   bar->addWidget(m_run, 2);
   bar->addWidget(other);
   bar->addSpacing(12);
-  bar->addWidget(new QLabel(tr("Dataset"), this));
+  auto* datasetLabel = new QLabel(tr("Dataset"), this);
+  bar->addWidget(datasetLabel);
   bar->addWidget(m_dataset);
   bar->addWidget(new QLabel(tr("Parameters"), this));
   bar->addWidget(m_parameters);
@@ -121,13 +124,26 @@ EvaluationPage::EvaluationPage(ProjectDocument* doc, QWidget* parent) : QWidget(
   vertical->setStretchFactor(1, 1);
   vertical->setSizes({430, 330});
 
+  // The Inference tab uses the run and parameters chosen in the bar; the dataset, Evaluate and the
+  // evaluation's summary belong to the Evaluation tab only.
+  m_inference = new InferenceTab(this);
+  m_tabs = new QTabWidget(this);
+  m_tabs->setObjectName(QStringLiteral("evaluationTabs"));
+  m_tabs->setDocumentMode(true);
+  m_tabs->addTab(vertical, tr("Evaluation"));
+  m_tabs->addTab(m_inference, tr("Inference"));
+  const QList<QWidget*> evaluationOnly{datasetLabel, m_dataset, m_evaluate, m_exportCsv, m_summary, m_status};
+  connect(m_tabs, &QTabWidget::currentChanged, this, [evaluationOnly](int tab) {
+    for (QWidget* w : evaluationOnly) w->setVisible(tab == 0);
+  });
+
   auto* results = new QWidget(this);
   auto* resultsLayout = new QVBoxLayout(results);
   resultsLayout->setContentsMargins(0, 0, 0, 0);
   resultsLayout->addLayout(bar);
   resultsLayout->addWidget(m_status);
   resultsLayout->addWidget(m_summary);
-  resultsLayout->addWidget(vertical, 1);
+  resultsLayout->addWidget(m_tabs, 1);
 
   m_stack = new QStackedWidget(this);
   m_stack->addWidget(empty);
@@ -276,7 +292,10 @@ QString EvaluationPage::evaluationFolder() const {
   return QDir(selectedRun()).filePath(QStringLiteral("evaluation/") + tag + QLatin1Char('-') + m_parameters->currentData().toString());
 }
 
+void EvaluationPage::showTab(int index) { m_tabs->setCurrentIndex(index); }
+
 void EvaluationPage::runChosen() {
+  m_inference->setRun(selectedRun(), m_parameters->currentData().toString());
   m_result.reset();
   m_matrix->clear();
   m_perClass->setRowCount(0);

@@ -5,7 +5,8 @@
 // per-class precision / recall / F-measure / support with macro averages, and a sample browser.
 // Export writes the ONNX model (`netsmith-cli export RUN --onnx FILE`) or the per-class table as CSV.
 // An evaluation already in the run folder (RUN/evaluation/<dataset>-<parameters>/evaluation.json)
-// is shown when its run is chosen. Without any run the page says "Train first".
+// is shown when its run is chosen. Without any run the page says "Train first". The Inference tab
+// (InferenceTab) classifies images a person drops with the chosen run and parameters.
 #pragma once
 
 #include <QWidget>
@@ -21,10 +22,12 @@ class QProcess;
 class QPushButton;
 class QStackedWidget;
 class QTableWidget;
+class QTabWidget;
 
 namespace netsmith::gui {
 
 class ConfusionMatrixPlot;
+class InferenceTab;
 class SampleBrowser;
 
 class EvaluationPage : public QWidget {
@@ -61,6 +64,9 @@ class EvaluationPage : public QWidget {
   ConfusionMatrixPlot* confusionMatrix() const { return m_matrix; }
   QTableWidget* perClassTable() const { return m_perClass; }
   SampleBrowser* samples() const { return m_samples; }
+  InferenceTab* inference() const { return m_inference; }
+  // Shows the Evaluation (0) or the Inference (1) tab.
+  void showTab(int index);
 
  signals:
   void evaluated(bool ok);
@@ -94,6 +100,8 @@ class EvaluationPage : public QWidget {
   ConfusionMatrixPlot* m_matrix;
   QTableWidget* m_perClass;
   SampleBrowser* m_samples;
+  QTabWidget* m_tabs;
+  InferenceTab* m_inference;
 };
 
 }  // namespace netsmith::gui
