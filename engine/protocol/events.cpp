@@ -275,6 +275,19 @@ ScalingVerdict ScalingVerdict::fromJson(const Json& json, const Where& where) {
   return v;
 }
 
+Json EarlyStop::toJson() const {
+  return {{"epoch", epoch},       {"best_epoch", bestEpoch}, {"best_validation_error", bestValidationError},
+          {"patience", patience}, {"min_delta", minDelta},   {"message", message},
+          {"parameters_epoch", parametersEpoch ? Json(*parametersEpoch) : Json(nullptr)}};
+}
+
+EarlyStop EarlyStop::fromJson(const Json& json, const Where& where) {
+  const FieldReader o(json, where);
+  return {o.integer("epoch"),   o.integer("best_epoch"),      o.number("best_validation_error"),
+          o.integer("patience"), o.number("min_delta", 0.0), o.text("message"),
+          o.optionalInteger("parameters_epoch")};
+}
+
 Json FinishedEvent::toJson() const {
   Json j = {{"event", kName}, {"status", status}};
   if (!run.empty()) j["run"] = run;
@@ -285,6 +298,7 @@ Json FinishedEvent::toJson() const {
   }
   if (!message.empty()) j["message"] = message;
   if (alreadyCompleted) j["already_completed"] = true;
+  if (earlyStopped) j["early_stopped"] = earlyStopped->toJson();
   if (scalingVerdict) j["scaling_verdict"] = scalingVerdict->toJson();
   if (!gpus.empty()) {
     Json list = Json::array();
@@ -306,6 +320,7 @@ FinishedEvent FinishedEvent::fromJson(const Json& json) {
   e.parametersSha256 = o.text("parameters_sha256");
   e.message = o.text("message");
   e.alreadyCompleted = o.flag("already_completed");
+  if (const auto v = o.object("early_stopped")) e.earlyStopped = EarlyStop::fromJson(v->json(), v->where());
   if (const auto v = o.object("scaling_verdict")) e.scalingVerdict = ScalingVerdict::fromJson(v->json(), v->where());
   o.forEachObject("gpus", [&](const FieldReader& g) {
     e.gpus.push_back({g.text("id"), g.optionalNumber("max_temperature_c"), g.optionalNumber("mean_power_w")});

@@ -209,6 +209,21 @@ struct GpuSummary {
   std::optional<double> meanPowerW;
 };
 
+// A run that ended early (Note [Early stopping], engine/train/early_stopping.h): the validation
+// error had not improved for `patience` validations, and the best epoch's parameters were kept.
+struct EarlyStop {
+  int64_t epoch = 0;      // the epoch it stopped after
+  int64_t bestEpoch = 0;  // whose parameters the run keeps
+  double bestValidationError = kUndefined;
+  int64_t patience = 0;
+  double minDelta = 0;
+  std::string message;    // for people
+  std::optional<int64_t> parametersEpoch;  // the epoch of the best.nsparams restored (null: not recorded)
+
+  Json toJson() const;
+  static EarlyStop fromJson(const Json& json, const Where& where);
+};
+
 struct FinishedEvent {
   static constexpr const char* kName = "finished";
   std::string status;  // completed | stopped | failed
@@ -220,6 +235,7 @@ struct FinishedEvent {
   std::string parametersSha256;
   std::string message;          // when failed, or already completed; not written when empty
   bool alreadyCompleted = false;  // a resume of a completed run: nothing trained (written when true)
+  std::optional<EarlyStop> earlyStopped;          // config.early_stopping ended the run
   std::optional<ScalingVerdict> scalingVerdict;  // after a run on several devices
   std::vector<GpuSummary> gpus;                   // on GPUs (not written when empty)
 

@@ -120,6 +120,7 @@ std::vector<Event> everyEvent() {
   verdict.allreduceHidden = 0.7;
   verdict.text = "2 GPUs: 1.8× one GPU's samples/s (90%)";
   completed.scalingVerdict = verdict;
+  completed.earlyStopped = EarlyStop{9, 6, 0.11, 3, 0.001, "stopped early at epoch 9", 6};
   completed.gpus = {{"cuda:0", 70.4, 212.0}, {"cuda:1", std::nullopt, std::nullopt}};
   FinishedEvent failed;
   failed.status = "failed";
