@@ -50,6 +50,9 @@ QString key(const EvaluationResult& r) {
 SampleBrowser::SampleBrowser(QWidget* parent) : QWidget(parent) {
   m_filter = new QComboBox(this);
   m_filter->setObjectName(QStringLiteral("sampleFilter"));
+  // A confusion-matrix cell adds an entry with two class names later: grow with it, not only
+  // with the entries there at first show.
+  m_filter->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   m_filter->addItem(tr("Worst-classified"), static_cast<int>(Filter::Worst));
   m_filter->addItem(tr("Misclassified"), static_cast<int>(Filter::Misclassified));
   m_filter->addItem(tr("All samples"), static_cast<int>(Filter::All));

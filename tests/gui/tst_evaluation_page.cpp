@@ -10,6 +10,7 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QComboBox>
 #include <QtTest>
 
 #include "gui/evaluation/confusion_matrix_plot.h"
@@ -305,6 +306,25 @@ class TestEvaluationPage : public QObject {
     QVERIFY(failed.wait(120000));
     QVERIFY(!failed.first().first().toBool());
     QVERIFY2(page.statusText().startsWith("Cannot evaluate") && page.statusText().contains("best"), qPrintable(page.statusText()));
+  }
+
+  // Issue 17: the "Show" box was sized for its first three entries, so a confusion-matrix cell's
+  // entry ("True T-shirt/top, predicted Shirt") was cut off; it now grows with its entry.
+  void showBoxFitsACellsEntry() {
+    SampleBrowser browser;
+    browser.resize(900, 400);
+    browser.show();
+    EvaluationResult r;
+    r.classNames = {"T-shirt/top", "Trouser", "Pullover with a rather long name", "Dress"};
+    browser.setResult(r);
+    QCoreApplication::processEvents();
+    browser.showCell(0, 2);
+    QCoreApplication::processEvents();
+    auto* box = browser.findChild<QComboBox*>("sampleFilter");
+    QVERIFY(box);
+    QCOMPARE(box->currentText(), QString("True T-shirt/top, predicted Pullover with a rather long name"));
+    const int textWidth = box->fontMetrics().horizontalAdvance(box->currentText());
+    QVERIFY2(box->width() >= textWidth, qPrintable(QString("box %1 px, text %2 px").arg(box->width()).arg(textWidth)));
   }
 };
 
