@@ -143,27 +143,30 @@ int runEvaluate(const ParsedArgs& args) {
 
     const fs::path folder = fs::path(model.runDir()) / "evaluation" / tag;
     fs::create_directories(folder);
-    Json out = evaluationToJson(e, naming.names);
-    out["class_names_file"] = naming.file.empty() ? Json(nullptr) : Json(naming.file);
-    out["warnings"] = naming.warnings;
-    out["run"] = model.runDir();
-    out["project"] = project.name;
-    out["dataset"] = {{"name", datasetName == "validation" || datasetName == "training" ? datasetName : "csv"},
-                      {"format", spec.format},
-                      {"images", spec.images},
-                      {"labels", spec.labels},
-                      {"csv", spec.csv},
-                      {"scale", project.dataset.scale},
-                      {"sample_shape", data.sampleShape}};
-    out["parameters"] = {{"which", which}, {"path", model.parameters().path}, {"meta", model.parameters().data.meta}};
-    out["devices"] = predictions.devices;
-    out["precision"] = project.config.precision;  // the run's, as in training (Note [CPU bfloat16])
-    out["output_head"] = headName(head);
-    out["binary"] = reading.binary;
-    out["seconds"] = seconds;
-    out["files"] = {{"json", (folder / "evaluation.json").string()},
-                    {"report", (folder / "report.txt").string()},
-                    {"predictions", (folder / "predictions.csv").string()}};
+    protocol::EvaluationReport report = evaluationReport(e, naming.names);
+    report.classNamesFile = naming.file;
+    report.warnings = naming.warnings;
+    report.run = model.runDir();
+    report.project = project.name;
+    report.dataset = {datasetName == "validation" || datasetName == "training" ? datasetName : "csv",
+                      spec.format,
+                      spec.images,
+                      spec.labels,
+                      spec.csv,
+                      project.dataset.scale,
+                      data.sampleShape};
+    report.parametersWhich = which;
+    report.parametersPath = model.parameters().path;
+    report.parametersMeta = model.parameters().data.meta;
+    report.devices = predictions.devices;
+    report.precision = project.config.precision;  // the run's, as in training (Note [CPU bfloat16])
+    report.outputHead = headName(head);
+    report.binary = reading.binary;
+    report.seconds = seconds;
+    report.jsonFile = (folder / "evaluation.json").string();
+    report.reportFile = (folder / "report.txt").string();
+    report.predictionsFile = (folder / "predictions.csv").string();
+    const Json out = report.toJson();
 
     std::string csv = "index,true_class,predicted_class,true_class_name,predicted_class_name";
     for (int64_t c = 0; c < predictions.width; ++c) csv += ",likelihood_" + std::to_string(c);

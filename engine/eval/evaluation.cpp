@@ -105,41 +105,32 @@ Evaluation evaluateClassifier(const ClassReading& reading, const std::vector<flo
   return e;
 }
 
-Json evaluationToJson(const Evaluation& e, const std::vector<std::string>& classNames) {
-  Json names = Json::array();
-  for (int64_t c = 0; c < e.classes; ++c) names.push_back(classNameOf(classNames, c));
-  Json perClass = Json::array();
+protocol::EvaluationReport evaluationReport(const Evaluation& e, const std::vector<std::string>& classNames) {
+  protocol::EvaluationReport r;
+  r.samples = e.samples;
+  r.classes = e.classes;
+  for (int64_t c = 0; c < e.classes; ++c) r.classNames.push_back(classNameOf(classNames, c));
+  r.correct = e.correct;
+  r.accuracy = e.accuracy;
+  r.error = 1.0 - e.accuracy;
+  r.macroPrecision = e.macroPrecision;
+  r.macroRecall = e.macroRecall;
+  r.macroFMeasure = e.macroFMeasure;
   for (size_t c = 0; c < e.perClass.size(); ++c) {
     const ClassMetrics& m = e.perClass[c];
-    perClass.push_back({{"class", c},
-                        {"name", classNameOf(classNames, static_cast<int64_t>(c))},
-                        {"support", m.support},
-                        {"predicted", m.predicted},
-                        {"true_positives", m.truePositives},
-                        {"precision", m.precision},
-                        {"recall", m.recall},
-                        {"f_measure", m.fMeasure}});
+    r.perClass.push_back({static_cast<int64_t>(c), classNameOf(classNames, static_cast<int64_t>(c)), m.support,
+                          m.predicted, m.truePositives, m.precision, m.recall, m.fMeasure});
   }
-  Json worst = Json::array();
+  r.confusion = e.confusion;
   for (const auto& s : e.worst)
-    worst.push_back({{"index", s.index},
-                     {"true_class", s.trueClass},
-                     {"predicted_class", s.predictedClass},
-                     {"true_class_name", classNameOf(classNames, s.trueClass)},
-                     {"predicted_class_name", classNameOf(classNames, s.predictedClass)},
-                     {"true_likelihood", s.trueLikelihood},
-                     {"predicted_likelihood", s.predictedLikelihood},
-                     {"likelihoods", s.likelihoods}});
-  return {{"samples", e.samples},
-          {"classes", e.classes},
-          {"class_names", names},
-          {"correct", e.correct},
-          {"accuracy", e.accuracy},
-          {"error", 1.0 - e.accuracy},
-          {"macro", {{"precision", e.macroPrecision}, {"recall", e.macroRecall}, {"f_measure", e.macroFMeasure}}},
-          {"per_class", perClass},
-          {"confusion_matrix", e.confusion},
-          {"worst", worst}};
+    r.worst.push_back({s.index, s.trueClass, s.predictedClass, classNameOf(classNames, s.trueClass),
+                       classNameOf(classNames, s.predictedClass), s.trueLikelihood, s.predictedLikelihood,
+                       std::vector<double>(s.likelihoods.begin(), s.likelihoods.end())});
+  return r;
+}
+
+Json evaluationToJson(const Evaluation& e, const std::vector<std::string>& classNames) {
+  return evaluationReport(e, classNames).toJson();
 }
 
 std::string evaluationToText(const Evaluation& e, const std::vector<std::string>& classNames) {

@@ -10,6 +10,7 @@
 
 #include "engine/eval/output_head.h"
 #include "engine/project/project.h"
+#include "engine/protocol/evaluation_report.h"
 
 namespace netsmith {
 
@@ -55,10 +56,13 @@ std::string classNameOf(const std::vector<std::string>& classNames, int64_t c);
 // quote or a line break (T-shirt, top → "T-shirt, top").
 std::string csvCell(const std::string& text);
 
-// JSON for machines (evaluate --json, RUN/evaluation/*.json, the GUI's Evaluation page). Every
-// class carries its name (classNameOf): `class_names` (one per class: the labels of the confusion
-// matrix's rows and columns), per_class `name`, and the worst samples' `true_class_name` and
-// `predicted_class_name`.
+// The figures as the evaluation report describes them (engine/protocol/evaluation_report.h; the
+// CLI's evaluate adds what was evaluated and how, and writes it for evaluate --json,
+// RUN/evaluation/*.json and the GUI's Evaluation page). Every class carries its name
+// (classNameOf): `class_names` (one per class: the labels of the confusion matrix's rows and
+// columns), per_class `name`, and the worst samples' `true_class_name` and `predicted_class_name`.
+protocol::EvaluationReport evaluationReport(const Evaluation& e, const std::vector<std::string>& classNames);
+// Its JSON (evaluationReport(...).toJson()).
 Json evaluationToJson(const Evaluation& e, const std::vector<std::string>& classNames);
 // A table for people: accuracy, per-class table, macro averages, confusion matrix, worst samples,
 // each class shown by its name.
