@@ -20,6 +20,20 @@ std::optional<long long> ParsedArgs::positiveInteger(const std::string& option) 
   return n;
 }
 
+std::optional<long long> ParsedArgs::nonNegativeInteger(const std::string& option) const {
+  if (!has(option)) return std::nullopt;
+  const std::string v = value(option);
+  size_t used = 0;
+  long long n = -1;
+  try {
+    n = std::stoll(v, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used != v.size() || v.empty() || n < 0) throw UsageError{format("{}: expected an integer >= 0, got '{}'", option, v)};
+  return n;
+}
+
 ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& args) {
   ParsedArgs out;
   for (size_t i = 0; i < args.size(); ++i) {

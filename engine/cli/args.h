@@ -37,6 +37,8 @@ struct ParsedArgs {
   }
   // Positive integer option, or nullopt when absent; throws UsageError naming the option.
   std::optional<long long> positiveInteger(const std::string& option) const;
+  // Same, 0 allowed.
+  std::optional<long long> nonNegativeInteger(const std::string& option) const;
 };
 
 // A mistake on the command line: printed with a pointer to --help, exit code 2.

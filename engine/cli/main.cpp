@@ -55,6 +55,8 @@ const CommandSpec kTrain{
      {"--accept-edited-settings", "", "with --resume: continue although the run folder's project.nsproj was edited\n"
                                       "                            since the run started (the edit is recorded in run.json)"},
      {"--max-epoch", "N", "override config.max_epoch"},
+     {"--early-stopping", "N", "override config.early_stopping: stop when the validation error has not improved for N\n"
+                               "                            validations, keeping the best epoch's parameters; 0: off"},
      {"--train-samples", "N", "train on the first N training samples only (quick checks)"},
      {"--validation-samples", "N", "validate on the first N validation samples only"},
      {"--devices", "LIST", "train on these devices (comma-separated, e.g. cpu:0,cpu:1) instead of parallel.devices;\n"
@@ -139,6 +141,10 @@ int runTrain(const ParsedArgs& args) {
     throw UsageError{"--run-dir needs a folder for the new run, got an empty name"};
   options.runDir = args.value("--run-dir");
   if (auto n = args.positiveInteger("--max-epoch")) options.maxEpoch = *n;
+  if (auto n = args.nonNegativeInteger("--early-stopping")) {
+    if (!options.resumeRun.empty()) throw UsageError{"--early-stopping cannot change a resumed run; the run keeps its own settings"};
+    options.earlyStopping = *n;
+  }
   if (auto n = args.positiveInteger("--train-samples")) options.trainSamples = *n;
   if (auto n = args.positiveInteger("--validation-samples")) options.validationSamples = *n;
   if (args.has("--devices")) {

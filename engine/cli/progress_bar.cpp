@@ -111,6 +111,8 @@ void ProgressBarSink::publish(const Json& e) {
   } else if (kind == "finished") {
     endBarLine();
     if (e.value("already_completed", false)) std::fprintf(m_out, "%s\n", e.value("message", "").c_str());
+    if (e.contains("early_stopped") && e["early_stopped"].is_object())  // Note [Early stopping]
+      std::fprintf(m_out, "%s\n", e["early_stopped"].value("message", "").c_str());
     std::fprintf(m_out, "Finished: %s", e.value("status", "").c_str());
     if (e.contains("best_validation_error") && e["best_validation_error"].is_number())
       std::fprintf(m_out, ", best validation error %s (accuracy %s)", percent(e["best_validation_error"]).c_str(),

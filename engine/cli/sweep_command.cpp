@@ -34,6 +34,7 @@ const CommandSpec kSweep{
     {{"--set", "KEY=V1,V2,...", "a project key and the values to try (repeatable)", true},
      {"--devices", "LIST", "the devices to spread the trainings over (default: parallel.devices)"},
      {"--max-epoch", "N", "override config.max_epoch"},
+     {"--early-stopping", "N", "override config.early_stopping (patience in validations; 0: off)"},
      {"--train-samples", "N", "train on the first N training samples only"},
      {"--validation-samples", "N", "validate on the first N validation samples only"},
      {"--json", "", "print the summary as JSON"}},
@@ -218,6 +219,7 @@ int runSweep(const ParsedArgs& args) {
       options.runDir = job->runDir;
       options.devices = {device};
       if (auto n = args.positiveInteger("--max-epoch")) options.maxEpoch = *n;
+      if (auto n = args.nonNegativeInteger("--early-stopping")) options.earlyStopping = *n;
       if (auto n = args.positiveInteger("--train-samples")) options.trainSamples = *n;
       if (auto n = args.positiveInteger("--validation-samples")) options.validationSamples = *n;
       EventBus bus;

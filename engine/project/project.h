@@ -79,6 +79,8 @@ struct TrainingConfig {
   uint64_t seed = 1;
   bool deterministic = false;
   bool saveBest = true;  // keep the best validation epoch's parameters as RUN/best.nsparams
+  int64_t earlyStopping = 0;         // patience in validations; 0: off (engine/train/early_stopping.h)
+  double earlyStoppingMinDelta = 0;  // an improvement is a decrease by more than this
   Augmentation augmentation;  // config.augmentation (training samples only)
 };
 

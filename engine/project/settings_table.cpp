@@ -162,6 +162,17 @@ std::vector<Setting> buildTable() {
           "Keep the parameters of the epoch with the lowest validation error as best.nsparams in the run folder.")
           .unlessDefault()
           .field([](auto& p) -> auto& { return p.config.saveBest; }));
+  add(Row(G::GlobalConfig, "early_stopping", T::Integer, "Early stopping",
+          "Stop when the validation error has not improved for this many validations in a row (patience), and keep "
+          "the best epoch's parameters. 0: off.")
+          .min(0)
+          .unlessDefault("off")
+          .field([](auto& p) -> auto& { return p.config.earlyStopping; }));
+  add(Row(G::GlobalConfig, "early_stopping_min_delta", T::Number, "Min. improvement",
+          "Early stopping counts a validation error as improved only when it is lower than the best by more than this.")
+          .min(0)
+          .unlessDefault("0")
+          .field([](auto& p) -> auto& { return p.config.earlyStoppingMinDelta; }));
 
   // --- config.augmentation: every key optional, absent ones off ------------------------------
   add(Row(G::Augmentation, "flip_horizontal", T::Flag, "Horizontal flip", "Mirror left-right with probability 0.5.")

@@ -12,6 +12,7 @@
 #include "engine/core/error.h"
 #include "engine/eval/parameters_file.h"
 #include "engine/train/checkpoint.h"
+#include "engine/train/early_stopping.h"
 #include "engine/train/training_run.h"
 
 namespace fs = std::filesystem;
@@ -207,10 +208,18 @@ TrainResult TrainingRun::run() {
 
   const bool leader = m_job->leader();
   std::string pendingFailure;  // the leader's: every process fails at the next agreement
+  // A resume replays the run's validations (Note [Early stopping]).
+  EarlyStopping earlyStopping = earlyStoppingOf(m_project.config, m_record.settings());
+  for (const CurveRow& r : m_curve)
+    if (r.validationError) earlyStopping.observe(r.epoch, *r.validationError);
   try {
     if (leader) m_bus.publish(started);
+    if (leader && earlyStopping.enabled() && !m_validation)
+      m_bus.publish({{"event", "warning"},
+                     {"message", "config.early_stopping is on, but the project has no validation set: nothing is "
+                                 "counted and the run trains all its epochs"}});
     if (m_options.profile) m_profile = std::make_unique<RunProfile>(m_replicas, m_workers);
-    for (; m_epoch < m_maxEpoch; ++m_epoch) {
+    for (; m_epoch < m_maxEpoch && !earlyStopping.stopped(); ++m_epoch) {
       const auto order = epochOrder(m_train.size, seed, m_epoch, shuffle);
       // A streamed dataset's prefetch threads read the epoch ahead of the workers (Note [Sample feed]).
       for (auto& replica : m_replicas) replica->announceEpoch(m_train, order, m_iteration);
@@ -248,13 +257,14 @@ TrainResult TrainingRun::run() {
             // Hook (evaluation, issue 6): config.save_best keeps the best epoch's parameters beside
             // the last ones, for `evaluate/infer/export --parameters best` (engine/eval). Under
             // mpirun the leader writes it, as it writes everything else in the run folder.
-            if (m_project.config.saveBest && leader)
+            if ((m_project.config.saveBest || earlyStopping.enabled()) && leader)
               writeParametersFile((m_runDir / "best.nsparams").string(), m_replicas[0]->network(),
                                   {{"project", m_project.name}, {"run_id", m_record.runId()}, {"epoch", row.epoch},
                                    {"validation_error", *row.validationError}});
           }
         }
       }
+      if (row.validationError) earlyStopping.observe(row.epoch, *row.validationError);
       row.seconds = secondsSince(epochStart);
       m_curve.push_back(row);
       if (leader) {
@@ -278,6 +288,13 @@ TrainResult TrainingRun::run() {
     return fail(result, e.what());
   }
   if (result.status.empty()) result.status = "completed";
+  Json earlyStopped;  // Note [Early stopping]: a normal end that keeps the best epoch's parameters
+  try {
+    if (result.status == "completed" && earlyStopping.stopped())
+      earlyStopped = keepBestParameters(earlyStopping, m_runDir, m_record.runId(), m_replicas, *m_pool);
+  } catch (const Error& e) {
+    return fail(result, e.what());
+  }
 
   result.parametersSha256 = m_replicas[0]->fingerprint();
   result.bestValidationError = m_bestValidationError;
@@ -292,6 +309,7 @@ TrainResult TrainingRun::run() {
                    {"epochs", static_cast<int64_t>(m_curve.size())},
                    {"best_validation_error", optionalJson(m_bestValidationError)},
                    {"parameters_sha256", result.parametersSha256}};
+  if (!earlyStopped.is_null()) finished["early_stopped"] = earlyStopped;
   if (leader) {
     const Json summary = runResult(result);
     if (summary.contains("scaling_verdict")) finished["scaling_verdict"] = summary["scaling_verdict"];

@@ -19,6 +19,7 @@ struct TrainOptions {
   std::string resumeRun;    // ... or continue this run folder from its newest valid checkpoint
   std::string runDir;       // where the new run goes; empty: <project folder>/<name>.runs/<YYYYMMDD-HHMMSS>
   std::optional<int64_t> maxEpoch;  // overrides config.max_epoch
+  std::optional<int64_t> earlyStopping;  // overrides config.early_stopping (0: off)
   int64_t trainSamples = 0;         // > 0: train on the first N samples only (quick checks)
   int64_t validationSamples = 0;    // > 0: validate on the first N samples only
   std::vector<std::string> devices; // non-empty: overrides parallel.devices (netsmith-cli --devices)

@@ -210,6 +210,7 @@ void TrainingRun::prepare(bool planOnly) {
     checkNoOtherRun(m_runDir, m_project.path);
     m_record.settings() = {{"project", m_project.path},
                   {"max_epoch", m_options.maxEpoch ? Json(*m_options.maxEpoch) : Json(nullptr)},
+                  {"early_stopping", m_options.earlyStopping ? Json(*m_options.earlyStopping) : Json(nullptr)},
                   {"train_samples", m_options.trainSamples},
                   {"validation_samples", m_options.validationSamples},
                   {"devices", m_options.devices.empty() ? Json(nullptr) : Json(m_options.devices)}};

@@ -211,6 +211,39 @@ class TestConfigPage : public QObject {
     QVERIFY(settingValue(doc, "config.save_best").is_null());
   }
 
+  // config.early_stopping comes from the settings table like every row: an empty field reads
+  // "off", a typed patience is written (one undo step), a refused value names the path, and 0
+  // turns it off again (the key goes).
+  void earlyStoppingField() {
+    ProjectDocument doc;
+    doc.load(NETSMITH_SOURCE_DIR "/projects/fashion_mnist_lenet.nsproj");
+    ConfigPage page(&doc);
+    auto* patience = qobject_cast<QLineEdit*>(page.editor("config.early_stopping"));
+    QVERIFY(patience);
+    QCOMPARE(patience->text(), QString());
+    QCOMPARE(patience->placeholderText(), QString("off"));
+    QVERIFY(patience->toolTip().contains("validation error has not improved"));
+    QVERIFY(page.editor("config.early_stopping_min_delta"));
+    page.enterText("config.early_stopping", "-1");
+    QVERIFY2(page.errorFor("config.early_stopping").contains("config.early_stopping: expected an integer >= 0, got -1"),
+             qPrintable(page.errorFor("config.early_stopping")));
+    QVERIFY(!doc.isModified());
+    page.enterText("config.early_stopping", "3");
+    QVERIFY(page.errorFor("config.early_stopping").isEmpty());
+    QCOMPARE(doc.settings().config.earlyStopping, int64_t{3});
+    QCOMPARE(settingValue(doc, "config.early_stopping"), Json(3));
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QVERIFY(QString::fromStdString(doc.toText(QString())).contains("\"early_stopping\": 3"));
+    doc.undoStack()->undo();
+    QCOMPARE(doc.settings().config.earlyStopping, int64_t{0});
+    QCOMPARE(patience->text(), QString());
+    doc.undoStack()->redo();
+    QCOMPARE(patience->text(), QString("3"));
+    page.enterText("config.early_stopping", "0");
+    QCOMPARE(doc.settings().config.earlyStopping, int64_t{0});
+    QVERIFY(settingValue(doc, "config.early_stopping").is_null());
+  }
+
   void valueFromTextTypes() {
     QVERIFY(valueFromText("12").is_number_integer());
     QVERIFY(valueFromText("1e-3").is_number_float());
