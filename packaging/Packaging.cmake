@@ -1,5 +1,5 @@
 # Installation layout and the Debian package (`cpack -G DEB` in the build folder builds
-# netsmith_<version>_amd64.deb): both executables, the sample projects, the icon, the desktop
+# netsmith_<version>_amd64.deb): both executables, the sample projects, the documentation, the icon, the desktop
 # file, AppStream metadata, the MIME type of .nsproj files and the netsmith-cli man page.
 # Depends is computed by dpkg-shlibdeps from the executables' libraries, plus what they run.
 include(GNUInstallDirs)
@@ -18,6 +18,10 @@ install(FILES ${NETSMITH_PACKAGING_DIR}/${NETSMITH_APP_ID}.svg
         DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps)
 install(FILES ${NETSMITH_PACKAGING_DIR}/netsmith-project.xml DESTINATION ${CMAKE_INSTALL_DATADIR}/mime/packages)
 install(FILES ${NETSMITH_PACKAGING_DIR}/copyright DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/netsmith)
+# The documentation beside it: the console's Help menu opens gui.md there (Note [Help locations],
+# gui/app/help_locations.h); the screenshots the pages show.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/netsmith
+        FILES_MATCHING PATTERN "*.md" PATTERN "*.png")
 
 # Version-stamped files, and the man page compressed as Debian policy asks.
 configure_file(${NETSMITH_PACKAGING_DIR}/${NETSMITH_APP_ID}.metainfo.xml

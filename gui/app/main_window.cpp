@@ -3,6 +3,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDesktopServices>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
@@ -13,10 +15,13 @@
 #include <QTabWidget>
 
 #include "engine/core/error.h"
+#include "gui/app/help_locations.h"
+#include "gui/app/help_viewer.h"
 #include "gui/config/config_page.h"
 #include "gui/dataset/dataset_page.h"
 #include "gui/edit/edit_page.h"
 #include "gui/evaluation/evaluation_page.h"
+#include "gui/run/cli_command.h"
 #include "gui/training/training_page.h"
 
 namespace netsmith::gui {
@@ -77,6 +82,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&New"), QKeySequence::New, this, &MainWindow::newProject);
+  m_samplesMenu = file->addMenu(tr("New from &sample"));
+  m_samplesMenu->setObjectName(QStringLiteral("samplesMenu"));
+  for (const SampleProject& sample : listSamples(samplesFolder())) {
+    QAction* a = m_samplesMenu->addAction(sample.name, this, [this, file = sample.file] { newFromSample(file); });
+    a->setData(sample.file);
+    a->setToolTip(sample.file);
+  }
+  m_samplesMenu->setEnabled(!m_samplesMenu->isEmpty());
   file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::open);
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   rebuildRecentMenu();
@@ -116,6 +129,68 @@ void MainWindow::createMenus() {
     m_training->state() == TrainingPage::State::Paused ? m_training->resume() : m_training->pause();
   });
   training->addAction(tr("S&top"), this, [this] { m_training->stop(); });
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* pageHelp = help->addAction(tr("Help on this &page"), QKeySequence::HelpContents, this, &MainWindow::showPageHelp);
+  pageHelp->setObjectName(QStringLiteral("helpPage"));
+  pageHelp->setShortcutContext(Qt::ApplicationShortcut);
+  QAction* docs = help->addAction(tr("&Documentation"), this, &MainWindow::openDocumentation);
+  docs->setObjectName(QStringLiteral("helpDocumentation"));
+  help->addSeparator();
+  QAction* about = help->addAction(tr("&About Netsmith"), this, [this] {
+    QMessageBox::about(this, tr("About Netsmith"),
+                       tr("<h3>Netsmith %1</h3><p>A training console for neural networks: draw a network as a graph of "
+                          "layer blocks, train it data-parallel on several GPUs or CPU workers, watch it learn, evaluate "
+                          "it and export it to ONNX.</p><p>The engine is <tt>netsmith-cli</tt> (<tt>%2</tt>).</p>"
+                          "<p>Documentation: <tt>%3</tt></p>")
+                           .arg(QApplication::applicationVersion(), engineProgram().toHtmlEscaped(),
+                                documentationFolder().isEmpty() ? tr("not found") : documentationFolder().toHtmlEscaped()));
+  });
+  about->setObjectName(QStringLiteral("helpAbout"));
+  help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+QString MainWindow::currentPage() const {
+  const int i = m_tabs->currentIndex();
+  return i >= 0 && i < 5 ? QString::fromLatin1(kPageNames[i]) : QString();
+}
+
+bool MainWindow::newFromSample(const QString& file) {
+  if (!maybeSave()) return false;
+  const QString previous = m_doc.path();
+  try {
+    // A copy without a file: Save asks where to put it, so the installed sample is never written.
+    m_doc.loadRecovered(file, QString());
+  } catch (const Error& e) {
+    QMessageBox::critical(this, tr("Cannot open the sample"), qs(e.what()));
+    return false;
+  }
+  m_recovery.discard(previous);
+  m_tabs->setCurrentIndex(0);  // Edit
+  showMessage(tr("New project from the sample %1: File ▸ Save As keeps it").arg(QFileInfo(file).fileName()));
+  return true;
+}
+
+void MainWindow::showPageHelp() {
+  const QString folder = documentationFolder();
+  if (folder.isEmpty()) {
+    QMessageBox::information(this, tr("Help"), tr("The documentation was not found. Looked in:\n%1")
+                                                   .arg(documentationCandidates().join(QLatin1Char('\n'))));
+    return;
+  }
+  if (!m_helpViewer) m_helpViewer = new HelpViewer(this);
+  m_helpViewer->show();  // first, so the document is laid out at the window's width
+  m_helpViewer->showSection(QDir(folder).filePath(QStringLiteral("gui.md")), pageHelpHeading(currentPage()));
+  m_helpViewer->raise();
+  m_helpViewer->activateWindow();
+}
+
+void MainWindow::openDocumentation() {
+  const QString folder = documentationFolder();
+  if (folder.isEmpty() || !QDesktopServices::openUrl(QUrl::fromLocalFile(QDir(folder).filePath(QStringLiteral("gui.md"))))) {
+    // No viewer for Markdown on this desktop (or no documentation): the help window shows it.
+    showPageHelp();
+  }
 }
 
 void MainWindow::showMessage(const QString& text) { statusBar()->showMessage(text, 8000); }

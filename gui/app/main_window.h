@@ -1,6 +1,8 @@
 // MainWindow: wires the pages (Edit, Dataset, Config, Training, Evaluation) to one ProjectDocument
-// and owns the menus and file handling: New, Open, Save, Save As, recent files, the unsaved-changes
-// prompt, autosave to a recovery file, window layout in QSettings. No page logic lives here.
+// and owns the menus and file handling: New, New from sample, Open, Save, Save As, recent files,
+// the unsaved-changes prompt, autosave to a recovery file, window layout in QSettings, and the Help
+// menu (F1: this page's section of the documentation; Note [Help locations]). No page logic lives
+// here.
 #pragma once
 
 #include <QMainWindow>
@@ -39,6 +41,17 @@ class MainWindow : public QMainWindow {
   // Writes the recovery copy now (the timer calls it).
   void autosave();
   void showPage(const QString& name);  // "edit", "dataset", "config", "training", "evaluation"
+  QString currentPage() const;
+
+  // File > New from sample: the sample `file` as a new project that has no file yet (unsaved; the
+  // sample itself is never written). False when the user cancelled or the file cannot be read.
+  bool newFromSample(const QString& file);
+  // Help > Help on this page (F1): the page's section of gui.md in the help window.
+  void showPageHelp();
+  // Help > Documentation: docs/gui.md in the desktop's viewer (QDesktopServices).
+  void openDocumentation();
+  QMenu* samplesMenu() const { return m_samplesMenu; }
+  class HelpViewer* helpViewer() const { return m_helpViewer; }
 
   ProjectDocument* document() { return &m_doc; }
   EditPage* editPage() const { return m_edit; }
@@ -73,6 +86,8 @@ class MainWindow : public QMainWindow {
   TrainingPage* m_training;
   EvaluationPage* m_evaluation;
   QMenu* m_recentMenu = nullptr;
+  QMenu* m_samplesMenu = nullptr;
+  class HelpViewer* m_helpViewer = nullptr;
 };
 
 }  // namespace netsmith::gui
