@@ -7,6 +7,7 @@
 
 #include "engine/cli/eval_commands.h"
 #include "engine/core/error.h"
+#include "engine/data/npy.h"
 #include "engine/eval/evaluation.h"
 #include "engine/eval/inference_input.h"
 #include "engine/eval/output_head.h"
@@ -18,9 +19,12 @@ namespace netsmith::cli {
 
 const CommandSpec kInfer{
     "infer",
-    "RUN_FOLDER --input FILE.csv|IMAGE [IMAGE ...] [--output FILE.csv] [--json]",
-    "Runs a trained run's network on PNG or JPEG images or a dataset CSV and writes the predictions as CSV.",
-    "Inputs are scaled by the project's dataset.scale, as in training; images are not resized. A CSV\n"
+    "RUN_FOLDER --input FILE.csv|FILE.npy|IMAGE [IMAGE ...] [--output FILE.csv|FILE.npy] [--json]",
+    "Runs a trained run's network on PNG or JPEG images, a dataset CSV or a NumPy array and writes the predictions.",
+    "Inputs are scaled by the project's dataset.scale, as in training; images are not resized. A NumPy\n"
+    ".npy array of shape (N, C, H, W) (or (N, D)) is a batch of inputs: float arrays go to the network\n"
+    "as they are, integer arrays (uint8 images) are scaled like images. --output FILE.npy writes a\n"
+    "float32 array (N, outputs) of what the CSV's likelihood_ (or y_) columns hold. A CSV\n"
     "follows the dataset format (header x:image, image paths relative to the CSV); its y column is\n"
     "optional. Output columns: input,class,class_name,likelihood_0,... for a classifier (class_name from\n"
     "the run's classes.txt, or the class number when the classes are unnamed; likelihoods after the\n"
@@ -28,8 +32,8 @@ const CommandSpec kInfer{
     "result per input: an image that cannot be read or does not fit the network's Input gets its own\n"
     "error and the others are still predicted. Exit status: 0 done (with --json: at least one input\n"
     "predicted), 1 failed, 2 bad command line.",
-    {{"--input", "FILE", "a dataset CSV, or a PNG or JPEG file (more images may follow as arguments)"},
-     {"--output", "FILE.csv", "write the CSV here instead of standard output"},
+    {{"--input", "FILE", "a dataset CSV, a NumPy .npy array, or a PNG or JPEG file (more images may follow)"},
+     {"--output", "FILE", "write the CSV (or, for FILE.npy, a float32 NumPy array) here instead of standard output"},
      {"--parameters", "WHICH", "last (default) or best"},
      {"--devices", "LIST", "run on these devices instead of the run's"},
      {"--json", "", "print one JSON object with a result (or an error) per input"}},
@@ -57,7 +61,7 @@ const char* headName(OutputHead h) {
 // (likelihoods of every class: a one-output binary classifier gives [1 - p, p]), {"input",
 // "outputs"} otherwise, {"input", "error"} for an image that cannot be read or whose shape does not
 // fit the Input layer. The images that can be used are predicted together in one dataset.
-int inferJson(const ParsedArgs& args, const std::vector<std::string>& inputs, bool csvInput) {
+int inferJson(const ParsedArgs& args, const std::vector<std::string>& inputs, bool csvInput, bool npyInput) {
   const auto start = std::chrono::steady_clock::now();
   const RunModel model(args.positional[0], parametersOption(args));
   const double scale = model.project().dataset.scale;
@@ -66,9 +70,9 @@ int inferJson(const ParsedArgs& args, const std::vector<std::string>& inputs, bo
   Json results = Json::array();
   std::vector<size_t> predicted;  // index in `results` of each sample of `data`
   Dataset data;
-  if (csvInput) {
+  if (csvInput || npyInput) {
     std::vector<std::string> names;
-    data = loadInferenceCsv(inputs[0], scale, names);
+    data = npyInput ? loadInferenceNpy(inputs[0], scale, inputShape, names) : loadInferenceCsv(inputs[0], scale, names);
     model.checkFits(data);
     for (const auto& n : names) {
       predicted.push_back(results.size());
@@ -145,11 +149,14 @@ int runInfer(const ParsedArgs& args) {
   std::vector<std::string> inputs{args.value("--input")};
   inputs.insert(inputs.end(), args.positional.begin() + 1, args.positional.end());
   const bool csvInput = fs::path(inputs[0]).extension() == ".csv";
-  if (csvInput && inputs.size() > 1) throw UsageError{"--input: give one CSV file, or image files only"};
+  const bool npyInput = fs::path(inputs[0]).extension() == ".npy";
+  if ((csvInput || npyInput) && inputs.size() > 1)
+    throw UsageError{"--input: give one CSV or .npy file, or image files only"};
+  const bool npyOutput = args.has("--output") && fs::path(args.value("--output")).extension() == ".npy";
   if (args.has("--json")) {
     if (args.has("--output")) throw UsageError{"--json prints to standard output: leave out --output"};
     try {
-      return inferJson(args, inputs, csvInput);
+      return inferJson(args, inputs, csvInput, npyInput);
     } catch (const Error& e) {
       std::printf("%s\n", Json{{"error", e.what()}}.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
       throw;
@@ -159,7 +166,9 @@ int runInfer(const ParsedArgs& args) {
   const double scale = model.project().dataset.scale;
   std::vector<std::string> names;
   Dataset data;
-  if (csvInput) {
+  if (npyInput) {
+    data = loadInferenceNpy(inputs[0], scale, model.graph().input().outputShape, names);
+  } else if (csvInput) {
     data = loadInferenceCsv(inputs[0], scale, names);
   } else {
     data = loadImageFiles(inputs, scale);
@@ -168,6 +177,17 @@ int runInfer(const ParsedArgs& args) {
   const Predictions p = model.predict(data, devicesOption(args));
   const OutputHead head = outputHeadOf(model.graph());
   const ClassReading reading = classReadingOf(model.graph());
+  if (npyOutput) {
+    std::vector<float> values(static_cast<size_t>(p.samples * p.width));
+    for (int64_t i = 0; i < p.samples; ++i)
+      applyOutputHead(head, {p.row(i), static_cast<size_t>(p.width)},
+                      std::span<float>(values).subspan(static_cast<size_t>(i * p.width), static_cast<size_t>(p.width)));
+    const std::string path = args.value("--output");
+    writeNpy(path, std::vector<int64_t>{p.samples, p.width}, values);
+    std::fprintf(stderr, "%lld predictions written to %s (float32, %lld x %lld)\n", static_cast<long long>(p.samples),
+                 path.c_str(), static_cast<long long>(p.samples), static_cast<long long>(p.width));
+    return 0;
+  }
   // class_name is always there for a classifier (the number when unnamed), so the columns do not
   // depend on whether the run's classes have names (Note [Run class names]).
   std::string csv = reading.classification ? "input,class,class_name" : "input";

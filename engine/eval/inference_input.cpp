@@ -9,6 +9,7 @@
 #include "engine/core/error.h"
 #include "engine/data/csv_reader.h"
 #include "engine/data/image/image.h"
+#include "engine/data/npy.h"
 #include "engine/data/png_reader.h"
 
 namespace fs = std::filesystem;
@@ -98,6 +99,31 @@ Dataset loadImageFiles(const std::vector<std::string>& paths, double scale) {
     d.features.insert(d.features.end(), image.pixels.begin(), image.pixels.end());
   }
   d.labels.assign(paths.size(), 0.0f);
+  return d;
+}
+
+Dataset loadInferenceNpy(const std::string& path, double scale, const Shape& inputShape, std::vector<std::string>& names) {
+  NpyArray a = readNpy(path);
+  NS_CHECK(!a.shape.empty(), "{}: the array is a single number: expected a batch of shape (N, {})", path,
+           shapeToString(inputShape));
+  const Shape sample(a.shape.begin() + 1, a.shape.end());
+  NS_CHECK(a.shape[0] > 0, "{}: the array holds no samples (its shape starts with 0)", path);
+  NS_CHECK(numel(sample) == numel(inputShape),
+           "{}: each sample of the array is {} ({} values) but the run's Input expects {} ({} values): save the "
+           "array with shape (N, {})",
+           path, shapeToString(sample), numel(sample), shapeToString(inputShape), numel(inputShape),
+           shapeToString(inputShape));
+  if (a.integers())
+    for (float& v : a.values) v = static_cast<float>(v * scale);
+  Dataset d;
+  d.source = path;
+  d.size = a.shape[0];
+  d.sampleShape = inputShape;
+  d.features = std::move(a.values);
+  d.labels.assign(static_cast<size_t>(d.size), 0.0f);
+  names.clear();
+  const std::string file = fs::path(path).filename().string();
+  for (int64_t i = 0; i < d.size; ++i) names.push_back(format("{}[{}]", file, i));
   return d;
 }
 

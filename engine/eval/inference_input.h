@@ -34,4 +34,11 @@ Dataset loadImageFiles(const std::vector<std::string>& paths, double scale);
 // original CSV's folder). `names` receives each row's first x cell (the image path), for output.
 Dataset loadInferenceCsv(const std::string& csvPath, double scale, std::vector<std::string>& names);
 
+// Reads a NumPy array of inputs (Note [NumPy arrays]) of shape (N, ...) whose samples hold as many
+// values as `inputShape` (N, C, H, W for an image Input; N, D for a flat one). Float arrays are
+// the network's input values as they are; integer arrays (a uint8 image batch) are pixel values
+// and are multiplied by `scale`, as images are. `names` receives "X.npy[i]" per sample. Error
+// names the file and what does not fit.
+Dataset loadInferenceNpy(const std::string& path, double scale, const Shape& inputShape, std::vector<std::string>& names);
+
 }  // namespace netsmith

@@ -4,47 +4,13 @@
 #include <QLocale>
 #include <algorithm>
 
-#include <nlohmann/json.hpp>
+#include "engine/protocol/evaluation_report.h"
 
 namespace netsmith::gui {
 
 namespace {
 
-using Json = nlohmann::json;
-
-const Json& member(const Json& o, const char* key) {
-  static const Json null;
-  if (!o.is_object()) return null;
-  const auto it = o.find(key);
-  return it == o.end() ? null : *it;
-}
-double number(const Json& o, const char* key, double fallback = 0) {
-  const Json& v = member(o, key);
-  return v.is_number() ? v.get<double>() : fallback;
-}
-long long integer(const Json& o, const char* key) {
-  const Json& v = member(o, key);
-  return v.is_number() ? static_cast<long long>(v.get<double>()) : 0;
-}
-QString text(const Json& o, const char* key) {
-  const Json& v = member(o, key);
-  return v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString();
-}
-QVector<double> numbers(const Json& v) {
-  QVector<double> out;
-  if (v.is_array())
-    for (const Json& x : v) out << (x.is_number() ? x.get<double>() : 0.0);
-  return out;
-}
-
-SamplePrediction readSample(const Json& o) {
-  SamplePrediction s;
-  s.index = integer(o, "index");
-  s.trueClass = static_cast<int>(integer(o, "true_class"));
-  s.predictedClass = static_cast<int>(integer(o, "predicted_class"));
-  s.likelihoods = numbers(member(o, "likelihoods"));
-  return s;
-}
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
 
 // One CSV line's cells; a quoted cell may hold commas and doubled quotes (a class name).
 QList<QByteArray> splitCsv(const QByteArray& line) {
@@ -98,69 +64,60 @@ std::optional<EvaluationResult> parseEvaluation(const QByteArray& json, QString*
     if (error) *error = why;
     return std::nullopt;
   };
-  const Json o = Json::parse(json.toStdString(), nullptr, false);
+  const auto o = nlohmann::json::parse(json.constBegin(), json.constEnd(), nullptr, /*allow_exceptions=*/false);
   if (o.is_discarded() || !o.is_object()) return fail(QStringLiteral("the engine's answer is not a JSON object"));
-  if (!text(o, "error").isEmpty()) return fail(text(o, "error"));
-  const Json& matrix = member(o, "confusion_matrix");
-  if (!matrix.is_array()) return fail(QStringLiteral("the engine's answer has no confusion_matrix"));
-
+  protocol::EvaluationReport report;
+  try {
+    report = protocol::EvaluationReport::fromJson(o);  // Note [Protocol reading rules]
+  } catch (const protocol::ReadError& e) {
+    return fail(QString::fromStdString(e.what()));
+  }
   EvaluationResult r;
-  r.run = text(o, "run");
-  r.project = text(o, "project");
-  const Json& data = member(o, "dataset");
-  r.datasetName = text(data, "name");
-  r.datasetFormat = text(data, "format");
-  r.images = text(data, "images");
-  r.labels = text(data, "labels");
-  r.csv = text(data, "csv");
-  r.scale = number(data, "scale", 1);
-  for (double d : numbers(member(data, "sample_shape"))) r.sampleShape << static_cast<long long>(d);
-  const Json& params = member(o, "parameters");
-  r.parametersWhich = text(params, "which");
-  r.parametersPath = text(params, "path");
-  r.bestEpoch = integer(member(params, "meta"), "epoch");
-  if (const Json& devices = member(o, "devices"); devices.is_array())
-    for (const Json& d : devices)
-      if (d.is_string()) r.devices << QString::fromStdString(d.get<std::string>());
-  r.outputHead = text(o, "output_head");
-  r.binary = member(o, "binary").is_boolean() && member(o, "binary").get<bool>();
-  r.samples = integer(o, "samples");
-  r.classes = integer(o, "classes");
-  if (const Json& names = member(o, "class_names"); names.is_array())
-    for (const Json& n : names) r.classNames << (n.is_string() ? QString::fromStdString(n.get<std::string>()) : QString());
-  r.correct = integer(o, "correct");
-  r.accuracy = number(o, "accuracy");
-  r.error = number(o, "error");
-  const Json& macro = member(o, "macro");
-  r.macroPrecision = number(macro, "precision");
-  r.macroRecall = number(macro, "recall");
-  r.macroFMeasure = number(macro, "f_measure");
-  if (const Json& classes = member(o, "per_class"); classes.is_array())
-    for (const Json& c : classes) {
-      ClassFigures f;
-      f.classIndex = static_cast<int>(integer(c, "class"));
-      f.name = text(c, "name");
-      f.support = integer(c, "support");
-      f.predicted = integer(c, "predicted");
-      f.truePositives = integer(c, "true_positives");
-      f.precision = number(c, "precision");
-      f.recall = number(c, "recall");
-      f.fMeasure = number(c, "f_measure");
-      r.perClass << f;
-    }
-  for (const Json& row : matrix) {
+  r.run = qstr(report.run);
+  r.project = qstr(report.project);
+  r.datasetName = qstr(report.dataset.name);
+  r.datasetFormat = qstr(report.dataset.format);
+  r.images = qstr(report.dataset.images);
+  r.labels = qstr(report.dataset.labels);
+  r.csv = qstr(report.dataset.csv);
+  r.scale = report.dataset.scale;
+  for (int64_t d : report.dataset.sampleShape) r.sampleShape << d;
+  r.parametersWhich = qstr(report.parametersWhich);
+  r.parametersPath = qstr(report.parametersPath);
+  r.bestEpoch = report.parametersEpoch();
+  for (const std::string& d : report.devices) r.devices << qstr(d);
+  r.outputHead = qstr(report.outputHead);
+  r.binary = report.binary;
+  r.samples = report.samples;
+  r.classes = report.classes;
+  for (const std::string& n : report.classNames) r.classNames << qstr(n);
+  r.correct = report.correct;
+  r.accuracy = report.accuracy;
+  r.error = report.error;
+  r.macroPrecision = report.macroPrecision;
+  r.macroRecall = report.macroRecall;
+  r.macroFMeasure = report.macroFMeasure;
+  for (const protocol::ClassFigures& c : report.perClass)
+    r.perClass << ClassFigures{static_cast<int>(c.classIndex), qstr(c.name), c.support, c.predicted, c.truePositives,
+                               c.precision, c.recall, c.fMeasure};
+  for (const std::vector<int64_t>& row : report.confusion) {
     QVector<long long> counts;
-    for (double v : numbers(row)) counts << static_cast<long long>(v);
+    for (int64_t v : row) counts << v;
     r.confusion << counts;
   }
   if (r.classes == 0) r.classes = r.confusion.size();
-  if (const Json& worst = member(o, "worst"); worst.is_array())
-    for (const Json& w : worst) r.worst << readSample(w);
-  r.seconds = number(o, "seconds");
-  const Json& files = member(o, "files");
-  r.jsonFile = text(files, "json");
-  r.reportFile = text(files, "report");
-  r.predictionsFile = text(files, "predictions");
+  for (const protocol::WorstSample& w : report.worst) {
+    SamplePrediction s;
+    s.index = w.index;
+    s.trueClass = static_cast<int>(w.trueClass);
+    s.predictedClass = static_cast<int>(w.predictedClass);
+    for (double v : w.likelihoods) s.likelihoods << v;
+    r.worst << s;
+  }
+  r.seconds = report.seconds;
+  r.jsonFile = qstr(report.jsonFile);
+  r.reportFile = qstr(report.reportFile);
+  r.predictionsFile = qstr(report.predictionsFile);
   return r;
 }
 

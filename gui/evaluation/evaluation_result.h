@@ -1,6 +1,8 @@
 // What `netsmith-cli evaluate RUN --json` prints (docs/evaluation.md, "evaluate --json"), as value
-// types for the Evaluation page, and the run folder's predictions.csv. Parsing never throws: a key
-// of the wrong type reads as absent, unknown keys are ignored.
+// types for the Evaluation page, and the run folder's predictions.csv. The report is read by
+// engine/protocol's EvaluationReport reader (Note [Protocol reading rules]: unknown keys ignored,
+// missing keys take defaults, a key of the wrong type is an error naming it); this is its Qt
+// adaptor. Parsing never throws.
 #pragma once
 
 #include <QList>
@@ -58,7 +60,8 @@ struct EvaluationResult {
 };
 
 // Parses evaluate's JSON. Nothing (and `error` says why) when it is not an evaluation: not JSON,
-// the engine's {"error": "..."} (its message is given), or no confusion matrix.
+// the engine's {"error": "..."} (its message is given), no confusion matrix, or a key of the wrong
+// type ("evaluation report: per_class[0].precision: expected a number, got \"high\"").
 std::optional<EvaluationResult> parseEvaluation(const QByteArray& json, QString* error = nullptr);
 
 // Reads predictions.csv (index,true_class,predicted_class,true_class_name,predicted_class_name,

@@ -4,169 +4,111 @@
 #include <QLocale>
 #include <QObject>
 
-#include <nlohmann/json.hpp>
-
 namespace netsmith::gui {
 namespace {
 
-using Json = nlohmann::json;
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
+double orNoValue(const std::optional<double>& v) { return v.value_or(kNoValue); }
 
-// Readers that treat a missing key, null or a value of the wrong type as absent: the stream is
-// written by another program, possibly a newer or a broken one, and must never crash the GUI.
-double number(const Json& o, const char* key) {
-  const auto it = o.find(key);
-  return it != o.end() && it->is_number() ? it->get<double>() : kNoValue;
-}
-long long integer(const Json& o, const char* key) {
-  const auto it = o.find(key);
-  if (it == o.end() || !it->is_number()) return 0;
-  const double v = it->get<double>();
-  return std::isfinite(v) ? static_cast<long long>(v) : 0;
-}
-QString text(const Json& o, const char* key) {
-  const auto it = o.find(key);
-  return it != o.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
-}
-bool flag(const Json& o, const char* key) {
-  const auto it = o.find(key);
-  return it != o.end() && it->is_boolean() && it->get<bool>();
-}
-const Json& array(const Json& o, const char* key) {
-  static const Json empty = Json::array();
-  const auto it = o.find(key);
-  return it != o.end() && it->is_array() ? *it : empty;
+StartedEvent adapt(const protocol::StartedEvent& e) {
+  StartedEvent s;
+  s.run = qstr(e.run);
+  s.project = qstr(e.project);
+  s.plan = e.plan;
+  s.maxEpoch = e.plan.maxEpoch;
+  s.trainSamples = e.plan.trainSamples;
+  s.validationSamples = e.validationSamples;
+  s.parameters = e.parameters;
+  s.resumed = e.resumed;
+  if (e.deviceChange) s.deviceChange = qstr(e.deviceChange->message);
+  return s;
 }
 
-TrainingPlan readPlan(const Json& o) {
-  TrainingPlan plan;
-  for (const Json& d : array(o, "devices")) {
-    if (!d.is_object()) continue;
-    plan.devices.push_back({text(d, "id"), text(d, "name"), static_cast<int>(integer(d, "threads")), number(d, "load"),
-                            integer(d, "batch"), text(d, "host")});
-  }
-  plan.lrPolicy = text(o, "lr_policy");
-  plan.batchSize = integer(o, "batch_size");
-  if (plan.batchSize == 0) plan.batchSize = integer(o, "batch_per_device");
-  plan.logicalBatch = integer(o, "logical_batch");
-  plan.iterationsPerEpoch = integer(o, "iterations_per_epoch");
-  plan.baseLr = number(o, "base_lr");
-  plan.effectiveLr = number(o, "effective_lr");
-  plan.lrUpdateInterval = integer(o, "lr_update_interval");
-  plan.warmupIterations = integer(o, "warmup_iterations");
-  plan.deterministic = flag(o, "deterministic");
-  plan.trainSamples = integer(o, "train_samples");
-  plan.maxEpoch = integer(o, "max_epoch");
-  plan.precision = text(o, "precision");
-  for (const Json& d : array(o, "data")) {
-    if (!d.is_object()) continue;
-    QStringList dims;
-    for (const Json& n : array(d, "shape"))
-      if (n.is_number()) dims << QString::number(n.get<long long>());
-    const QString storage = text(d, "storage");
-    const QString kept = storage == QLatin1String("streamed")
-                             ? QObject::tr("streamed from %1").arg(QFileInfo(text(d, "source")).fileName())
-                             : QObject::tr("held in memory (%1, %2)")
-                                   .arg(storage == QLatin1String("bytes") ? QObject::tr("bytes") : QObject::tr("float32"),
-                                        QLocale().formattedDataSize(integer(d, "memory_bytes")));
-    plan.data << QObject::tr("%1: %2 × %3, %4 on disk, %5")
-                     .arg(text(d, "role"), QLocale().toString(integer(d, "samples")), dims.join(QStringLiteral("×")),
-                          QLocale().formattedDataSize(integer(d, "disk_bytes")), kept);
-  }
-  plan.memoryBytesNeeded = integer(o, "memory_bytes_needed");
-  for (const Json& w : array(o, "warnings"))
-    if (w.is_string()) plan.warnings << QString::fromStdString(w.get<std::string>());
-  return plan;
+IterationEvent adapt(const protocol::IterationEvent& e) {
+  IterationEvent s{e.epoch, e.iteration, e.iterationsPerEpoch, e.globalIteration, e.loss, e.lr, e.samplesPerS, e.etaS, {}};
+  for (const protocol::DeviceFigures& d : e.devices)
+    s.devices.push_back({qstr(d.id), d.computeMs, d.syncMs, d.waitMs, d.utilization, d.memoryMb, d.overlapMs,
+                         orNoValue(d.temperatureC), orNoValue(d.powerW), d.dataMs});
+  return s;
 }
 
-EngineEvent readEvent(const std::string& type, const Json& o) {
-  if (type == "started") {
-    StartedEvent e;
-    e.run = text(o, "run");
-    e.project = text(o, "project");
-    e.plan = readPlan(o);
-    e.maxEpoch = integer(o, "max_epoch");
-    e.trainSamples = integer(o, "train_samples");
-    e.validationSamples = integer(o, "validation_samples");
-    e.parameters = integer(o, "parameters");
-    e.resumed = flag(o, "resumed");
-    return e;
+EpochEvent adapt(const protocol::EpochEvent& e) {
+  EpochEvent s{e.epoch, e.trainLoss, orNoValue(e.validationLoss), orNoValue(e.validationError), e.seconds, e.lr, {}};
+  if (e.scaling)
+    s.scaling = EpochScaling{e.scaling->samplesPerS, e.scaling->communicationShare, e.scaling->speedupEstimate,
+                             e.scaling->dataShare};
+  return s;
+}
+
+FinishedEvent adapt(const protocol::FinishedEvent& e) {
+  FinishedEvent s;
+  s.status = qstr(e.status);
+  s.run = qstr(e.run);
+  s.epochs = e.epochs.value_or(0);
+  s.bestValidationError = orNoValue(e.bestValidationError);
+  s.parametersSha256 = qstr(e.parametersSha256);
+  s.message = qstr(e.message);
+  if (e.scalingVerdict) s.scalingVerdict = qstr(e.scalingVerdict->text);
+  for (const protocol::GpuSummary& g : e.gpus) {
+    QString line = qstr(g.id) + QLatin1Char(':');
+    if (g.maxTemperatureC) line += QStringLiteral(" peak %1 °C").arg(*g.maxTemperatureC, 0, 'f', 0);
+    if (g.meanPowerW) line += QStringLiteral(", mean power %1 W").arg(*g.meanPowerW, 0, 'f', 0);
+    s.gpuSummaries << line;
   }
-  if (type == "iteration") {
-    IterationEvent e;
-    e.epoch = integer(o, "epoch");
-    e.iteration = integer(o, "iteration");
-    e.iterationsPerEpoch = integer(o, "iterations_per_epoch");
-    e.globalIteration = integer(o, "global_iteration");
-    e.loss = number(o, "loss");
-    e.lr = number(o, "lr");
-    e.samplesPerS = number(o, "samples_per_s");
-    e.etaS = number(o, "eta_s");
-    for (const Json& d : array(o, "devices")) {
-      if (!d.is_object()) continue;
-      e.devices.push_back({text(d, "id"), number(d, "compute_ms"), number(d, "sync_ms"), number(d, "wait_ms"),
-                           number(d, "utilization"), number(d, "memory_mb"), number(d, "overlap_ms"),
-                           number(d, "temperature_c"), number(d, "power_w"), number(d, "data_ms")});
-    }
-    return e;
-  }
-  if (type == "epoch") {
-    EpochEvent e;
-    e.epoch = integer(o, "epoch");
-    e.trainLoss = number(o, "train_loss");
-    e.validationLoss = number(o, "validation_loss");
-    e.validationError = number(o, "validation_error");
-    e.seconds = number(o, "seconds");
-    e.lr = number(o, "lr");
-    if (const auto it = o.find("scaling"); it != o.end() && it->is_object())
-      e.scaling = EpochScaling{number(*it, "samples_per_s"), number(*it, "communication_share"),
-                               number(*it, "speedup_estimate"), number(*it, "data_share")};
-    return e;
-  }
-  if (type == "checkpoint") return CheckpointEvent{integer(o, "epoch"), integer(o, "iteration"), text(o, "path")};
-  if (type == "paused" || type == "resumed" || type == "resumed_from_checkpoint") {
-    const auto kind = type == "paused"    ? ControlEvent::Kind::Paused
-                      : type == "resumed" ? ControlEvent::Kind::Resumed
-                                          : ControlEvent::Kind::ResumedFromCheckpoint;
-    return ControlEvent{kind, integer(o, "epoch"), integer(o, "iteration"), text(o, "path")};
-  }
-  if (type == "warning" || type == "error") return MessageEvent{type == "error", text(o, "message")};
-  if (type == "finished") {
-    FinishedEvent e;
-    e.status = text(o, "status");
-    e.run = text(o, "run");
-    e.epochs = integer(o, "epochs");
-    e.bestValidationError = number(o, "best_validation_error");
-    e.parametersSha256 = text(o, "parameters_sha256");
-    e.message = text(o, "message");
-    if (const auto it = o.find("scaling_verdict"); it != o.end() && it->is_object()) e.scalingVerdict = text(*it, "text");
-    for (const Json& g : array(o, "gpus")) {
-      if (!g.is_object()) continue;
-      QString line = text(g, "id") + QLatin1Char(':');
-      if (hasValue(number(g, "max_temperature_c")))
-        line += QStringLiteral(" peak %1 °C").arg(number(g, "max_temperature_c"), 0, 'f', 0);
-      if (hasValue(number(g, "mean_power_w")))
-        line += QStringLiteral(", mean power %1 W").arg(number(g, "mean_power_w"), 0, 'f', 0);
-      e.gpuSummaries << line;
-    }
-    return e;
-  }
-  if (type == "plan") return PlanEvent{readPlan(o)};
-  return UnknownEvent{QString::fromStdString(type)};
+  return s;
 }
 
 }  // namespace
 
+QString describeDataSet(const protocol::PlannedDataSet& d) {
+  QStringList dims;
+  for (int64_t n : d.shape) dims << QString::number(n);
+  const QString kept = d.storage == "streamed"
+                           ? QObject::tr("streamed from %1").arg(QFileInfo(qstr(d.source)).fileName())
+                           : QObject::tr("held in memory (%1, %2)")
+                                 .arg(d.storage == "bytes" ? QObject::tr("bytes") : QObject::tr("float32"),
+                                      QLocale().formattedDataSize(d.memoryBytes));
+  return QObject::tr("%1: %2 × %3, %4 on disk, %5")
+      .arg(qstr(d.role), QLocale().toString(static_cast<qlonglong>(d.samples)), dims.join(QStringLiteral("×")),
+           QLocale().formattedDataSize(d.diskBytes), kept);
+}
+
+EngineEvent toEngineEvent(const protocol::Event& event) {
+  using Kind = ControlEvent::Kind;
+  return std::visit(
+      [](const auto& e) -> EngineEvent {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<T, protocol::StartedEvent> || std::is_same_v<T, protocol::IterationEvent> ||
+                      std::is_same_v<T, protocol::EpochEvent> || std::is_same_v<T, protocol::FinishedEvent>)
+          return adapt(e);
+        else if constexpr (std::is_same_v<T, protocol::PlanEvent>) return PlanEvent{e.plan};
+        else if constexpr (std::is_same_v<T, protocol::CheckpointEvent>) return CheckpointEvent{e.epoch, e.iteration, qstr(e.path)};
+        else if constexpr (std::is_same_v<T, protocol::PausedEvent>) return ControlEvent{Kind::Paused, e.epoch, e.iteration, {}, {}};
+        else if constexpr (std::is_same_v<T, protocol::ResumedEvent>) return ControlEvent{Kind::Resumed, e.epoch, e.iteration, {}, {}};
+        else if constexpr (std::is_same_v<T, protocol::ResumedFromCheckpointEvent>)
+          return ControlEvent{Kind::ResumedFromCheckpoint, e.epoch, e.iteration, qstr(e.path),
+                              e.deviceChange ? qstr(e.deviceChange->message) : QString()};
+        else if constexpr (std::is_same_v<T, protocol::WarningEvent>) return MessageEvent{false, qstr(e.message)};
+        else if constexpr (std::is_same_v<T, protocol::ErrorEvent>) return MessageEvent{true, qstr(e.message)};
+        else if constexpr (std::is_same_v<T, protocol::ProfileEvent>) return UnknownEvent{QString::fromLatin1(T::kName)};
+        else return UnknownEvent{qstr(e.name)};
+      },
+      event);
+}
+
+EngineLine readEngineLine(const QByteArray& line) {
+  const protocol::EventLine read = protocol::readEventLine(std::string_view(line.constData(), static_cast<size_t>(line.size())));
+  EngineLine out;
+  out.kind = read.kind;
+  if (read.event) out.event = toEngineEvent(*read.event);
+  out.error = QString::fromStdString(read.error);
+  return out;
+}
+
 std::optional<EngineEvent> parseEngineEvent(const QByteArray& line, QString* error) {
-  const Json o = Json::parse(line.constBegin(), line.constEnd(), nullptr, /*allow_exceptions=*/false);
-  auto fail = [&](const QString& why) -> std::optional<EngineEvent> {
-    if (error) *error = why;
-    return std::nullopt;
-  };
-  if (o.is_discarded()) return fail(QStringLiteral("not JSON"));
-  if (!o.is_object()) return fail(QStringLiteral("not a JSON object"));
-  const auto type = o.find("event");
-  if (type == o.end() || !type->is_string()) return fail(QStringLiteral("no \"event\" name"));
-  return readEvent(type->get<std::string>(), o);
+  EngineLine read = readEngineLine(line);
+  if (!read.event && error) *error = read.error;
+  return std::move(read.event);
 }
 
 QString eventName(const EngineEvent& event) {

@@ -1,7 +1,8 @@
-// Value-type events of the engine's events stream (docs/events.md, format version 1), as the GUI
-// reads them from `netsmith-cli train --events -` and from a run folder's events.jsonl.
-// A number the engine writes as null (no validation set, a non-finite value) is NaN here.
-// Keys the GUI does not know are ignored; an event type it does not know is kept as Unknown.
+// The engine's events stream (docs/events.md, format version 1) as the GUI uses it, read from
+// `netsmith-cli train --events -` and from a run folder's events.jsonl. The stream's types, and
+// its one reader, are engine/protocol's (Note [Protocol reading rules]); this is their thin Qt
+// adaptor: the same events with Qt strings and lists, a number that is not defined as NaN.
+// The training plan is engine/protocol's TrainingPlan itself.
 #pragma once
 
 #include <QList>
@@ -13,10 +14,20 @@
 #include <optional>
 #include <variant>
 
+#include "engine/protocol/events.h"
+
 namespace netsmith::gui {
 
 inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 inline bool hasValue(double v) { return !std::isnan(v); }
+
+// The plan as the engine describes it (`train --dry-run --json`, and inside `started`).
+using TrainingPlan = protocol::TrainingPlan;
+using PlannedDevice = protocol::PlannedDevice;
+
+// A dataset of the plan for people: "training: 60,000 × 1×28×28, 47 MB on disk, held in memory
+// (bytes, 47 MB)".
+QString describeDataSet(const protocol::PlannedDataSet& set);
 
 // One device's figures in an `iteration` event.
 struct DeviceSample {
@@ -32,38 +43,6 @@ struct DeviceSample {
   double dataMs = kNoValue;         // assembling the batch: reading, decoding, augmenting
 };
 
-// A device as `started` and the dry-run plan list it.
-struct PlannedDevice {
-  QString id;
-  QString name;
-  int threads = 0;
-  double load = kNoValue;
-  long long batch = 0;  // samples per iteration on this device; 0 when not given
-  QString host;         // the machine of an mpirun job's device, when the engine gives it
-};
-
-// The training plan: `netsmith-cli train P --dry-run --json` prints it; `started` carries it too.
-struct TrainingPlan {
-  QList<PlannedDevice> devices;
-  QString lrPolicy;
-  long long batchSize = 0;      // per device, as configured
-  long long logicalBatch = 0;
-  long long iterationsPerEpoch = 0;
-  double baseLr = kNoValue;
-  double effectiveLr = kNoValue;
-  long long lrUpdateInterval = 0;
-  long long warmupIterations = 0;
-  bool deterministic = false;
-  long long trainSamples = 0;  // 0 when not given
-  long long maxEpoch = 0;
-  QString precision;           // config.precision; empty when not given
-  // Each loaded dataset, as the plan's `data` lists it: "training: 60,000 × 1×28×28, 47 MB on
-  // disk, held in memory (bytes, 47 MB)".
-  QStringList data;
-  long long memoryBytesNeeded = 0;  // 0 when not given
-  QStringList warnings;
-};
-
 struct StartedEvent {
   QString run;  // run folder
   QString project;
@@ -73,6 +52,7 @@ struct StartedEvent {
   long long validationSamples = 0;
   long long parameters = 0;
   bool resumed = false;
+  QString deviceChange;  // a resume on other devices: what changed, in a sentence (else empty)
 };
 
 struct IterationEvent {
@@ -118,6 +98,7 @@ struct ControlEvent {
   long long epoch = 0;
   long long iteration = 0;
   QString path;
+  QString deviceChange;  // resumed_from_checkpoint on other devices: what changed
 };
 
 // `warning` and `error`.
@@ -142,6 +123,7 @@ struct PlanEvent {
   TrainingPlan plan;
 };
 
+// An event the GUI does not show (a newer engine's, or `profile`).
 struct UnknownEvent {
   QString type;
 };
@@ -149,9 +131,19 @@ struct UnknownEvent {
 using EngineEvent = std::variant<StartedEvent, IterationEvent, EpochEvent, CheckpointEvent, ControlEvent, MessageEvent,
                                  FinishedEvent, PlanEvent, UnknownEvent>;
 
-// Parses one line of the stream. Returns nothing when the line is not a JSON object with a
-// string "event" key (the caller logs such lines as engine output); `error` then says why.
-// Never throws: a field of the wrong type reads as absent.
+// The GUI's view of a protocol event.
+EngineEvent toEngineEvent(const protocol::Event& event);
+
+// One line of the stream: the event, or why it is none (protocol::readEventLine).
+struct EngineLine {
+  protocol::EventLine::Kind kind = protocol::EventLine::Kind::NotJson;
+  std::optional<EngineEvent> event;
+  QString error;  // a damaged event: which field, and what was expected
+};
+EngineLine readEngineLine(const QByteArray& line);
+
+// Parses one line of the stream. Returns nothing when the line is not an event, or an event
+// whose fields do not match the protocol; `error` then says why. Never throws.
 std::optional<EngineEvent> parseEngineEvent(const QByteArray& line, QString* error = nullptr);
 
 // The event's "event" name, for logs.

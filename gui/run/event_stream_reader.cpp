@@ -26,10 +26,16 @@ void EventStreamReader::finish() {
 
 void EventStreamReader::handleLine(const QByteArray& line) {
   if (line.trimmed().isEmpty()) return;
-  QString why;
-  if (auto event = parseEngineEvent(line, &why)) {
+  EngineLine read = readEngineLine(line);
+  if (read.event) {
     ++m_events;
-    emit eventReceived(*event);
+    emit eventReceived(*read.event);
+    return;
+  }
+  // An event whose fields do not match the protocol (a broken or mismatched engine): say which
+  // field, rather than show figures read as something else (Note [Protocol reading rules]).
+  if (read.kind == protocol::EventLine::Kind::Damaged) {
+    emit logLine(tr("engine event not understood: %1").arg(read.error), LogKind::Notice);
     return;
   }
   // Not an event: something the engine (or a library inside it) printed. Keep it in the log.

@@ -39,11 +39,11 @@ QList<JobDevice> plannedJobDevices(const QStringList& projectDevices, const Clus
   return out;
 }
 
-QList<JobDevice> startedJobDevices(const QList<PlannedDevice>& devices, const QStringList& rankHosts) {
+QList<JobDevice> startedJobDevices(const std::vector<PlannedDevice>& devices, const QStringList& rankHosts) {
   QList<JobDevice> out;
   for (const PlannedDevice& p : devices) {
-    JobDevice d = splitJobDeviceId(p.id);
-    d.host = !p.host.isEmpty() ? p.host : d.rank < rankHosts.size() ? rankHosts[d.rank] : QString();
+    JobDevice d = splitJobDeviceId(QString::fromStdString(p.id));
+    d.host = !p.host.empty() ? QString::fromStdString(p.host) : d.rank < rankHosts.size() ? rankHosts[d.rank] : QString();
     d.batch = p.batch;
     d.load = p.load;
     out << d;

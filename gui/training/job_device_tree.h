@@ -25,7 +25,7 @@ JobDevice splitJobDeviceId(const QString& id);
 QList<JobDevice> plannedJobDevices(const QStringList& projectDevices, const ClusterSettings& cluster,
                                    const QStringList& rankHosts);
 // The job's devices as `started` lists them; hosts from the event when it gives them, else from rankHosts.
-QList<JobDevice> startedJobDevices(const QList<PlannedDevice>& devices, const QStringList& rankHosts);
+QList<JobDevice> startedJobDevices(const std::vector<PlannedDevice>& devices, const QStringList& rankHosts);
 
 class JobDeviceTree : public QTreeWidget {
   Q_OBJECT

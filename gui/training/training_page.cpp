@@ -448,7 +448,7 @@ void TrainingPage::refreshPlan() {
 void TrainingPage::showPlan(const TrainingPlan& plan) {
   QStringList devices;
   for (const PlannedDevice& d : plan.devices)
-    devices << QStringLiteral("%1 (batch %2%3)").arg(d.id).arg(d.batch).arg(d.threads > 0 ? tr(", %n thread(s)", nullptr, d.threads) : QString());
+    devices << QStringLiteral("%1 (batch %2%3)").arg(qs(d.id)).arg(d.batch).arg(d.threads > 0 ? tr(", %n thread(s)", nullptr, d.threads) : QString());
   QString text = tr("<table cellspacing=2>"
                     "<tr><td>Devices</td><td><b>%1</b></td></tr>"
                     "<tr><td>Logical batch</td><td><b>%2</b> (batch size %3 per device)</td></tr>"
@@ -468,21 +468,21 @@ void TrainingPage::showPlan(const TrainingPlan& plan) {
   // The epochs, precision, data and memory the run will have (the dry run states them).
   QString more;
   if (plan.maxEpoch > 0) more += tr("<tr><td>Epochs</td><td><b>%1</b></td></tr>").arg(plan.maxEpoch);
-  if (!plan.precision.isEmpty()) more += tr("<tr><td>Precision</td><td>%1</td></tr>").arg(plan.precision.toHtmlEscaped());
-  for (const QString& d : plan.data) more += tr("<tr><td>Data</td><td>%1</td></tr>").arg(d.toHtmlEscaped());
+  if (!plan.precision.empty()) more += tr("<tr><td>Precision</td><td>%1</td></tr>").arg(qs(plan.precision).toHtmlEscaped());
+  for (const auto& d : plan.data) more += tr("<tr><td>Data</td><td>%1</td></tr>").arg(describeDataSet(d).toHtmlEscaped());
   if (plan.memoryBytesNeeded > 0)
     more += tr("<tr><td>Memory</td><td>about %1</td></tr>")
                 .arg(QLocale().formattedDataSize(plan.memoryBytesNeeded));
   text.replace(QStringLiteral("</table>"), more + QStringLiteral("</table>"));
   const ClusterSettings cluster = m_cluster->settings();
   const bool ranked = std::any_of(plan.devices.begin(), plan.devices.end(),
-                                  [](const PlannedDevice& d) { return d.id.startsWith(QLatin1String("rank")); });
+                                  [](const PlannedDevice& d) { return d.id.rfind("rank", 0) == 0; });
   if (cluster.enabled && !ranked && !isRunning())
     text += tr("<p><b>Cluster:</b> %1 processes, each with these devices: logical batch %2 in all; the engine "
                "derives the learning rate and iterations per epoch from the whole job.</p>")
                 .arg(cluster.processes)
                 .arg(plan.logicalBatch * cluster.processes);
-  for (const QString& w : plan.warnings) text += QStringLiteral("<p style='color:#b9770e'>⚠ %1</p>").arg(w.toHtmlEscaped());
+  for (const std::string& w : plan.warnings) text += QStringLiteral("<p style='color:#b9770e'>⚠ %1</p>").arg(qs(w).toHtmlEscaped());
   m_plan->setText(text);
 }
 
@@ -560,7 +560,7 @@ void TrainingPage::onEvent(const EngineEvent& event) {
   if (const auto* e = std::get_if<StartedEvent>(&event)) {
     if (m_state == State::Starting) setState(State::Running);
     if (e->maxEpoch > 0) m_maxEpoch = e->maxEpoch;
-    if (!e->plan.devices.isEmpty()) showPlan(e->plan);
+    if (!e->plan.devices.empty()) showPlan(e->plan);
     m_devices->clearFigures();
     if (m_engine.cluster().enabled) m_jobDevices->showDevices(startedJobDevices(e->plan.devices, rankHosts()), true);
     setStatus(tr("Running: %1 samples, %2 parameters").arg(QLocale().toString(e->trainSamples), QLocale().toString(e->parameters)));

@@ -159,7 +159,7 @@ class TestClusterLaunch : public QObject {
     QCOMPARE(planned[1].device, QString("cuda:0"));
     QCOMPARE(planned[2].rank, 1);
 
-    QList<PlannedDevice> started{{"rank0/cpu:0", "rank0/cpu:0", 1, 1, 32, {}}, {"rank1/cpu:0", "rank1/cpu:0", 1, 1, 32, "node7"}};
+    std::vector<PlannedDevice> started{{"rank0/cpu:0", "rank0/cpu:0", "", 1, 32, 1, 0}, {"rank1/cpu:0", "rank1/cpu:0", "node7", 1, 32, 1, 32}};
     const auto job = startedJobDevices(started, {"this machine", "this machine"});
     QCOMPARE(job[0].host, QString("this machine"));
     QCOMPARE(job[1].host, QString("node7"));  // the engine's word wins

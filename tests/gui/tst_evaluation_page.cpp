@@ -96,11 +96,19 @@ class TestEvaluationPage : public QObject {
     QVERIFY(!parseEvaluation("not json", &why));
     QVERIFY(!parseEvaluation(R"({"accuracy":"x"})", &why));
     QVERIFY(why.contains("confusion_matrix"));
-    // Wrong types read as absent, never a crash.
-    const auto odd = parseEvaluation(R"({"confusion_matrix":[[1,"x"],[0,1]],"per_class":[{"class":"a"}],"worst":[7]})");
-    QVERIFY(odd);
-    QCOMPARE(odd->confusion[0], (QVector<long long>{1, 0}));
-    QCOMPARE(odd->classes, 2LL);
+    // A key of the wrong type is named (engine/protocol's reader), never read as something else.
+    QVERIFY(!parseEvaluation(R"({"confusion_matrix":[[1,"x"],[0,1]]})", &why));
+    QCOMPARE(why, QString("evaluation report: confusion_matrix[0][1]: expected an integer, got \"x\""));
+    QVERIFY(!parseEvaluation(R"({"confusion_matrix":[[1,0],[0,1]],"per_class":[{"class":"a"}]})", &why));
+    QCOMPARE(why, QString("evaluation report: per_class[0].class: expected an integer, got \"a\""));
+    QVERIFY(!parseEvaluation(R"({"confusion_matrix":[[1,0],[0,1]],"worst":[7]})", &why));
+    QCOMPARE(why, QString("evaluation report: worst[0]: expected an object, got 7"));
+    // Missing keys take their defaults.
+    const auto bare = parseEvaluation(R"({"confusion_matrix":[[1,0],[0,1]]})");
+    QVERIFY(bare);
+    QCOMPARE(bare->confusion[0], (QVector<long long>{1, 0}));
+    QCOMPARE(bare->classes, 2LL);
+    QCOMPARE(bare->scale, 1.0);
   }
 
   void perClassCsvAndPredictions() {

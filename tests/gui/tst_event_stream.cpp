@@ -121,18 +121,52 @@ class TestEventStream : public QObject {
     Collected c;
     c.attach(reader);
     reader.feed("oneDNN verbose: something\n{not json\n[1,2,3]\n{\"no_event\":1}\n\x01\x02\xff\n\n");
-    reader.feed("{\"event\":\"epoch\",\"epoch\":\"three\",\"train_loss\":[1]}\n");  // wrong types read as absent
+    // An event with a field of the wrong type is not shown as figures: the log names the field.
+    reader.feed("{\"event\":\"epoch\",\"epoch\":\"three\",\"train_loss\":[1]}\n");
+    reader.feed("{\"event\":\"epoch\"}\n");  // missing fields take their defaults
     reader.feed("{\"event\":\"something_new\",\"x\":1}\n");
     reader.feed(kStream);
     reader.finish();
     QCOMPARE(c.events.size(), 6);
-    const auto& badTypes = std::get<EpochEvent>(c.events[0]);
-    QCOMPARE(badTypes.epoch, 0);
-    QVERIFY(!hasValue(badTypes.trainLoss));
+    const auto& bare = std::get<EpochEvent>(c.events[0]);
+    QCOMPARE(bare.epoch, 0);
+    QVERIFY(!hasValue(bare.trainLoss));
+    QVERIFY(!bare.scaling);
     QCOMPARE(std::get<UnknownEvent>(c.events[1]).type, QString("something_new"));
-    QCOMPARE(c.logs.size(), 5);  // the empty line is skipped
-    for (const auto& [line, kind] : c.logs) QCOMPARE(kind, LogKind::Output);
+    QCOMPARE(c.logs.size(), 6);  // the empty line is skipped
+    for (int i = 0; i < 5; ++i) QCOMPARE(c.logs[i].second, LogKind::Output);
     QCOMPARE(c.logs[0].first, QString("oneDNN verbose: something"));
+    QCOMPARE(c.logs[5].second, LogKind::Notice);
+    QCOMPARE(c.logs[5].first,
+             QString("engine event not understood: epoch event: epoch: expected an integer, got \"three\""));
+  }
+
+  // The reader is engine/protocol's: a field of the wrong type is an error naming it, not a
+  // value read as something else; a plan's data and devices read as the engine wrote them.
+  void protocolReaderNamesTheField() {
+    QString why;
+    QVERIFY(!parseEngineEvent("{\"event\":\"iteration\",\"devices\":[{\"id\":\"cpu:0\",\"compute_ms\":\"fast\"}]}", &why));
+    QCOMPARE(why, QString("iteration event: devices[0].compute_ms: expected a number, got \"fast\""));
+    const EngineLine junk = readEngineLine("oneDNN verbose");
+    QCOMPARE(junk.kind, netsmith::protocol::EventLine::Kind::NotJson);
+    const auto plan = parseEngineEvent(
+        "{\"event\":\"plan\",\"logical_batch\":128,\"devices\":[{\"id\":\"cpu:0\",\"batch\":64,\"threads\":2},"
+        "{\"id\":\"cpu:1\",\"batch\":64,\"threads\":2}],\"data\":[{\"role\":\"training\",\"source\":\"/d/train.nsstore\","
+        "\"storage\":\"streamed\",\"samples\":60000,\"shape\":[1,28,28],\"disk_bytes\":47000000,\"memory_bytes\":0}]}");
+    QVERIFY(plan);
+    const TrainingPlan& p = std::get<PlanEvent>(*plan).plan;
+    QCOMPARE(p.logicalBatch, 128);
+    QCOMPARE(p.devices.at(1).offset, 64);
+    const QString data = describeDataSet(p.data.at(0));
+    QVERIFY2(data.startsWith(QStringLiteral("training: ") + QLocale().toString(60000) + QString::fromUtf8(" × 1×28×28, ")),
+             qPrintable(data));
+    QVERIFY2(data.endsWith(QStringLiteral("streamed from train.nsstore")), qPrintable(data));
+    // A resume on other devices says what changed.
+    const auto resumed = parseEngineEvent(
+        "{\"event\":\"resumed_from_checkpoint\",\"path\":\"c\",\"epoch\":2,\"iteration\":3,"
+        "\"device_change\":{\"message\":\"Resumed on cpu:0 (was cpu:0,cpu:1)\"}}");
+    QVERIFY(resumed);
+    QCOMPARE(std::get<ControlEvent>(*resumed).deviceChange, QString("Resumed on cpu:0 (was cpu:0,cpu:1)"));
   }
 
   void truncatedLastLineIsReported() {
