@@ -3,7 +3,9 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QObject>
 #include <QRegularExpression>
+#include <QSaveFile>
 #include <QStandardPaths>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +27,10 @@ RunSummary summariseRun(const QString& folder) {
   RunSummary r;
   r.folder = QFileInfo(folder).absoluteFilePath();
   r.name = QFileInfo(folder).fileName();
+  r.label = readRunLabel(folder);
+  r.hasCheckpoint = !QDir(QDir(folder).filePath(QStringLiteral("checkpoints")))
+                         .entryList({QStringLiteral("*.ckpt")}, QDir::Files)
+                         .isEmpty();
   QFile f(QDir(folder).filePath(QStringLiteral("events.jsonl")));
   if (!f.open(QIODevice::ReadOnly)) return r;
   bool started = false;
@@ -54,7 +60,37 @@ const QRegularExpression kSweepRun(QStringLiteral("^(\\d{8}-\\d{6})-sweep(\\d+)-
 const QRegularExpression kSweepFolder(QStringLiteral("^\\d{8}-\\d{6}-sweep$"));
 }  // namespace
 
-QString RunSummary::displayName() const { return sweepLabel.isEmpty() ? name : sweep + QStringLiteral(" · ") + sweepLabel; }
+QString RunSummary::displayName() const {
+  const QString base = sweepLabel.isEmpty() ? name : sweep + QStringLiteral(" · ") + sweepLabel;
+  return label.isEmpty() ? base : QStringLiteral("%1 (%2)").arg(label, base);
+}
+
+bool RunSummary::resumable() const {
+  return hasCheckpoint && (status == QLatin1String("stopped") || status == QLatin1String("failed") ||
+                           status == QLatin1String("interrupted"));
+}
+
+QString readRunLabel(const QString& folder) {
+  QFile f(QDir(folder).filePath(QStringLiteral("label.txt")));
+  if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return {};
+  return QString::fromUtf8(f.readLine(4096)).trimmed();
+}
+
+bool writeRunLabel(const QString& folder, const QString& label, QString* error) {
+  const QString path = QDir(folder).filePath(QStringLiteral("label.txt"));
+  const QString text = label.simplified();
+  if (text.isEmpty()) {
+    if (!QFile::exists(path) || QFile::remove(path)) return true;
+    if (error) *error = QObject::tr("cannot remove %1").arg(path);
+    return false;
+  }
+  QSaveFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Text) || f.write(text.toUtf8() + '\n') < 0 || !f.commit()) {
+    if (error) *error = QObject::tr("cannot write %1: %2").arg(path, f.errorString());
+    return false;
+  }
+  return true;
+}
 
 QHash<QString, QString> readSweepLabels(const QString& sweepFolder) {
   QHash<QString, QString> labels;

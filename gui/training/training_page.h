@@ -1,6 +1,12 @@
 // TrainingPage: choose devices and the lr_policy, read the plan before starting (from
 // `netsmith-cli train --dry-run --json`), start / pause / resume / stop a run of the engine child
-// process, watch it in live charts, a status line and the engine log, and compare with past runs.
+// process, watch it in live charts, a status line and the engine log, compare with past runs, and
+// resume a stopped or failed run (`train --resume RUN --devices TICKED`) from the page or the run
+// history.
+//
+// Its parts, one file each: training_page.cpp (the layout and its wiring, the buttons' state),
+// training_page_plan.cpp (devices, lr_policy, the cluster group and the plan), training_page_run.cpp
+// (starting and resuming the engine and showing its events), run_history_panel.cpp (the history).
 //
 // A run trains a snapshot of the document as it is (unsaved edits included) in a new run folder;
 // the user's project file is not touched. An engine that fails, crashes or is killed leaves the
@@ -21,7 +27,6 @@ class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
-class QListWidget;
 class QPlainTextEdit;
 class QProcess;
 class QPushButton;
@@ -31,6 +36,7 @@ namespace netsmith::gui {
 class ClusterPanel;
 class DeviceTable;
 class JobDeviceTree;
+class RunHistoryPanel;
 class TrainingCharts;
 
 class TrainingPage : public QWidget {
@@ -50,6 +56,13 @@ class TrainingPage : public QWidget {
   void pause();
   void resume();
   void stop();
+  // Continues the run in `folder` from its newest checkpoint (`train --resume`), on the devices
+  // ticked on the page when onTickedDevices, else on the run's own. False, with the reason in
+  // statusText(), when a run is going or the folder has nothing to resume.
+  bool resumeRun(const QString& folder, bool onTickedDevices);
+  // The last run stopped or failed with a checkpoint: the Resume button continues it.
+  bool canResumeLastRun() const;
+  bool resumeLastRun() { return resumeRun(m_runFolder, true); }
 
   State state() const { return m_state; }
   bool isRunning() const { return m_state != State::Idle; }
@@ -66,7 +79,8 @@ class TrainingPage : public QWidget {
   QString logText() const;
   QString currentRunFolder() const { return m_runFolder; }
   std::optional<RunOutcome> lastOutcome() const { return m_lastOutcome; }
-  QList<RunSummary> history() const { return m_history; }
+  QList<RunSummary> history() const;
+  RunHistoryPanel* historyPanel() const { return m_history; }
   int iterationEvents() const { return m_iterationEvents; }
   int epochEvents() const { return m_epochEvents; }
   bool sawFinishedEvent() const { return m_sawFinished; }
@@ -94,8 +108,9 @@ class TrainingPage : public QWidget {
   void showProjectSettings();
   void showPlan(const TrainingPlan& plan);
   void setStatus(const QString& text, bool error = false);
-  void updateOverlays();
   QString runsRoot() const;
+  void clearRunView();
+  bool launchEngine(QStringList args, const QString& status);
   void loadClusterSettingsForProject();
   void clusterEdited();
   void showClusterPlan();
@@ -107,7 +122,7 @@ class TrainingPage : public QWidget {
   QStringList m_extraArguments;
   QString m_runFolder;
   std::optional<RunOutcome> m_lastOutcome;
-  QList<RunSummary> m_history;
+  bool m_resuming = false;  // the engine runs a --resume
   int m_iterationEvents = 0, m_epochEvents = 0;
   bool m_sawFinished = false;
   QString m_scalingVerdict;  // of the last finished run (Note [Scaling verdict])
@@ -129,8 +144,8 @@ class TrainingPage : public QWidget {
   QComboBox* m_policy;
   QLabel* m_gpuNote;
   QLabel* m_plan;
-  QPushButton *m_start, *m_pause, *m_stop;
-  QListWidget* m_historyList;
+  QPushButton *m_start, *m_pause, *m_stop, *m_resumeRun;
+  RunHistoryPanel* m_history;
   QLabel* m_status;
   QCheckBox* m_logScale;
   QPlainTextEdit* m_log;

@@ -310,6 +310,54 @@ class TestTrainingPage : public QObject {
     qInfo("two-worker pause/resume/stop run took %.1f s", clock.elapsed() / 1000.0);
   }
 
+  // Issue 17 item 2: a stopped run continues from the page (⟳ Resume run) on the devices ticked
+  // now, in the same run folder, to completion; the page says what changed.
+  void resumeAfterStopOnTheTickedDevices() {
+    ProjectDocument doc;
+    doc.load(m_project);
+    TrainingPage page(&doc);
+    QSignalSpy devices(&page, &TrainingPage::devicesUpdated);
+    QVERIFY(devices.wait(30000));
+    QCOMPARE(page.deviceTable()->checkedDevices(), std::vector<std::string>{"cpu:0"});
+    auto* resumeButton = page.findChild<QPushButton*>("resumeRunButton");
+    QVERIFY(resumeButton && !resumeButton->isEnabled());
+    page.setExtraArguments({"--max-epoch", "2", "--train-samples", "1280", "--validation-samples", "256"});
+    QVERIFY(page.start());
+    const QString folder = page.currentRunFolder();
+    QVERIFY(waitFor([&] { return page.iterationEvents() > 0; }, 120000));
+    page.stop();
+    QVERIFY(waitFor([&] { return !page.isRunning(); }, 60000));
+    QVERIFY2(page.lastOutcome() && page.lastOutcome()->status == RunOutcome::Status::Stopped, qPrintable(page.logText()));
+    QVERIFY(page.canResumeLastRun());
+    QVERIFY(resumeButton->isEnabled());
+
+    const qsizetype runsBefore = page.history().size();
+    page.deviceTable()->setChecked("cpu:1", true);  // a second worker for the rest of the run
+    resumeButton->click();
+    QVERIFY(page.isRunning());
+    QCOMPARE(page.currentRunFolder(), folder);
+    QVERIFY2(page.statusText().contains("Resuming") && page.statusText().contains("(was cpu:0)"), qPrintable(page.statusText()));
+    QVERIFY(!resumeButton->isEnabled());
+    QVERIFY(waitFor([&] { return !page.isRunning(); }, 240000));
+    QVERIFY2(page.lastOutcome() && page.lastOutcome()->status == RunOutcome::Status::Completed,
+             qPrintable(page.statusText() + "\n" + page.logText()));
+    const QString change = "Resumed on cpu:0,cpu:1 (was cpu:0): per-device batch 32 (was 64), logical batch 64 unchanged";
+    QVERIFY2(page.logText().contains(change), qPrintable(page.logText()));
+    QCOMPARE(page.epochEvents(), 2);  // both epochs trained in this session's folder
+    page.charts()->flush();
+    QCOMPARE(page.charts()->epochPoints(), 2);
+    QVERIFY(!resumeButton->isEnabled());  // completed: nothing to resume
+    // No new run in the history: this one, completed; its folder holds both sessions' events.
+    QCOMPARE(page.history().size(), runsBefore);
+    const QList<RunSummary> history = page.history();
+    const auto run = std::find_if(history.begin(), history.end(), [&](const RunSummary& r) { return r.folder == folder; });
+    QVERIFY(run != history.end());
+    QCOMPARE(run->status, QString("completed"));
+    QFile events(folder + "/events.jsonl");
+    QVERIFY(events.open(QIODevice::ReadOnly));
+    QCOMPARE(events.readAll().count("\"event\":\"started\""), 2);
+  }
+
   void killedEngineIsAFailedRunAndTheDocumentIsUntouched() {
     ProjectDocument doc;
     doc.load(m_project);

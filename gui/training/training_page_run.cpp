@@ -1,0 +1,267 @@
+// TrainingPage (training_page.h): a run of the engine — started, resumed, paused, stopped — and
+// its events shown in the charts, the device table, the status line and the log.
+#include <QCheckBox>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLocale>
+#include <QPlainTextEdit>
+
+#include <qcustomplot.h>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/core/error.h"
+#include "engine/project/project_io.h"
+#include "gui/run/cli_command.h"
+#include "gui/training/cluster_panel.h"
+#include "gui/training/device_table.h"
+#include "gui/training/figures_text.h"
+#include "gui/training/job_device_tree.h"
+#include "gui/training/run_history_panel.h"
+#include "gui/training/training_charts.h"
+#include "gui/training/training_page.h"
+
+namespace netsmith::gui {
+
+bool TrainingPage::start() {
+  if (isRunning()) return false;
+  if (!m_planRefusal.isEmpty()) {
+    setStatus(tr("Cannot start: %1").arg(m_planRefusal), true);
+    return false;
+  }
+  const auto& analysis = m_doc->graph()->analysis();
+  if (!analysis.valid) {
+    setStatus(tr("Cannot start: the network has %n problem(s). Fix the red blocks on the Edit page first.", nullptr,
+                 analysis.problemCount()),
+              true);
+    return false;
+  }
+  // A new run folder; the engine trains a snapshot of the document written into it.
+  QDir root(runsRoot());
+  const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+  QString name = stamp;
+  for (int n = 2; root.exists(name); ++n) name = stamp + QStringLiteral("-%1").arg(n);
+  if (!root.mkpath(name)) {
+    setStatus(tr("Cannot start: cannot create the run folder %1").arg(root.filePath(name)), true);
+    return false;
+  }
+  m_runFolder = root.filePath(name);
+  const QString snapshot = QDir(m_runFolder).filePath(QStringLiteral("project.nsproj"));
+  try {
+    saveProject(m_doc->toProject(), ss(snapshot));
+  } catch (const Error& e) {
+    setStatus(tr("Cannot start: %1").arg(qs(e.what())), true);
+    return false;
+  }
+  clearRunView();
+  m_maxEpoch = m_doc->settings().config.maxEpoch;
+  m_resuming = false;
+  QStringList args{QStringLiteral("train"), snapshot, QStringLiteral("--run-dir"), m_runFolder, QStringLiteral("--events"),
+                   QStringLiteral("-")};
+  args << m_extraArguments;
+  return launchEngine(args, tr("Starting the engine…"));
+}
+
+// A new run or a resume: the previous run's charts, figures, log and outcome go.
+void TrainingPage::clearRunView() {
+  m_charts->clear();
+  m_temperaturePlot->hide();
+  m_powerPlot->hide();
+  m_iterationEvents = m_epochEvents = 0;
+  m_sawFinished = false;
+  m_scalingVerdict.clear();
+  m_lastOutcome.reset();
+  m_log->clear();
+}
+
+bool TrainingPage::launchEngine(QStringList args, const QString& status) {
+  m_elapsed.start();
+  m_history->setActiveFolder(m_runFolder);
+  setState(State::Starting);
+  const ClusterSettings cluster = m_cluster->settings();
+  setStatus(cluster.enabled ? tr("%1 (through mpirun, %n process(es))", nullptr, cluster.processes).arg(status) : status);
+  m_engine.setProgram(engineProgram());
+  m_engine.setCluster(cluster);
+  m_engine.start(args, m_runFolder);
+  return true;
+}
+
+namespace {
+
+// The run's devices as its run.json "training" records them (Note [Resume on other devices]):
+// "cpu:0,cpu:1", or empty for a folder of an older version.
+QString recordedDevices(const QString& folder) {
+  QFile f(QDir(folder).filePath(QStringLiteral("run.json")));
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  const auto record = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+  if (!record.is_object() || !record.contains("training") || !record["training"].is_object()) return {};
+  QStringList ids;
+  for (const auto& d : record["training"].value("devices", nlohmann::json::array()))
+    if (d.is_object() && d.contains("id") && d["id"].is_string()) ids << QString::fromStdString(d["id"].get<std::string>());
+  return ids.join(QLatin1Char(','));
+}
+
+}  // namespace
+
+bool TrainingPage::canResumeLastRun() const {
+  if (isRunning() || m_runFolder.isEmpty() || !m_lastOutcome || m_lastOutcome->status == RunOutcome::Status::Completed)
+    return false;
+  return summariseRun(m_runFolder).hasCheckpoint;
+}
+
+// The engine continues the run in its own folder (`train --resume`), which it locks: a run that a
+// terminal is already resuming is refused with the engine's message. The extra arguments of a
+// new run (--max-epoch, sample limits) are the run's own settings now and are not given again.
+bool TrainingPage::resumeRun(const QString& folder, bool onTickedDevices) {
+  if (isRunning()) return false;
+  const RunSummary run = summariseRun(folder);
+  if (!run.hasCheckpoint) {
+    setStatus(tr("Cannot resume %1: it has no checkpoint to continue from.").arg(QDir::toNativeSeparators(folder)), true);
+    return false;
+  }
+  QStringList args{QStringLiteral("train"), QStringLiteral("--resume"), folder, QStringLiteral("--events"), QStringLiteral("-")};
+  const QString before = recordedDevices(folder);
+  QString where;
+  if (onTickedDevices) {
+    QStringList ticked;
+    for (const std::string& d : m_devices->checkedDevices()) ticked << qs(d);
+    if (ticked.isEmpty()) {
+      setStatus(tr("Cannot resume: tick at least one device to train on."), true);
+      return false;
+    }
+    args << QStringLiteral("--devices") << ticked.join(QLatin1Char(','));
+    where = before.isEmpty() || before == ticked.join(QLatin1Char(','))
+                ? tr(" on %1").arg(ticked.join(QStringLiteral(", ")))
+                : tr(" on %1 (was %2): the devices share the run's logical batch").arg(ticked.join(QStringLiteral(", ")), before);
+  }
+  m_runFolder = QFileInfo(folder).absoluteFilePath();
+  clearRunView();
+  // The epochs trained before, so the curve goes on from them.
+  const CurvePoints past = readLearningCurve(m_runFolder);
+  for (int i = 0; i < past.epoch.size(); ++i) {
+    EpochEvent e;
+    e.epoch = static_cast<long long>(past.epoch[i]);
+    e.trainLoss = past.trainLoss[i];
+    e.validationLoss = i < past.validationLoss.size() ? past.validationLoss[i] : kNoValue;
+    e.validationError = i < past.validationError.size() ? past.validationError[i] : kNoValue;
+    m_charts->addEpoch(e);
+  }
+  m_resuming = true;
+  return launchEngine(args, tr("Resuming %1%2…").arg(run.displayName(), where));
+}
+
+void TrainingPage::pause() {
+  if (m_state == State::Running) m_engine.pause();
+}
+
+void TrainingPage::resume() {
+  if (m_state == State::Paused) m_engine.resume();
+}
+
+void TrainingPage::stop() {
+  if (!isRunning()) return;
+  m_engine.stop();
+  setState(State::Stopping);
+  setStatus(tr("Stopping: the engine finishes the iteration and writes a checkpoint…"));
+}
+
+void TrainingPage::onEvent(const EngineEvent& event) {
+  if (const auto* e = std::get_if<StartedEvent>(&event)) {
+    if (m_state == State::Starting) setState(State::Running);
+    if (e->maxEpoch > 0) m_maxEpoch = e->maxEpoch;
+    if (!e->plan.devices.empty()) showPlan(e->plan);
+    m_devices->clearFigures();
+    if (m_engine.cluster().enabled) m_jobDevices->showDevices(startedJobDevices(e->plan.devices, rankHosts()), true);
+    setStatus(tr("Running: %1 samples, %2 parameters").arg(QLocale().toString(e->trainSamples), QLocale().toString(e->parameters)) +
+              (e->deviceChange.isEmpty() ? QString() : QStringLiteral("\n") + e->deviceChange));
+    m_log->appendPlainText(tr("started: run folder %1").arg(e->run));
+    if (!e->deviceChange.isEmpty()) m_log->appendPlainText(e->deviceChange);
+  } else if (const auto* e = std::get_if<IterationEvent>(&event)) {
+    ++m_iterationEvents;
+    const double elapsed = m_elapsed.elapsed() / 1000.0;
+    m_charts->addIteration(*e, elapsed);
+    m_devices->showFigures(e->devices);
+    if (m_state == State::Stopping) return;
+    setStatus(tr("Epoch %1/%2 · iteration %3/%4 · loss %5 · %6 samples/s · elapsed %7 · ETA %8")
+                  .arg(e->epoch)
+                  .arg(m_maxEpoch)
+                  .arg(e->iteration)
+                  .arg(e->iterationsPerEpoch)
+                  .arg(numberText(e->loss))
+                  .arg(hasValue(e->samplesPerS) ? QLocale().toString(qRound64(e->samplesPerS)) : QStringLiteral("–"))
+                  .arg(durationText(elapsed), durationText(e->etaS)));
+  } else if (const auto* e = std::get_if<EpochEvent>(&event)) {
+    ++m_epochEvents;
+    m_charts->addEpoch(*e);
+    QString line = tr("epoch %1: training loss %2, validation loss %3, validation error %4, %5 s")
+                       .arg(e->epoch)
+                       .arg(numberText(e->trainLoss), numberText(e->validationLoss), numberText(e->validationError), numberText(e->seconds, 3));
+    if (e->scaling)
+      line += tr("; %1 samples/s, communication %2%, speed-up ≈ %3")
+                  .arg(numberText(e->scaling->samplesPerS, 6), numberText(100 * e->scaling->communicationShare, 3),
+                       numberText(e->scaling->speedupEstimate, 3));
+    if (e->scaling && hasValue(e->scaling->dataShare))
+      line += tr("; data %1%%2").arg(numberText(100 * e->scaling->dataShare, 3),
+                                     e->scaling->dataShare > kDataBoundShare ? tr(" (waiting for data: the disk or decoding is the bottleneck)") : QString());
+    m_log->appendPlainText(line);
+  } else if (const auto* e = std::get_if<CheckpointEvent>(&event)) {
+    m_log->appendPlainText(tr("checkpoint: %1").arg(e->path));
+  } else if (const auto* e = std::get_if<ControlEvent>(&event)) {
+    if (e->kind == ControlEvent::Kind::Paused) {
+      if (m_state != State::Stopping) setState(State::Paused);
+      setStatus(tr("Paused at epoch %1, iteration %2.").arg(e->epoch).arg(e->iteration));
+      m_log->appendPlainText(tr("paused"));
+      m_charts->markPause();  // the device lines break here, not across the pause
+    } else if (e->kind == ControlEvent::Kind::Resumed) {
+      if (m_state == State::Paused) setState(State::Running);
+      m_log->appendPlainText(tr("resumed"));
+    } else {
+      m_log->appendPlainText(tr("resumed from checkpoint %1").arg(e->path));
+    }
+  } else if (const auto* e = std::get_if<MessageEvent>(&event)) {
+    m_log->appendHtml(QStringLiteral("<span style='color:%1'>%2: %3</span>")
+                          .arg(e->isError ? QStringLiteral("#c0392b") : QStringLiteral("#b9770e"),
+                               e->isError ? tr("error") : tr("warning"), e->message.toHtmlEscaped()));
+  } else if (const auto* e = std::get_if<FinishedEvent>(&event)) {
+    m_sawFinished = true;
+    m_log->appendPlainText(tr("finished: %1").arg(e->status));
+    m_scalingVerdict = e->scalingVerdict;
+    if (!e->scalingVerdict.isEmpty()) m_log->appendPlainText(tr("scaling: %1").arg(e->scalingVerdict));
+    for (const QString& gpu : e->gpuSummaries) m_log->appendPlainText(gpu);
+  }
+}
+
+void TrainingPage::onLog(const QString& line, LogKind kind) {
+  if (kind == LogKind::Notice) m_log->appendHtml(QStringLiteral("<span style='color:#666'>%1</span>").arg(line.toHtmlEscaped()));
+  else m_log->appendPlainText(line);
+}
+
+void TrainingPage::onFinished(const RunOutcome& outcome) {
+  m_lastOutcome = outcome;
+  m_charts->flush();
+  setState(State::Idle);
+  const QString folder = QDir::toNativeSeparators(m_runFolder);
+  switch (outcome.status) {
+    case RunOutcome::Status::Completed:
+      setStatus(tr("Run completed in %1 — %2").arg(durationText(m_elapsed.elapsed() / 1000.0), folder) +
+                (m_scalingVerdict.isEmpty() ? QString() : QStringLiteral("\n") + m_scalingVerdict));
+      break;
+    case RunOutcome::Status::Stopped:
+      setStatus(tr("Run stopped; a checkpoint was written. ⟳ Resume run continues it on the ticked devices (in a "
+                   "terminal: netsmith-cli train --resume %1)").arg(folder));
+      break;
+    case RunOutcome::Status::Failed:
+      setStatus(tr("Run failed: %1").arg(outcome.message) +
+                    (canResumeLastRun() ? tr("\n⟳ Resume continues it from its last checkpoint.") : QString()),
+                true);
+      break;
+  }
+  m_history->setActiveFolder({});
+  refreshHistory();
+  m_planDebounce.start();
+}
+
+}  // namespace netsmith::gui
