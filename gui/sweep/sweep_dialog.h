@@ -1,0 +1,97 @@
+// SweepDialog (Training ▸ Sweep…): trains the open project several times with other values of
+// one or two settings (every combination), and other projects queued to train once each, one
+// training per device at a time, through `netsmith-cli sweep` (SweepRunner). The results table
+// fills while the sweep runs; its best row is marked; a row's run can be shown in the Training
+// page's history (showRunRequested) or its folder opened.
+//
+// The sweep trains the project file as saved: with unsaved changes the dialog says so and offers
+// to save.
+#pragma once
+
+#include <QDialog>
+
+#include "engine/monitor/devices.h"
+#include "gui/document/project_document.h"
+#include "gui/sweep/sweep_axis_editor.h"
+#include "gui/sweep/sweep_runner.h"
+#include "gui/sweep/sweep_table.h"
+
+class QCheckBox;
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QSpinBox;
+
+namespace netsmith::gui {
+
+class SweepDialog : public QDialog {
+  Q_OBJECT
+ public:
+  explicit SweepDialog(ProjectDocument* doc, QWidget* parent = nullptr);
+
+  SweepAxisEditor* firstAxis() const { return m_axes[0]; }
+  SweepAxisEditor* secondAxis() const { return m_axes[1]; }
+  QCheckBox* secondAxisBox() const { return m_useSecond; }
+  SweepTable* table() const { return m_table; }
+  SweepRunner* runner() { return &m_runner; }
+
+  // The device list (from `devices --json`, asked for when the dialog is first shown); the ticks
+  // start as the project's parallel.devices.
+  void setAvailableDevices(const std::vector<DeviceInfo>& devices);
+  void setCheckedDevices(const QStringList& ids);
+  QStringList checkedDevices() const;
+  void addQueuedProject(const QString& file);
+  QStringList queuedProjects() const;
+  // 0: the project's own.
+  void setLimits(int maxEpoch, int trainSamples, int validationSamples);
+
+  // The sweep the fields describe; nullopt with `error` set when it cannot start.
+  std::optional<SweepRequest> request(QString* error) const;
+  // The same as the buttons. start() returns false with the reason in problemText().
+  bool start();
+  void stop();
+  QString problemText() const;
+  QString statusText() const;
+
+ signals:
+  // Show this run in the Training page's history (the main window decides how).
+  void showRunRequested(const QString& runFolder);
+
+ protected:
+  void showEvent(QShowEvent* event) override;
+
+ private:
+  QWidget* buildSettings();
+  QWidget* buildQueue();
+  QWidget* buildDevices();
+  void projectChanged();
+  void updatePreview();
+  void updateButtons();
+  void queryDevices();
+  void showSelectedRun();
+  void openSelectedFolder();
+
+  ProjectDocument* m_doc;
+  SweepRunner m_runner;
+  SweepAxisEditor* m_axes[2];
+  QCheckBox* m_useSecond;
+  QListWidget* m_queue;
+  QListWidget* m_devices;
+  QLabel* m_devicesNote;
+  QSpinBox* m_maxEpoch;
+  QSpinBox* m_trainSamples;
+  QSpinBox* m_validationSamples;
+  QLabel* m_unsaved;
+  QPushButton* m_save;
+  QLabel* m_preview;
+  QPushButton* m_start;
+  QPushButton* m_stop;
+  QPushButton* m_showRun;
+  QPushButton* m_openFolder;
+  SweepTable* m_table;
+  QLabel* m_status;
+  QProcess* m_devicesQuery = nullptr;
+  bool m_devicesAsked = false;
+};
+
+}  // namespace netsmith::gui

@@ -1,0 +1,233 @@
+// The Sweep dialog (Training ▸ Sweep…): the values of a grid, values refused with the setting's
+// range from the settings table, a real `netsmith-cli sweep` of two learning rates driven through
+// the dialog's runner to a table of two completed rows with the best marked, and Stop ending a
+// running sweep without leaving its process behind.
+#include <signal.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cerrno>
+
+#include "gui/sweep/sweep_dialog.h"
+
+using namespace netsmith;
+using namespace netsmith::gui;
+
+namespace {
+bool waitFor(const std::function<bool()>& condition, int timeoutMs) {
+  QDeadlineTimer deadline(timeoutMs);
+  while (!condition()) {
+    if (deadline.hasExpired()) return false;
+    QTest::qWait(20);
+  }
+  return true;
+}
+
+QPushButton* buttonTexted(QWidget& w, const QString& text) {
+  for (QPushButton* b : w.findChildren<QPushButton*>())
+    if (b->text() == text) return b;
+  return nullptr;
+}
+
+QString cell(const SweepTableModel* m, int row, const QString& column) {
+  return m->index(row, m->columnOf(column)).data().toString();
+}
+
+bool processExists(qint64 pid) { return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH; }
+}  // namespace
+
+class TestSweepDialog : public QObject {
+  Q_OBJECT
+  QTemporaryDir m_dir;
+  QString m_project;  // the MLP sample: solver Momentum, so the learning rate is optimizer.lr
+
+ private slots:
+  void initTestCase() {
+    qputenv("NETSMITH_CLI", NETSMITH_CLI);
+    m_project = m_dir.filePath("mlp.nsproj");
+    QVERIFY(QFile::copy(NETSMITH_SOURCE_DIR "/projects/fashion_mnist_mlp.nsproj", m_project));
+  }
+
+  void logGridOfLearningRates() {
+    const std::vector<double> expected{1e-4, 1e-3, 1e-2, 1e-1};
+    QCOMPARE(gridValues(1e-4, 1e-1, 4, GridSpacing::Log), expected);
+    QCOMPARE(gridValues(0, 1, 5, GridSpacing::Linear), (std::vector<double>{0, 0.25, 0.5, 0.75, 1}));
+    QCOMPARE(valueText(1e-5), QStringLiteral("1e-5"));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, gridValues(0, 1, 3, GridSpacing::Log));
+
+    ProjectDocument doc;
+    doc.load(m_project);
+    SweepDialog dialog(&doc);
+    // The learning rate of the project's solver is offered first, and only that solver's parameters.
+    QCOMPARE(dialog.firstAxis()->chosenPath(), QStringLiteral("optimizer.lr"));
+    QVERIFY(dialog.firstAxis()->settingBox()->findData(QStringLiteral("optimizer.momentum")) >= 0);
+    QCOMPARE(dialog.firstAxis()->settingBox()->findData(QStringLiteral("optimizer.alpha")), -1);
+    dialog.firstAxis()->setGrid("1e-4", "1e-1", 4, GridSpacing::Log);
+    dialog.setCheckedDevices({"cpu:0"});
+    QString error;
+    const auto request = dialog.request(&error);
+    QVERIFY2(request, qPrintable(error));
+    QCOMPARE(request->axes.at(0).values, expected);
+    const QStringList args = request->arguments();
+    QVERIFY2(args.contains("optimizer.lr=0.0001,0.001,0.01,0.1"), qPrintable(args.join(' ')));
+    QCOMPARE(request->plannedRows().size(), size_t{4});
+
+    // An integer setting's log grid is rounded to whole numbers; two settings make every combination.
+    dialog.secondAxisBox()->setChecked(true);
+    QVERIFY(dialog.secondAxis()->choose("config.batch_size"));
+    dialog.secondAxis()->setGrid("16", "256", 5, GridSpacing::Log);
+    const auto both = dialog.request(&error);
+    QVERIFY2(both, qPrintable(error));
+    QCOMPARE(both->axes.at(1).values, (std::vector<double>{16, 32, 64, 128, 256}));
+    const auto rows = both->plannedRows();
+    QCOMPARE(rows.size(), size_t{20});
+    QCOMPARE(rows[1].values, (QStringList{"0.0001", "32"}));  // the first setting slowest, as the CLI
+    QCOMPARE(rows[19].index, 20);
+  }
+
+  void valuesOutOfRangeAreRefusedWithTheRange() {
+    ProjectDocument doc;
+    doc.load(m_project);
+    SweepDialog dialog(&doc);
+    dialog.setCheckedDevices({"cpu:0"});
+    dialog.firstAxis()->setList("0.01, -0.5");
+    QVERIFY(!dialog.start());
+    QCOMPARE(dialog.problemText(), QStringLiteral("Learning rate (lr): -0.5 is out of range: expected a number > 0"));
+    QVERIFY(!buttonTexted(dialog, "Start sweep")->isEnabled());
+    QVERIFY(!dialog.runner()->isRunning());
+
+    // The solver table's range of momentum, and the settings table's ranges in its words.
+    QVERIFY(dialog.firstAxis()->choose("optimizer.momentum"));
+    dialog.firstAxis()->setList("0.5 1");
+    QCOMPARE(dialog.problemText(), QStringLiteral("momentum: 1 is out of range: expected a number in [0, 1)"));
+    QVERIFY(dialog.firstAxis()->choose("config.batch_size"));
+    dialog.firstAxis()->setList("32, 0");
+    QCOMPARE(dialog.problemText(), QStringLiteral("Batch size: 0 is out of range: expected an integer >= 1"));
+    dialog.firstAxis()->setList("32, 2.5");
+    QCOMPARE(dialog.problemText(), QStringLiteral("Batch size: 2.5 is not a whole number: expected an integer >= 1"));
+    QVERIFY(dialog.firstAxis()->choose("config.augmentation.crop_padding"));
+    dialog.firstAxis()->setList("2, 5000");
+    QCOMPARE(dialog.problemText(),
+             QStringLiteral("Crop padding: 5000 is out of range: expected an integer in [0, 4096]"));
+    dialog.firstAxis()->setList("2, abc");
+    QCOMPARE(dialog.problemText(), QStringLiteral("Crop padding: 'abc' is not a number"));
+    dialog.firstAxis()->setList("2, 4");
+    QCOMPARE(dialog.problemText(), QString());
+    QVERIFY(buttonTexted(dialog, "Start sweep")->isEnabled());
+  }
+
+  void twoLearningRatesRunToATableOfResults() {
+    ProjectDocument doc;
+    doc.load(m_project);
+    SweepDialog dialog(&doc);
+    dialog.runner()->setPollInterval(50);
+    dialog.firstAxis()->setList("0.003, 0.1");
+    dialog.setCheckedDevices({"cpu:0"});
+    dialog.setLimits(1, 1000, 300);
+    QSignalSpy finished(dialog.runner(), &SweepRunner::finished);
+    QVERIFY2(dialog.start(), qPrintable(dialog.statusText()));
+    QVERIFY(dialog.runner()->isRunning());
+    QVERIFY(finished.wait(180000));
+    QCOMPARE(finished.at(0).at(0).toInt(), 0);
+    QVERIFY2(dialog.statusText().startsWith("Completed: 2 trainings"), qPrintable(dialog.statusText()));
+
+    const SweepTableModel* model = dialog.table()->sweepModel();
+    QCOMPARE(model->rowCount(), 2);
+    for (int row = 0; row < 2; ++row) {
+      QCOMPARE(cell(model, row, "Status"), QStringLiteral("completed"));
+      QCOMPARE(cell(model, row, "Device"), QStringLiteral("cpu:0"));
+      QCOMPARE(cell(model, row, "Best epoch"), QStringLiteral("1"));
+      bool ok = false;
+      const double final = model->index(row, model->columnOf("Final val. error")).data(SweepTableModel::kSortRole).toDouble(&ok);
+      QVERIFY(ok && final > 0 && final < 1);
+      QVERIFY2(cell(model, row, "Best val. error").endsWith(" %"), qPrintable(cell(model, row, "Best val. error")));
+      QVERIFY(QFileInfo(model->rows()[row].runFolder + "/learning_curve.csv").exists());
+    }
+    QCOMPARE(cell(model, 0, "lr"), QStringLiteral("0.003"));
+    QCOMPARE(cell(model, 1, "lr"), QStringLiteral("0.1"));
+    QVERIFY(QFileInfo(model->rows()[0].runFolder).fileName().contains("-sweep1-lr=0.003"));
+    QVERIFY(QFileInfo(dialog.runner()->sweepFolder() + "/summary.json").exists());
+
+    // The best row: the lower best validation error, bold and starred.
+    const auto& rows = model->rows();
+    const int best = *rows[0].bestError <= *rows[1].bestError ? 0 : 1;
+    QCOMPARE(model->bestRow(), best);
+    QVERIFY(model->index(best, 0).data(Qt::FontRole).value<QFont>().bold());
+    QVERIFY(!model->index(1 - best, 0).data(Qt::FontRole).value<QFont>().bold());
+    QVERIFY(cell(model, best, "#").endsWith(QStringLiteral("★")));
+
+    // Sorting by the best error puts the best row first.
+    dialog.table()->sortByColumn(model->columnOf("Best val. error"), Qt::AscendingOrder);
+    QCOMPARE(dialog.table()->proxy()->index(0, model->columnOf("lr")).data().toString(), rows[best].values[0]);
+
+    // The best row is selected; Show in Training page asks for its run folder.
+    QSignalSpy show(&dialog, &SweepDialog::showRunRequested);
+    QVERIFY(buttonTexted(dialog, "Show in Training page")->isEnabled());
+    buttonTexted(dialog, "Show in Training page")->click();
+    QCOMPARE(show.size(), 1);
+    QCOMPARE(show.at(0).at(0).toString(), rows[best].runFolder);
+
+    if (const QString shot = qEnvironmentVariable("NETSMITH_SWEEP_SCREENSHOT"); !shot.isEmpty()) {
+      dialog.resize(1366, 740);
+      dialog.show();
+      QTest::qWait(200);
+      QVERIFY(dialog.grab().save(shot));
+    }
+  }
+
+  void stopEndsARunningSweep() {
+    ProjectDocument doc;
+    doc.load(m_project);
+    SweepDialog dialog(&doc);
+    dialog.runner()->setPollInterval(50);
+    dialog.firstAxis()->setList("0.01, 0.02");
+    dialog.setCheckedDevices({"cpu:0"});
+    dialog.setLimits(500, 1000, 200);
+    QSignalSpy finished(dialog.runner(), &SweepRunner::finished);
+    QVERIFY(dialog.start());
+    const qint64 pid = dialog.runner()->processId();
+    QVERIFY(pid > 0);
+    // While it runs, the first row follows its run folder: running on cpu:0, epochs and errors coming in.
+    const SweepTableModel* model = dialog.table()->sweepModel();
+    QVERIFY2(waitFor([&] { return model->rows()[0].epochs >= 2; }, 120000), qPrintable(dialog.statusText()));
+    QCOMPARE(cell(model, 0, "Status"), QStringLiteral("running"));
+    QCOMPARE(cell(model, 0, "Device"), QStringLiteral("cpu:0"));
+    QVERIFY(model->rows()[0].finalError.has_value());
+    QCOMPARE(cell(model, 1, "Status"), QStringLiteral("queued"));
+
+    buttonTexted(dialog, "Stop")->click();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.at(0).at(0).toInt(), 3);  // the CLI's "stopped"
+    QVERIFY(!dialog.runner()->isRunning());
+    QVERIFY2(!processExists(pid), "the sweep's process is still there");
+    QCOMPARE(cell(model, 0, "Status"), QStringLiteral("stopped"));
+    QCOMPARE(cell(model, 1, "Status"), QStringLiteral("not run"));
+    QVERIFY2(dialog.statusText().startsWith("Stopped"), qPrintable(dialog.statusText()));
+    // The stopped training kept a checkpoint to resume from.
+    QVERIFY(!QDir(model->rows()[0].runFolder + "/checkpoints").entryList({"*.ckpt"}).isEmpty());
+  }
+
+  void closingTheRunnerStopsItsSweep() {
+    ProjectDocument doc;
+    doc.load(m_project);
+    qint64 pid = 0;
+    {
+      SweepDialog dialog(&doc);
+      dialog.firstAxis()->setList("0.01");
+      dialog.setCheckedDevices({"cpu:0"});
+      dialog.setLimits(500, 1000, 200);
+      QVERIFY(dialog.start());
+      pid = dialog.runner()->processId();
+      QVERIFY(waitFor([&] { return dialog.runner()->rows()[0].status == "running"; }, 60000));
+    }
+    QVERIFY2(!processExists(pid), "the sweep outlived its dialog");
+  }
+};
+
+QTEST_MAIN(TestSweepDialog)
+#include "tst_sweep_dialog.moc"
