@@ -6,6 +6,7 @@
 #include <QCursor>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QMimeData>
 #include <QScrollArea>
 #include <QSplitter>
@@ -14,6 +15,7 @@
 
 #include "gui/document/dataset_shape_probe.h"
 #include "gui/document/graph_commands.h"
+#include "gui/edit/canvas_menus.h"
 #include "gui/edit/graph_items.h"
 #include "gui/edit/graph_scene.h"
 #include "gui/edit/graph_view.h"
@@ -100,6 +102,10 @@ EditPage::EditPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent), m_d
     const QStringList ids = m_scene->selectedNodeIds();
     m_properties->showNode(ids.size() == 1 ? ids.first() : QString());
   });
+  m_menus = new CanvasMenus(this, doc);
+  connect(m_scene, &GraphScene::nodeMenuRequested, this, [this](const QString& id, QPoint at) { m_menus->nodeMenu(id)->popup(at); });
+  connect(m_scene, &GraphScene::linkMenuRequested, this, [this](int link, QPoint at) { m_menus->linkMenu(link)->popup(at); });
+  connect(m_scene, &GraphScene::canvasMenuRequested, this, [this](QPointF, QPoint at) { m_menus->canvasMenu()->popup(at); });
   connect(doc->graph(), &GraphDocument::analysisChanged, this, &EditPage::updateStatus);
   connect(doc, &ProjectDocument::loaded, this, [this] {
     // Once the view has its real size: the network, or its beginning, at a size that can be read.
@@ -193,10 +199,14 @@ void EditPage::paste() {
     say(tr("Nothing to paste: the clipboard holds no Netsmith layers"));
     return;
   }
+  pasteFragment(*fragment, tr("Paste %n layer(s)", nullptr, static_cast<int>(fragment->nodes.size())));
+}
+
+void EditPage::pasteFragment(const GraphFragment& fragment, const QString& undoText) {
   // Where it lands: at the mouse when the paste comes from the keyboard over the canvas, else where
   // it was copied from; then moved right until it covers no block (the originals included).
   QRectF bounds;
-  for (const NodeSpec& n : fragment->nodes) bounds |= QRectF(n.pos[0], n.pos[1], NodeItem::kWidth, NodeItem::kHeight);
+  for (const NodeSpec& n : fragment.nodes) bounds |= QRectF(n.pos[0], n.pos[1], NodeItem::kWidth, NodeItem::kHeight);
   QPointF offset(0, 0);
   if (m_view->isVisible() && m_view->viewport()->underMouse()) {
     const QPointF mouse = m_view->mapToScene(m_view->viewport()->mapFromGlobal(QCursor::pos()));
@@ -206,7 +216,7 @@ void EditPage::paste() {
   for (const NodeSpec& n : m_doc->graph()->spec().nodes)
     taken << QRectF(n.pos[0], n.pos[1], NodeItem::kWidth, NodeItem::kHeight).adjusted(-20, -14, 20, 14);
   const auto covers = [&](QPointF by) {
-    for (const NodeSpec& n : fragment->nodes) {
+    for (const NodeSpec& n : fragment.nodes) {
       const QRectF r(n.pos[0] + by.x(), n.pos[1] + by.y(), NodeItem::kWidth, NodeItem::kHeight);
       for (const QRectF& t : std::as_const(taken))
         if (t.intersects(r)) return true;
@@ -214,10 +224,10 @@ void EditPage::paste() {
     return false;
   };
   for (int step = 0; step < 1000 && covers(offset); ++step) offset.rx() += 30;
-  GraphFragment ready = prepareForPaste(*m_doc->graph(), *fragment, offset);
+  GraphFragment ready = prepareForPaste(*m_doc->graph(), fragment, offset);
   QStringList ids;
   for (const NodeSpec& n : ready.nodes) ids << qs(n.id);
-  m_doc->undoStack()->push(new AddFragmentCommand(m_doc->graph(), ready, tr("Paste %n layer(s)", nullptr, static_cast<int>(ids.size()))));
+  m_doc->undoStack()->push(new AddFragmentCommand(m_doc->graph(), ready, undoText));
   m_scene->selectNodes(ids);
 }
 

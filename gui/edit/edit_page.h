@@ -12,6 +12,8 @@ class QLabel;
 
 namespace netsmith::gui {
 
+class CanvasMenus;
+struct GraphFragment;
 class DatasetShapeProbe;
 class GraphScene;
 class GraphView;
@@ -48,6 +50,10 @@ class EditPage : public QWidget {
   void deleteSelection();
   void copySelection();
   void paste();
+  // Adds `fragment` (new ids, one undo step named `undoText`) where paste() puts it: at the mouse
+  // over the canvas, else where it was, moved right until it covers no block; selects it.
+  void pasteFragment(const GraphFragment& fragment, const QString& undoText);
+  CanvasMenus* canvasMenus() const { return m_menus; }
   void autoArrange();
   QString lastMessage() const { return m_lastMessage; }
 
@@ -66,6 +72,7 @@ class EditPage : public QWidget {
   PropertyPanel* m_properties;
   QLabel* m_status;
   DatasetShapeProbe* m_shapeProbe;
+  CanvasMenus* m_menus;
   QString m_lastMessage;
   QAction *m_delete, *m_cut, *m_copy, *m_paste, *m_selectAll, *m_zoomIn, *m_zoomOut, *m_fit, *m_arrange;
 };

@@ -188,6 +188,17 @@ void LinkItem::setRoute(const QPainterPath& path) {
   setPath(path);
 }
 
+QPainterPath LinkItem::shape() const {
+  QPainterPathStroker stroker;
+  stroker.setWidth(kHitWidth);
+  return stroker.createStroke(path());
+}
+
+QRectF LinkItem::boundingRect() const {
+  // The arrow head and the hit band reach beyond the path by half the band.
+  return path().controlPointRect().adjusted(-kHitWidth, -kHitWidth, kHitWidth, kHitWidth);
+}
+
 void LinkItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
   painter->setRenderHint(QPainter::Antialiasing);
   QPen p = pen();

@@ -67,6 +67,10 @@ class LinkItem : public QGraphicsPathItem {
   // The path from an output port to an input port; it must end going down into the port.
   void setRoute(const QPainterPath& path);
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+  // A band kHitWidth wide along the line, so a click or right click a few pixels off still hits it.
+  static constexpr qreal kHitWidth = 10;
+  QPainterPath shape() const override;
+  QRectF boundingRect() const override;
 
  private:
   QString m_from, m_to;

@@ -1,5 +1,6 @@
 #include "gui/edit/graph_scene.h"
 
+#include <QGraphicsSceneContextMenuEvent>
 #include <QGraphicsSceneDragDropEvent>
 #include <QGraphicsSceneMouseEvent>
 #include <QMimeData>
@@ -117,6 +118,39 @@ QStringList GraphScene::selectedNodeIds() const {
   for (const NodeSpec& n : m_doc->spec().nodes)  // document order
     if (NodeItem* item = m_nodes.value(qs(n.id)); item && item->isSelected()) ids << qs(n.id);
   return ids;
+}
+
+int GraphScene::linkIndex(const LinkItem* item) const {
+  for (int i = 0; i < static_cast<int>(m_doc->spec().links.size()); ++i) {
+    const LinkSpec& s = m_doc->spec().links[i];
+    if (qs(s.from) == item->from() && qs(s.to) == item->to()) return i;
+  }
+  return -1;
+}
+
+void GraphScene::contextMenuEvent(QGraphicsSceneContextMenuEvent* event) {
+  // The topmost block or link under the pointer (blocks lie above links).
+  for (QGraphicsItem* item : items(event->scenePos())) {
+    if (item->type() == NodeItem::kType) {
+      auto* node = static_cast<NodeItem*>(item);
+      if (!node->isSelected()) selectNodes({node->id()});
+      emit nodeMenuRequested(node->id(), event->screenPos());
+      event->accept();
+      return;
+    }
+    if (item->type() == LinkItem::kType) {
+      auto* link = static_cast<LinkItem*>(item);
+      if (!link->isSelected()) {
+        clearSelection();
+        link->setSelected(true);
+      }
+      emit linkMenuRequested(linkIndex(link), event->screenPos());
+      event->accept();
+      return;
+    }
+  }
+  emit canvasMenuRequested(event->scenePos(), event->screenPos());
+  event->accept();
 }
 
 std::vector<int> GraphScene::selectedLinkIndices() const {

@@ -25,12 +25,19 @@ class GraphScene : public QGraphicsScene {
   // Indices in the document of the selected links.
   std::vector<int> selectedLinkIndices() const;
   void selectNodes(const QStringList& ids);
+  // The document's index of the link `item` draws; -1 when it draws none.
+  int linkIndex(const LinkItem* item) const;
 
  signals:
   // id -> (position before the drag, after)
   void nodesMoved(const QHash<QString, QPair<QPointF, QPointF>>& moves);
   void linkRequested(const QString& from, const QString& to);
   void layerDropped(const QString& type, QPointF scenePos);
+  // A right click (or the menu key) on a block, on a link or on the empty canvas. The block or link
+  // is selected first (alone, unless it was part of the selection already).
+  void nodeMenuRequested(const QString& id, QPoint screenPos);
+  void linkMenuRequested(int linkIndex, QPoint screenPos);
+  void canvasMenuRequested(QPointF scenePos, QPoint screenPos);
 
  protected:
   void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
@@ -39,6 +46,7 @@ class GraphScene : public QGraphicsScene {
   void dragEnterEvent(QGraphicsSceneDragDropEvent* event) override;
   void dragMoveEvent(QGraphicsSceneDragDropEvent* event) override;
   void dropEvent(QGraphicsSceneDragDropEvent* event) override;
+  void contextMenuEvent(QGraphicsSceneContextMenuEvent* event) override;
 
  private:
   void rebuild();
