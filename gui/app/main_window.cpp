@@ -22,6 +22,7 @@
 #include "gui/edit/edit_page.h"
 #include "gui/evaluation/evaluation_page.h"
 #include "gui/run/cli_command.h"
+#include "gui/sweep/sweep_window.h"
 #include "gui/training/training_page.h"
 
 namespace netsmith::gui {
@@ -129,6 +130,9 @@ void MainWindow::createMenus() {
     m_training->state() == TrainingPage::State::Paused ? m_training->resume() : m_training->pause();
   });
   training->addAction(tr("S&top"), this, [this] { m_training->stop(); });
+  training->addAction(tr("S&weep…"), this, [this] {
+    showSweepDialog(this, &m_doc, m_training, [this] { showPage(QStringLiteral("training")); });
+  });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* pageHelp = help->addAction(tr("Help on this &page"), QKeySequence::HelpContents, this, &MainWindow::showPageHelp);
