@@ -1,6 +1,7 @@
-// The ONNX layer table (Note [ONNX layer table]): one entry for every registered op and nothing
-// else; an op without one is an error naming the layer; the graphs it builds are well formed
-// (every node input defined before use); pooling's ceil mode becomes explicit end padding.
+// The ONNX layer table (Note [ONNX layer table]): one entry, from the op's folder, for every
+// registered op and nothing else, and never two for one op; an op without one is an error naming
+// the layer; the graphs it builds are well formed (every node input defined before use);
+// pooling's ceil mode becomes explicit end padding.
 #include <QtTest>
 #include <map>
 #include <set>
@@ -60,10 +61,24 @@ class OnnxLayersTest : public QObject {
     std::set<std::string> registered;
     for (const OpSchema* s : OpRegistry::builtin().all()) {
       registered.insert(s->name);
-      QVERIFY2(table.count(s->name), ("no ONNX mapping for " + s->name + ": add it to engine/export/onnx_layers.cpp").c_str());
+      QVERIFY2(table.count(s->name),
+               ("no ONNX mapping for " + s->name + ": add one in the op's folder, engine/ops/<op>/onnx.cpp").c_str());
     }
     for (const auto& [name, f] : table) QVERIFY2(registered.count(name), ("mapping for unknown op " + name).c_str());
-    QCOMPARE(registered.size(), size_t{25});
+    QVERIFY(!registered.empty());
+  }
+
+  // Two folders mapping the same layer type are an error naming it, not a silent overwrite.
+  void secondMappingOfATypeIsAnError() {
+    OnnxLayerTable table;
+    registerOnnxMappings(table);
+    QCOMPARE(table.size(), onnxLayerTable().size());
+    try {
+      addOnnxMapping(table, "ReLU", [](OnnxLayerContext&) {});
+      QFAIL("expected an error");
+    } catch (const Error& e) {
+      QVERIFY2(std::string(e.what()).find("two ONNX mappings for layer type 'ReLU'") != std::string::npos, e.what());
+    }
   }
 
   void opWithoutEntryIsAnErrorNamingTheLayer() {
