@@ -24,14 +24,16 @@ namespace netsmith::cli {
 
 const CommandSpec kSweep{
     "sweep",
-    "PROJECT.nsproj --set KEY=V1,V2,... [--set ...] [options]",
+    "PROJECT.nsproj --set KEY=V1,V2,... [--set ...] [--queue OTHER.nsproj ...] [options]",
     "Trains one project several times with other settings, one training per device at a time.",
     "Each --set gives a project key as a JSON path (optimizer.alpha, config.batch_size, ...) and its\n"
-    "values; several --set make every combination. The trainings wait in a queue; each device takes\n"
+    "values; several --set make every combination. --queue adds other projects, each trained once with\n"
+    "its own settings after the combinations. The trainings wait in a queue; each device takes\n"
     "the next one when it is free, and each gets its own run folder in <project>.runs/, which the\n"
     "console's run history overlays. A summary table (or --json) ends the sweep.\n"
     "Exit status: 0 all completed, 1 some failed, 2 bad command line, 3 stopped.",
     {{"--set", "KEY=V1,V2,...", "a project key and the values to try (repeatable)", true},
+     {"--queue", "PROJECT.nsproj", "another project to train once, with its own settings (repeatable)", true},
      {"--devices", "LIST", "the devices to spread the trainings over (default: parallel.devices)"},
      {"--max-epoch", "N", "override config.max_epoch"},
      {"--early-stopping", "N", "override config.early_stopping (patience in validations; 0: off)"},
@@ -51,7 +53,9 @@ struct Setting {
 
 struct Job {
   std::vector<Setting> settings;
-  std::string label;  // "alpha=0.003"
+  std::string label;  // "alpha=0.003", or a queued project's file name without .nsproj
+  const Project* source = nullptr;  // the project it trains: PROJECT, or one given with --queue
+  fs::path runs;                    // its <project>.runs folder
   std::string projectFile;
   std::string runDir;
   TrainResult result;
@@ -133,9 +137,10 @@ std::string percent(const std::optional<double>& v) { return v ? format("{}%", s
 
 int runSweep(const ParsedArgs& args) {
   const std::string projectPath = args.positional[0];
-  if (!args.has("--set")) throw UsageError{"give at least one --set KEY=V1,V2,..."};
+  if (!args.has("--set") && !args.has("--queue"))
+    throw UsageError{"give at least one --set KEY=V1,V2,... (or --queue other projects)"};
   std::vector<std::vector<Setting>> axes;
-  {
+  if (args.has("--set")) {
     const std::string all = args.value("--set");
     size_t start = 0;
     while (start <= all.size()) {
@@ -145,6 +150,21 @@ int runSweep(const ParsedArgs& args) {
     }
   }
   const Project base = loadProject(projectPath);
+  // Loaded before anything is made, so a wrong --queue path is refused like a wrong --set.
+  std::vector<Project> queued;
+  if (args.has("--queue")) {
+    const std::string all = args.value("--queue");
+    size_t start = 0;
+    while (start <= all.size()) {
+      const size_t nl = std::min(all.find('\n', start), all.size());
+      try {
+        queued.push_back(loadProject(all.substr(start, nl - start)));
+      } catch (const Error& e) {
+        throw UsageError{format("--queue {}", e.what())};
+      }
+      start = nl + 1;
+    }
+  }
   std::vector<std::string> devices = base.parallel.devices;
   if (args.has("--devices")) {
     try {
@@ -160,7 +180,14 @@ int runSweep(const ParsedArgs& args) {
   const fs::path runs = project.parent_path() / (project.stem().string() + ".runs");
   const fs::path variants = runs / (stamp + "-sweep");
   fs::create_directories(variants);
+  const auto runsOf = [](const Project& p) {
+    const fs::path file(p.path);
+    return file.parent_path() / (file.stem().string() + ".runs");
+  };
   std::vector<Job> jobs(1);
+  jobs[0].source = &base;
+  jobs[0].runs = runs;
+  if (axes.empty()) jobs[0].label = project.stem().string();
   for (const auto& axis : axes) {
     std::vector<Job> next;
     for (const Job& j : jobs)
@@ -172,23 +199,30 @@ int runSweep(const ParsedArgs& args) {
       }
     jobs = next;
   }
+  for (const Project& p : queued) {
+    Job job;
+    job.source = &p;
+    job.runs = runsOf(p);
+    job.label = fs::path(p.path).stem().string();
+    jobs.push_back(job);
+  }
   const int cores = availableCores();
   const int slots = static_cast<int>(std::min(devices.size(), jobs.size()));
   for (size_t i = 0; i < jobs.size(); ++i) {
     Job& job = jobs[i];
-    Json j = projectToPortableJson(base);
+    Json j = projectToPortableJson(*job.source);
     for (const Setting& s : job.settings) setAtPath(j, s.path, s.value);
     // One device per training; the trainings running at once share the cores.
-    if (base.parallel.threadsPerDevice == 0) j["parallel"]["threads_per_device"] = std::max(1, cores / slots);
+    if (job.source->parallel.threadsPerDevice == 0) j["parallel"]["threads_per_device"] = std::max(1, cores / slots);
     j["parallel"].erase("worker_load");
     job.projectFile = (variants / format("{}-{}.nsproj", i + 1, folderSafe(job.label))).string();
     std::ofstream(job.projectFile) << j.dump(2) << "\n";
     try {
       loadProject(job.projectFile);
     } catch (const Error& e) {
-      throw UsageError{format("--set {}: {}", job.label, e.what())};
+      throw UsageError{format("{} {}: {}", job.settings.empty() ? "--queue" : "--set", job.label, e.what())};
     }
-    job.runDir = (runs / format("{}-sweep{}-{}", stamp, i + 1, folderSafe(job.label))).string();
+    job.runDir = (job.runs / format("{}-sweep{}-{}", stamp, i + 1, folderSafe(job.label))).string();
   }
 
   const bool json = args.has("--json");
@@ -253,6 +287,7 @@ int runSweep(const ParsedArgs& args) {
     stopped = stopped || status == "stopped" || status == "not run";
     summary.push_back({{"settings", settings},
                        {"label", job.label},
+                       {"project", job.source->path},
                        {"device", job.device},
                        {"status", status},
                        {"final_validation_error", job.finalError ? Json(*job.finalError) : Json(nullptr)},

@@ -53,6 +53,47 @@ class SweepTest : public QObject {
     QCOMPARE(devices, (std::set<std::string>{"cpu:0", "cpu:1"}));
   }
 
+  // --queue: other projects trained once each, with their own settings, after the combinations,
+  // in their own runs folders; the summary names each row's project.
+  void queuedProjectsTrainOnceEach() {
+    Json other = sampleProject("fashion_mnist_mlp");
+    other["optimizer"]["lr"] = 0.05;
+    const std::string project = saveProject(m_dir, "sweep-main", sampleProject("fashion_mnist_mlp"));
+    const std::string queued = saveProject(m_dir, "sweep-other", other);
+    const CliRun run = runCli({"sweep", QString::fromStdString(project), "--set", "optimizer.lr=0.003,0.01", "--queue",
+                               QString::fromStdString(queued), "--devices", "cpu:0,cpu:1", "--max-epoch", "1",
+                               "--train-samples", "500", "--validation-samples", "200", "--json"});
+    QVERIFY2(run.exitCode == 0, run.stderrText.constData());
+    const Json summary = Json::parse(run.stdoutText.toStdString());
+    QCOMPARE(summary.size(), size_t{3});
+    QCOMPARE(summary[0].value("project", ""), fs::path(project).string());
+    const Json& last = summary[2];
+    QCOMPARE(last.value("status", ""), std::string("completed"));
+    QCOMPARE(last.value("label", ""), std::string("sweep-other"));
+    QCOMPARE(last.value("project", ""), fs::path(queued).string());
+    QVERIFY(last["settings"].empty());
+    const fs::path dir = last.value("run", "");
+    QCOMPARE(dir.parent_path().filename().string(), std::string("sweep-other.runs"));
+    QVERIFY2(dir.filename().string().ends_with("-sweep3-sweep-other"), dir.c_str());
+    std::ifstream snapshot(dir / "project.nsproj");
+    QCOMPARE(Json::parse(snapshot)["optimizer"]["lr"].get<double>(), 0.05);  // its own settings
+
+    // Only queued projects: PROJECT trains once too, labelled with its name.
+    const CliRun plain = runCli({"sweep", QString::fromStdString(project), "--queue", QString::fromStdString(queued),
+                                 "--devices", "cpu:0", "--max-epoch", "1", "--train-samples", "300",
+                                 "--validation-samples", "100", "--json"});
+    QVERIFY2(plain.exitCode == 0, plain.stderrText.constData());
+    const Json two = Json::parse(plain.stdoutText.toStdString());
+    QCOMPARE(two.size(), size_t{2});
+    QCOMPARE(two[0].value("label", ""), std::string("sweep-main"));
+    QCOMPARE(two[1].value("label", ""), std::string("sweep-other"));
+
+    const CliRun missing = runCli({"sweep", QString::fromStdString(project), "--queue", "/nonexistent/p.nsproj"});
+    QCOMPARE(missing.exitCode, 2);
+    QVERIFY2(missing.stderrText.contains("--queue") && missing.stderrText.contains("/nonexistent/p.nsproj"),
+             missing.stderrText.constData());
+  }
+
   void badSettingIsRefusedBeforeTraining() {
     const std::string project = saveProject(m_dir, "sweep-bad", sampleProject("fashion_mnist_mlp"));
     const CliRun run = runCli({"sweep", QString::fromStdString(project), "--set", "optimizer.lr=0.01,-1"});
