@@ -116,14 +116,17 @@ std::string folderSafe(std::string s) {
 class SweepSink final : public EventSink {
  public:
   explicit SweepSink(Job& job) : m_job(job) {}
-  void publish(const Json& e) override {
-    if (e.value("event", "") != "epoch") return;
-    if (!e["validation_error"].is_number()) return;
-    const double err = e["validation_error"].get<double>();
+  // Epoch events, read with engine/protocol's reader (as the GUI's sweep table reads events.jsonl).
+  void publish(const Json& json) override {
+    const auto name = json.find("event");
+    if (name == json.end() || *name != protocol::EpochEvent::kName) return;
+    const protocol::EpochEvent e = protocol::EpochEvent::fromJson(json);
+    if (!e.validationError || !std::isfinite(*e.validationError)) return;
+    const double err = *e.validationError;
     m_job.finalError = err;
     if (!m_job.bestError || err < *m_job.bestError) {
       m_job.bestError = err;
-      m_job.bestEpoch = e.value("epoch", int64_t{0});
+      m_job.bestEpoch = e.epoch;
     }
   }
 

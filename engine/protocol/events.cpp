@@ -275,6 +275,15 @@ ScalingVerdict ScalingVerdict::fromJson(const Json& json, const Where& where) {
   return v;
 }
 
+Json GpuSummary::toJson() const {
+  return {{"id", id}, {"max_temperature_c", optionalJson(maxTemperatureC)}, {"mean_power_w", optionalJson(meanPowerW)}};
+}
+
+GpuSummary GpuSummary::fromJson(const Json& json, const Where& where) {
+  const FieldReader o(json, where);
+  return {o.text("id"), o.optionalNumber("max_temperature_c"), o.optionalNumber("mean_power_w")};
+}
+
 Json EarlyStop::toJson() const {
   return {{"epoch", epoch},       {"best_epoch", bestEpoch}, {"best_validation_error", bestValidationError},
           {"patience", patience}, {"min_delta", minDelta},   {"message", message},
@@ -302,9 +311,7 @@ Json FinishedEvent::toJson() const {
   if (scalingVerdict) j["scaling_verdict"] = scalingVerdict->toJson();
   if (!gpus.empty()) {
     Json list = Json::array();
-    for (const GpuSummary& g : gpus)
-      list.push_back({{"id", g.id}, {"max_temperature_c", optionalJson(g.maxTemperatureC)},
-                      {"mean_power_w", optionalJson(g.meanPowerW)}});
+    for (const GpuSummary& g : gpus) list.push_back(g.toJson());
     j["gpus"] = list;
   }
   return j;
@@ -322,9 +329,7 @@ FinishedEvent FinishedEvent::fromJson(const Json& json) {
   e.alreadyCompleted = o.flag("already_completed");
   if (const auto v = o.object("early_stopped")) e.earlyStopped = EarlyStop::fromJson(v->json(), v->where());
   if (const auto v = o.object("scaling_verdict")) e.scalingVerdict = ScalingVerdict::fromJson(v->json(), v->where());
-  o.forEachObject("gpus", [&](const FieldReader& g) {
-    e.gpus.push_back({g.text("id"), g.optionalNumber("max_temperature_c"), g.optionalNumber("mean_power_w")});
-  });
+  o.forEach("gpus", [&](const Json& g, const Where& at) { e.gpus.push_back(GpuSummary::fromJson(g, at)); });
   return e;
 }
 

@@ -207,6 +207,9 @@ struct GpuSummary {
   std::string id;
   std::optional<double> maxTemperatureC;
   std::optional<double> meanPowerW;
+
+  Json toJson() const;
+  static GpuSummary fromJson(const Json& json, const Where& where);
 };
 
 // A run that ended early (Note [Early stopping], engine/train/early_stopping.h): the validation

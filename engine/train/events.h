@@ -1,7 +1,10 @@
-// The events stream of DESIGN.md §7: one JSON object per line. The trainer emits events to an
-// EventBus; sinks write them to stdout, to the run's events.jsonl, or draw a progress bar.
+// The events stream of DESIGN.md §7: one JSON object per line. The trainer builds the events as
+// engine/protocol types (docs/events.md) and emits them to an EventBus; sinks write them to
+// stdout, to the run's events.jsonl, or draw a progress bar (reading them back with the
+// protocol's reader).
 #pragma once
 
+#include <concepts>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -10,13 +13,14 @@
 #include <vector>
 
 #include "engine/core/atomic_file.h"
+#include "engine/protocol/events.h"
 
 namespace netsmith {
 
 using Json = nlohmann::json;
 
 // Version of the events format; every `started` event carries it.
-inline constexpr int kEventsFormatVersion = 1;
+using protocol::kEventsFormatVersion;
 
 class EventSink {
  public:
@@ -55,6 +59,12 @@ class EventBus {
     std::erase(m_sinks, sink);
   }
   void publish(const Json& event);
+  // An event of engine/protocol (StartedEvent, EpochEvent, ...), written by its one writer.
+  template <typename Event>
+    requires requires(const Event& e) { { e.toJson() } -> std::convertible_to<Json>; }
+  void publish(const Event& event) {
+    publish(event.toJson());
+  }
 
  private:
   std::mutex m_mutex;

@@ -85,6 +85,7 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
   plan.maxEpoch = maxEpoch;
   plan.deterministic = project.config.deterministic;
   plan.augmentation = project.config.augmentation;
+  plan.augmentationText = describeAugmentation(plan.augmentation);
   NS_CHECK(trainSamples >= 1, "the training set has no samples");
   if (plan.augmentation.enabled()) {
     // The Input's shape as written (the graph checked it); absent: the Input's default (1,28,28).
@@ -282,50 +283,6 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
           smallest, plan.deterministic ? " (per chunk, in reproducible mode)" : ""));
   }
   return plan;
-}
-
-Json TrainingPlan::toJson() const {
-  Json devs = Json::array();
-  for (const auto& d : devices)
-    devs.push_back({{"id", d.id}, {"load", d.load}, {"batch", d.batch}, {"threads", d.threads}, {"idle", d.batch == 0}});
-  Json j = {{"devices", devs},
-            {"active_devices", activeDevices},
-            {"lr_policy", lrPolicy},
-            {"batch_size", batchSize},
-            {"logical_batch", logicalBatch},
-            {"train_samples", trainSamples},
-            {"iterations_per_epoch", iterationsPerEpoch},
-            {"max_epoch", maxEpoch},
-            {"base_lr", baseLr},
-            {"effective_lr", effectiveLr},
-            {"lr_scale", lrScale},
-            {"lr_update_interval", lrUpdateInterval},
-            {"warmup_iterations", warmupIterations},
-            {"deterministic", deterministic},
-            {"precision", precision},
-            {"augmentation", describeAugmentation(augmentation)},
-            {"warnings", warnings}};
-  if (logicalBatchKept) j["logical_batch_kept"] = true;
-  if (deterministic) {
-    j["chunk"] = chunk;
-    j["identical_across_device_counts"] = identicalAcrossDeviceCounts;
-  }
-  if (!data.empty()) {
-    Json sets = Json::array();
-    for (const DataSet& d : data)
-      sets.push_back({{"role", d.role}, {"source", d.source}, {"storage", d.storage}, {"samples", d.samples},
-                      {"shape", d.shape}, {"disk_bytes", d.diskBytes}, {"memory_bytes", d.memoryBytes}});
-    j["data"] = sets;
-    j["model_bytes_per_worker"] = modelBytesPerWorker;
-    j["activation_bytes_per_worker"] = activationBytesPerWorker;
-    j["memory_bytes_needed"] = memoryBytesNeeded;
-  }
-  if (diskBytesNeeded > 0) {
-    j["checkpoint_bytes"] = checkpointBytes;
-    j["disk_bytes_needed"] = diskBytesNeeded;
-    j["disk_bytes_free"] = diskBytesFree;
-  }
-  return j;
 }
 
 std::string TrainingPlan::toText() const {

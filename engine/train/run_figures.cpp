@@ -129,43 +129,45 @@ void RunFigures::startEpoch() {
 
 double RunFigures::secondsSinceEvent() const { return secondsSince(m_lastEvent); }
 
-Json RunFigures::deviceFigures(double wall) const {
-  Json devices = Json::array();
+std::vector<protocol::DeviceFigures> RunFigures::deviceFigures(double wall) const {
+  std::vector<protocol::DeviceFigures> devices;
   for (size_t w = 0; w < m_jobWorkers.size(); ++w) {
     const WorkerTotals& t = m_sinceEvent[w];
     const double per = t.iterations ? 1000.0 / static_cast<double>(t.iterations) : 0.0;
     const double busy = m_busy[w] - m_busyAtEvent[w];
     const double utilization = wall > 0 ? std::clamp(busy / (wall * m_jobWorkers[w].threads), 0.0, 1.0) : 0.0;
-    Json d = {{"id", m_jobWorkers[w].id},
-              {"compute_ms", t.compute * per},
-              {"sync_ms", t.sync * per},
-              {"overlap_ms", std::max(0.0, t.sync - t.wait) * per},
-              {"wait_ms", t.wait * per},
-              {"data_ms", t.data * per},
-              {"utilization", utilization},
-              {"memory_mb", m_memoryBytes[w] / (1024.0 * 1024.0)}};
-    if (m_sensors[w].temperatureC) d["temperature_c"] = *m_sensors[w].temperatureC;
-    if (m_sensors[w].powerW) d["power_w"] = *m_sensors[w].powerW;
+    protocol::DeviceFigures d;
+    d.id = m_jobWorkers[w].id;
+    d.computeMs = t.compute * per;
+    d.syncMs = t.sync * per;
+    d.overlapMs = std::max(0.0, t.sync - t.wait) * per;
+    d.waitMs = t.wait * per;
+    d.dataMs = t.data * per;
+    d.utilization = utilization;
+    d.memoryMb = m_memoryBytes[w] / (1024.0 * 1024.0);
+    d.temperatureC = m_sensors[w].temperatureC;
+    d.powerW = m_sensors[w].powerW;
     devices.push_back(std::move(d));
   }
   return devices;
 }
 
-Json RunFigures::iterationEvent(const IterationPosition& at, const std::vector<std::unique_ptr<Replica>>& replicas) {
+protocol::IterationEvent RunFigures::iterationEvent(const IterationPosition& at,
+                                                    const std::vector<std::unique_ptr<Replica>>& replicas) {
   if (m_localMemory)
     for (size_t w = 0; w < replicas.size(); ++w) m_memoryBytes[w] = static_cast<double>(replicas[w]->memoryBytes());
   const double wall = secondsSinceEvent();
-  Json e = {{"event", "iteration"},
-            {"epoch", at.epoch + 1},
-            {"iteration", at.iteration},
-            {"iterations_per_epoch", at.iterationsPerEpoch},
-            {"global_iteration", at.globalIteration},
-            {"loss", at.loss},
-            {"lr", at.lr},
-            {"samples_per_s", wall > 0 ? static_cast<double>(m_samplesSinceEvent) / wall : 0.0},
-            {"eta_s", m_secondsPerIteration * static_cast<double>(at.remainingIterations)},
-            {"process_memory_mb", processResidentMb()}};
-  e["devices"] = deviceFigures(wall);
+  protocol::IterationEvent e;
+  e.epoch = at.epoch + 1;
+  e.iteration = at.iteration;
+  e.iterationsPerEpoch = at.iterationsPerEpoch;
+  e.globalIteration = at.globalIteration;
+  e.loss = at.loss;
+  e.lr = at.lr;
+  e.samplesPerS = wall > 0 ? static_cast<double>(m_samplesSinceEvent) / wall : 0.0;
+  e.etaS = m_secondsPerIteration * static_cast<double>(at.remainingIterations);
+  e.processMemoryMb = processResidentMb();
+  e.devices = deviceFigures(wall);
   return e;
 }
 
@@ -174,7 +176,7 @@ Json RunFigures::iterationEvent(const IterationPosition& at, const std::vector<s
 // behind backward, plus waiting for the slowest device); speedup_estimate is the workers'
 // summed compute time over the epoch's training wall time: how much faster the devices were
 // together than one of them alone doing all the work at the same per-sample speed.
-Json RunFigures::scalingSummary() const {
+protocol::EpochScaling RunFigures::scalingSummary() const {
   // compute: the devices' own work, the batch's assembly (data) included.
   double compute = 0, wait = 0, sync = 0, data = 0;
   for (const auto& t : m_epochTotals) {
@@ -184,12 +186,14 @@ Json RunFigures::scalingSummary() const {
     sync += t.sync;
   }
   const double wall = m_epochTrainWall;
-  return {{"devices", m_jobWorkers.size()},
-          {"samples_per_s", wall > 0 ? static_cast<double>(m_epochTrainSamples) / wall : 0.0},
-          {"communication_share", compute + wait > 0 ? wait / (compute + wait) : 0.0},
-          {"data_share", compute + wait > 0 ? data / (compute + wait) : 0.0},
-          {"sync_seconds", sync},
-          {"speedup_estimate", wall > 0 ? compute / wall : 0.0}};
+  protocol::EpochScaling s;
+  s.devices = static_cast<int64_t>(m_jobWorkers.size());
+  s.samplesPerS = wall > 0 ? static_cast<double>(m_epochTrainSamples) / wall : 0.0;
+  s.communicationShare = compute + wait > 0 ? wait / (compute + wait) : 0.0;
+  s.dataShare = compute + wait > 0 ? data / (compute + wait) : 0.0;
+  s.syncSeconds = sync;
+  s.speedupEstimate = wall > 0 ? compute / wall : 0.0;
+  return s;
 }
 
 Json RunFigures::runResult(const std::string& status, const std::string& parametersSha256,

@@ -21,6 +21,7 @@
 
 #include "engine/core/device_context.h"
 #include "engine/project/project.h"
+#include "engine/protocol/events.h"
 #include "engine/train/parallel_plan.h"
 #include "engine/train/replica.h"
 
@@ -90,16 +91,16 @@ class RunFigures {
   double secondsSinceEvent() const;
 
   // Leader: the `iteration` event of the window; the caller publishes it, then resets the window.
-  Json iterationEvent(const IterationPosition& at, const std::vector<std::unique_ptr<Replica>>& replicas);
-  // Note [Scaling summary]
-  Json scalingSummary() const;
+  protocol::IterationEvent iterationEvent(const IterationPosition& at, const std::vector<std::unique_ptr<Replica>>& replicas);
+  // Note [Scaling summary]: the epoch event's `scaling`.
+  protocol::EpochScaling scalingSummary() const;
   // run.json's result (Note [Scaling verdict] reads it as a baseline): speed, the scaling verdict
   // of a multi-device run, and each GPU's peak temperature and mean power.
   Json runResult(const std::string& status, const std::string& parametersSha256, const std::filesystem::path& runDir,
                  int64_t batchPerDevice) const;
 
  private:
-  Json deviceFigures(double wall) const;
+  std::vector<protocol::DeviceFigures> deviceFigures(double wall) const;
   void add(size_t g, const StepFigures& figures, double busy, const DeviceSensors& sensors);
 
   std::vector<DevicePlan> m_jobWorkers;

@@ -57,15 +57,11 @@ bool TrainingRun::trainIteration(std::span<const int64_t> order, RunControl& con
     throw Error(pendingFailure);  // the leader's own decision (a single process has no one to tell)
   }
   if (next == "pause") {
-    const Json position = {{"epoch", m_epoch + 1}, {"iteration", m_iteration}, {"global_iteration", m_globalIteration}};
-    Json paused = position;
-    paused["event"] = "paused";
-    if (leader) m_bus.publish(paused);
+    const protocol::RunPosition position{m_epoch + 1, m_iteration, m_globalIteration};
+    if (leader) m_bus.publish(protocol::PausedEvent{position});
     // A stop while paused ends the pause without resuming: no `resumed` event.
     if (waitWhilePaused(control)) return false;
-    Json resumed = position;
-    resumed["event"] = "resumed";
-    if (leader) m_bus.publish(resumed);
+    if (leader) m_bus.publish(protocol::ResumedEvent{position});
     m_figures.resetEventWindow();
   }
   if (next == "stop") return false;
@@ -148,13 +144,17 @@ void TrainingRun::trainEpochIterations(std::span<const int64_t> order, RunContro
 }
 
 TrainResult TrainingRun::fail(TrainResult result, const std::string& message) {
-  publishBestEffort(m_bus, {{"event", "error"}, {"message", message}});
+  publishBestEffort(m_bus, protocol::ErrorEvent{message}.toJson());
   result.status = "failed";
   result.message = message;
   result.abandonedWorkers = abandonedWorkers();
   result.abandonProcess = mustAbandonProcess();
   recordFailure(message);
-  publishBestEffort(m_bus, {{"event", "finished"}, {"status", "failed"}, {"message", message}, {"run", m_runDir.string()}});
+  protocol::FinishedEvent finished;
+  finished.status = "failed";
+  finished.message = message;
+  finished.run = m_runDir.string();
+  publishBestEffort(m_bus, finished.toJson());
   return result;
 }
 
@@ -170,36 +170,34 @@ TrainResult TrainingRun::run() {
         format("the run in {} had already completed ({} of {} epochs): nothing to resume; parameters.nsparams is "
                "kept as it is",
                m_runDir.string(), m_epoch, m_maxEpoch);
-    if (m_job->leader())
-      m_bus.publish({{"event", "finished"},
-                     {"status", "completed"},
-                     {"already_completed", true},
-                     {"message", message},
-                     {"run", m_runDir.string()},
-                     {"epochs", static_cast<int64_t>(m_curve.size())},
-                     {"best_validation_error", optionalJson(m_bestValidationError)},
-                     {"parameters_sha256", result.parametersSha256}});
+    if (m_job->leader()) {
+      protocol::FinishedEvent finished;
+      finished.status = "completed";
+      finished.alreadyCompleted = true;
+      finished.message = message;
+      finished.run = m_runDir.string();
+      finished.epochs = static_cast<int64_t>(m_curve.size());
+      finished.bestValidationError = m_bestValidationError;
+      finished.parametersSha256 = result.parametersSha256;
+      m_bus.publish(finished);
+    }
     return result;
   }
   m_record.markStarted();  // a resume's failures are recorded from here on
-  Json started = m_plan.toJson();
-  Json devices = Json::array();
-  for (const DevicePlan& d : m_plan.devices)
-    devices.push_back({{"id", d.id}, {"name", m_deviceNames.count(d.id) ? m_deviceNames[d.id] : d.id},
-                       {"threads", d.threads}, {"load", d.load}, {"batch", d.batch}, {"idle", d.batch == 0}});
-  started.update({{"event", "started"},
-                  {"format_version", kEventsFormatVersion},
-                  {"run", m_runDir.string()},
-                  {"project", m_project.name},
-                  {"devices", devices},
-                  {"batch_per_device", m_workers[0].batch},
-                  {"solver", m_project.optimizer.solver},
-                  {"validation_samples", m_validation ? m_validation->size : 0},
-                  {"parameters", m_graph->parameterCount},
-                  {"resumed", m_resumed},
-                  {"start_epoch", m_epoch + 1},
-                  {"start_iteration", m_iteration}});
-  if (!m_deviceChange.is_null()) started["device_change"] = m_deviceChange;  // Note [Resume on other devices]
+  protocol::StartedEvent started;
+  started.plan = m_plan;
+  for (DevicePlan& d : started.plan.devices) d.name = m_deviceNames.count(d.id) ? m_deviceNames[d.id] : d.id;
+  started.run = m_runDir.string();
+  started.project = m_project.name;
+  started.batchPerDevice = m_workers[0].batch;
+  started.solver = m_project.optimizer.solver;
+  started.validationSamples = m_validation ? m_validation->size : 0;
+  started.parameters = m_graph->parameterCount;
+  started.resumed = m_resumed;
+  started.startEpoch = m_epoch + 1;
+  started.startIteration = m_iteration;
+  if (!m_deviceChange.is_null())  // Note [Resume on other devices]
+    started.deviceChange = protocol::DeviceChange::fromJson(m_deviceChange, {"device change", ""});
 
   RunControl idle;
   RunControl& control = m_options.control ? *m_options.control : idle;
@@ -215,9 +213,8 @@ TrainResult TrainingRun::run() {
   try {
     if (leader) m_bus.publish(started);
     if (leader && earlyStopping.enabled() && !m_validation)
-      m_bus.publish({{"event", "warning"},
-                     {"message", "config.early_stopping is on, but the project has no validation set: nothing is "
-                                 "counted and the run trains all its epochs"}});
+      m_bus.publish(protocol::WarningEvent{"config.early_stopping is on, but the project has no validation set: nothing "
+                                           "is counted and the run trains all its epochs"});
     if (m_options.profile) m_profile = std::make_unique<RunProfile>(m_replicas, m_workers);
     for (; m_epoch < m_maxEpoch && !earlyStopping.stopped(); ++m_epoch) {
       const auto order = epochOrder(m_train.size, seed, m_epoch, shuffle);
@@ -268,14 +265,8 @@ TrainResult TrainingRun::run() {
       row.seconds = secondsSince(epochStart);
       m_curve.push_back(row);
       if (leader) {
-        m_bus.publish({{"event", "epoch"},
-                       {"epoch", row.epoch},
-                       {"train_loss", row.trainLoss},
-                       {"validation_loss", optionalJson(row.validationLoss)},
-                       {"validation_error", optionalJson(row.validationError)},
-                       {"seconds", row.seconds},
-                       {"lr", row.learningRate},
-                       {"scaling", m_figures.scalingSummary()}});
+        m_bus.publish(protocol::EpochEvent{row.epoch, row.trainLoss, row.validationLoss, row.validationError, row.seconds,
+                                           row.learningRate, m_figures.scalingSummary()});
         writeLearningCurve();
       }
       m_iteration = 0;
@@ -303,17 +294,22 @@ TrainResult TrainingRun::run() {
   } catch (const Error& e) {
     return fail(result, e.what());  // the last checkpoint stays: a resume writes the parameters
   }
-  Json finished = {{"event", "finished"},
-                   {"status", result.status},
-                   {"run", m_runDir.string()},
-                   {"epochs", static_cast<int64_t>(m_curve.size())},
-                   {"best_validation_error", optionalJson(m_bestValidationError)},
-                   {"parameters_sha256", result.parametersSha256}};
-  if (!earlyStopped.is_null()) finished["early_stopped"] = earlyStopped;
+  protocol::FinishedEvent finished;
+  finished.status = result.status;
+  finished.run = m_runDir.string();
+  finished.epochs = static_cast<int64_t>(m_curve.size());
+  finished.bestValidationError = m_bestValidationError;
+  finished.parametersSha256 = result.parametersSha256;
+  if (!earlyStopped.is_null()) finished.earlyStopped = protocol::EarlyStop::fromJson(earlyStopped, {"early stop", ""});
   if (leader) {
+    // run.json's result holds the verdict and the GPUs' summaries in the protocol's form.
     const Json summary = runResult(result);
-    if (summary.contains("scaling_verdict")) finished["scaling_verdict"] = summary["scaling_verdict"];
-    if (summary.contains("gpus")) finished["gpus"] = summary["gpus"];
+    const protocol::Where where{"run.json result", ""};
+    if (summary.contains("scaling_verdict"))
+      finished.scalingVerdict = protocol::ScalingVerdict::fromJson(summary["scaling_verdict"], where.child("scaling_verdict"));
+    if (summary.contains("gpus"))
+      for (size_t g = 0; g < summary["gpus"].size(); ++g)
+        finished.gpus.push_back(protocol::GpuSummary::fromJson(summary["gpus"][g], where.child("gpus").element(g)));
     if (m_profile) m_profile->publish(m_bus, m_runDir);
   }
   try {
@@ -344,9 +340,12 @@ TrainResult runTraining(const TrainOptions& options) {
     // Under mpirun a process that failed before training (a refused run folder, on the leader
     // alone) must not wait in MPI_Finalize for ranks that wait for it.
     result.abandonProcess = run.mustAbandonProcess();
-    publishBestEffort(bus, {{"event", "error"}, {"message", result.message}});
+    publishBestEffort(bus, protocol::ErrorEvent{result.message}.toJson());
     run.recordFailure(result.message);
-    publishBestEffort(bus, {{"event", "finished"}, {"status", "failed"}, {"message", result.message}});
+    protocol::FinishedEvent finished;
+    finished.status = "failed";
+    finished.message = result.message;
+    publishBestEffort(bus, finished.toJson());
     return result;
   }
 }

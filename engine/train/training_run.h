@@ -26,6 +26,7 @@
 #include "engine/data/dataset.h"
 #include "engine/optim/lr_schedule.h"
 #include "engine/project/graph.h"
+#include "engine/protocol/learning_curve.h"
 #include "engine/train/events.h"
 #include "engine/train/fault_injection.h"
 #include "engine/train/job_channel.h"
@@ -47,14 +48,8 @@ inline constexpr int kCheckpointsKept = 3;
 inline constexpr double kIterationEventSeconds = 0.05;  // at most ~20 iteration events per second
 inline constexpr int64_t kValidationBatch = 256;
 
-struct CurveRow {
-  int64_t epoch;
-  double trainLoss;
-  std::optional<double> validationLoss;
-  std::optional<double> validationError;
-  double seconds;
-  double learningRate;
-};
+// A row of learning_curve.csv and of the checkpoints' curve (engine/protocol/learning_curve.h).
+using CurveRow = protocol::LearningCurveRow;
 
 // Publishes to every sink that still works: after a failure, a full disk must not hide the
 // error from the sinks that can show it (EventBus gives every sink the event before rethrowing).

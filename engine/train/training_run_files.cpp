@@ -89,12 +89,12 @@ void TrainingRun::restoreFromCheckpoint() {
     m_iteration = std::min(m_iteration * oldBatch / m_plan.logicalBatch, m_iterationsPerEpoch);
     m_globalIteration = m_epoch * m_iterationsPerEpoch + m_iteration;
     if (m_job->leader())
-      m_bus.publish({{"event", "warning"},
-                     {"message", format("resuming on {} device(s): the logical batch is now {} samples (it was {}), with {} "
-                                        "iterations per epoch and a learning rate of {}; the run continues at iteration {} "
-                                        "of epoch {} (was iteration {} of the old batch)",
-                                        m_jobWorkers.size(), m_plan.logicalBatch, oldBatch, m_iterationsPerEpoch,
-                                        m_plan.effectiveLr, m_iteration, m_epoch + 1, oldIteration)}});
+      m_bus.publish(protocol::WarningEvent{
+          format("resuming on {} device(s): the logical batch is now {} samples (it was {}), with {} iterations per "
+                 "epoch and a learning rate of {}; the run continues at iteration {} of epoch {} (was iteration {} of "
+                 "the old batch)",
+                 m_jobWorkers.size(), m_plan.logicalBatch, oldBatch, m_iterationsPerEpoch, m_plan.effectiveLr,
+                 m_iteration, m_epoch + 1, oldIteration)});
   } else {
     m_checkpointedAt = {m_epoch, m_iteration, m_globalIteration};
   }
@@ -110,20 +110,14 @@ void TrainingRun::restoreFromCheckpoint() {
     }
   }
   m_alreadyCompleted = m_job->agree(Json(completed)).get<bool>();
-  m_curve.clear();
-  for (const Json& r : m.at("curve")) {
-    CurveRow row{r.at(0).get<int64_t>(), r.at(1).get<double>(), std::nullopt, std::nullopt, r.at(4).get<double>(),
-                 r.at(5).get<double>()};
-    if (!r.at(2).is_null()) row.validationLoss = r[2].get<double>();
-    if (!r.at(3).is_null()) row.validationError = r[3].get<double>();
-    m_curve.push_back(row);
-  }
+  m_curve = protocol::learningCurveFromJson(m.at("curve"), *newest + ": curve");
   // The leader alone writes the run folder and the events: two ranks renaming the same
   // learning_curve.csv.tmp made one of them fail the resume.
   if (!m_job->leader()) return;
   writeLearningCurve();
-  Json resumed = {{"event", "resumed_from_checkpoint"}, {"path", *newest}, {"epoch", m_epoch + 1}, {"iteration", m_iteration}};
-  if (!m_deviceChange.is_null()) resumed["device_change"] = m_deviceChange;  // Note [Resume on other devices]
+  protocol::ResumedFromCheckpointEvent resumed{*newest, m_epoch + 1, m_iteration, std::nullopt};
+  if (!m_deviceChange.is_null())  // Note [Resume on other devices]
+    resumed.deviceChange = protocol::DeviceChange::fromJson(m_deviceChange, {"device change", ""});
   m_bus.publish(resumed);
 }
 
@@ -137,10 +131,6 @@ void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {
   rememberClassNames(m_runDir, m_train.classNames);
   Replica& replica = *m_replicas[0];
   CheckpointData data;
-  Json curve = Json::array();
-  for (const auto& r : m_curve)
-    curve.push_back({r.epoch, r.trainLoss, optionalJson(r.validationLoss), optionalJson(r.validationError), r.seconds,
-                     r.learningRate});
   data.meta = {{"format", "netsmith-checkpoint"},
                {"epoch", epoch},
                {"iteration", iteration},
@@ -152,7 +142,7 @@ void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {
                {"optimizer_steps", replica.optimizer().steps()},
                {"seed", m_project.config.seed},
                {"logical_batch", m_plan.logicalBatch},
-               {"curve", curve},
+               {"curve", protocol::learningCurveToJson(m_curve)},
                {"parameters_sha256", replica.fingerprint()},
                // Note [One run per folder]: whose checkpoint this is, and what it was trained with.
                {"run_id", m_record.runId()},
@@ -164,19 +154,13 @@ void TrainingRun::saveCheckpoint(int64_t epoch, int64_t iteration) {
   std::snprintf(padded, sizeof padded, "e%04lld_i%06lld.ckpt", static_cast<long long>(epoch), static_cast<long long>(iteration));
   const fs::path path = m_runDir / "checkpoints" / padded;
   writeCheckpoint(path.string(), data);
-  m_bus.publish({{"event", "checkpoint"}, {"epoch", epoch}, {"iteration", iteration},
-                 {"global_iteration", m_globalIteration}, {"path", fs::relative(path, m_runDir).string()}});
+  m_bus.publish(protocol::CheckpointEvent{epoch, iteration, m_globalIteration, fs::relative(path, m_runDir).string()});
 
   pruneCheckpoints(m_runDir / "checkpoints", m_record.runId(), path, kCheckpointsKept);
 }
 
 void TrainingRun::writeLearningCurve() {
-  std::string csv = "epoch,train_loss,validation_loss,validation_error,seconds,learning_rate\n";
-  auto opt = [](const std::optional<double>& v) { return v ? format("{}", *v) : std::string(); };
-  for (const auto& r : m_curve)
-    csv += format("{},{},{},{},{},{}\n", r.epoch, r.trainLoss, opt(r.validationLoss), opt(r.validationError), r.seconds,
-                  r.learningRate);
-  writeTextAtomically(m_runDir / "learning_curve.csv", csv);
+  writeTextAtomically(m_runDir / "learning_curve.csv", protocol::learningCurveToCsv(m_curve));
 }
 
 void TrainingRun::writeFinalParameters() {
@@ -197,7 +181,7 @@ Json TrainingRun::runResult(const TrainResult& result) {
   try {
     m_record.writeResult(r);
   } catch (const Error& e) {
-    publishBestEffort(m_bus, {{"event", "warning"}, {"message", format("the run summary was not saved: {}", e.what())}});
+    publishBestEffort(m_bus, protocol::WarningEvent{format("the run summary was not saved: {}", e.what())}.toJson());
   }
   return r;
 }
