@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <QFile>
 
+#include "engine/protocol/learning_curve.h"
+#include "gui/training/chart_export.h"
+
 namespace netsmith::gui {
 
 namespace {
@@ -107,9 +110,34 @@ TrainingCharts::TrainingCharts(QCustomPlot* curve, const DevicePlots& devices, Q
   m_overlapBars->setBarsGroup(group);
   styleLegend(timing);
 
+  const QString names[] = {tr("learning-curve"), tr("utilization"), tr("memory"), tr("temperature"), tr("power"), tr("step-time")};
+  const QList<QCustomPlot*> all = plots();
+  for (int i = 0; i < all.size(); ++i) {
+    QCustomPlot* p = all[i];
+    p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    connect(p, &QCustomPlot::mouseWheel, this, [this, p] { m_zoomed.insert(p); });
+    connect(p, &QCustomPlot::mouseMove, this, [this, p](QMouseEvent* e) {
+      if (e->buttons() & Qt::LeftButton) m_zoomed.insert(p);
+    });
+    installChartMenu(p, names[i], [this, p] { resetZoom(p); });
+  }
+
   m_timer.setInterval(kReplotIntervalMs);
   connect(&m_timer, &QTimer::timeout, this, &TrainingCharts::flush);
   m_timer.start();
+}
+
+QList<QCustomPlot*> TrainingCharts::plots() const {
+  return {m_curve, m_plots.utilization, m_plots.memory, m_plots.temperature, m_plots.power, m_plots.timing};
+}
+
+void TrainingCharts::resetZoom(QCustomPlot* plot) {
+  m_zoomed.remove(plot);
+  // The next flush fits every plot that is not zoomed to its data, this one included.
+  m_dirty = true;
+  m_timingDirty = plot == m_plots.timing;
+  flush();
+  plot->replot();
 }
 
 void TrainingCharts::styleCurvePlot() {
@@ -292,7 +320,29 @@ void TrainingCharts::flush() {
     s.t.clear();
   }
 
-  // Axes: the curve from 0 to the furthest epoch seen, losses from their range.
+  // Axes: the curve from 0 to the furthest epoch seen, losses from their range (unless the user
+  // zoomed in: then the ranges stay until Reset zoom).
+  if (!isZoomed(m_curve)) fitCurveAxes();
+  m_curve->replot(QCustomPlot::rpQueuedReplot);
+
+  for (int m = 0; m < kMetrics; ++m) {
+    QCustomPlot* p = metricPlot(m);
+    p->legend->setVisible(p->graphCount() > 0);  // no empty legend box before the first device
+    if (!isZoomed(p)) {
+      p->xAxis->rescale();
+      if (m != kUtilization) {
+        p->yAxis->rescale();
+        const QCPRange r = p->yAxis->range();
+        p->yAxis->setRange(0, std::max(1.0, r.upper * 1.15));
+      }
+    }
+    p->replot(QCustomPlot::rpQueuedReplot);
+  }
+  if (m_timingDirty) updateTimingBars();
+  m_dirty = m_timingDirty = false;
+}
+
+void TrainingCharts::fitCurveAxes() {
   bool found = false;
   QCPRange lossRange;
   for (int i = 0; i < m_curve->graphCount(); ++i) {
@@ -318,21 +368,6 @@ void TrainingCharts::flush() {
   }
   m_curve->xAxis->setRange(0, std::ceil(maxKey));
   fitErrorAxis();
-  m_curve->replot(QCustomPlot::rpQueuedReplot);
-
-  for (int m = 0; m < kMetrics; ++m) {
-    QCustomPlot* p = metricPlot(m);
-    p->legend->setVisible(p->graphCount() > 0);  // no empty legend box before the first device
-    p->xAxis->rescale();
-    if (m != kUtilization) {
-      p->yAxis->rescale();
-      const QCPRange r = p->yAxis->range();
-      p->yAxis->setRange(0, std::max(1.0, r.upper * 1.15));
-    }
-    p->replot(QCustomPlot::rpQueuedReplot);
-  }
-  if (m_timingDirty) updateTimingBars();
-  m_dirty = m_timingDirty = false;
 }
 
 void TrainingCharts::fitErrorAxis() {
@@ -375,8 +410,10 @@ void TrainingCharts::updateTimingBars() {
   m_waitBars->setData(keys, wait, true);
   QCustomPlot* timing = m_plots.timing;
   timing->xAxis->setTicker(ticker);
-  timing->xAxis->setRange(0.3, std::max<qsizetype>(1, m_timingIds.size()) + 0.7);
-  timing->yAxis->setRange(0, std::max(1.0, top * 1.3));
+  if (!isZoomed(timing)) {
+    timing->xAxis->setRange(0.3, std::max<qsizetype>(1, m_timingIds.size()) + 0.7);
+    timing->yAxis->setRange(0, std::max(1.0, top * 1.3));
+  }
   timing->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -404,25 +441,21 @@ int TrainingCharts::powerPoints() const { return metricPoints(kPower); }
 CurvePoints readLearningCurve(const QString& runFolder) {
   CurvePoints c;
   c.label = QDir(runFolder).dirName();
-  QFile f(QDir(runFolder).filePath(QStringLiteral("learning_curve.csv")));
-  if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return c;
-  bool header = true;
-  while (!f.atEnd()) {
-    const QList<QByteArray> cells = f.readLine().trimmed().split(',');
-    if (header) {
-      header = false;
-      continue;
-    }
-    if (cells.size() < 4) continue;
-    auto number = [](const QByteArray& s) {
-      bool ok = false;
-      const double v = s.toDouble(&ok);
-      return ok ? v : qQNaN();
-    };
-    c.epoch << number(cells[0]);
-    c.trainLoss << number(cells[1]);
-    c.validationLoss << number(cells[2]);
-    c.validationError << number(cells[3]);
+  const QString path = QDir(runFolder).filePath(QStringLiteral("learning_curve.csv"));
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return c;
+  protocol::LearningCurve curve;
+  try {
+    curve = protocol::learningCurveFromCsv(f.readAll().toStdString(), path.toStdString());
+  } catch (const protocol::ReadError&) {
+    c.label += QObject::tr(" (learning_curve.csv is damaged)");  // the legend says why no line is drawn
+    return c;
+  }
+  for (const protocol::LearningCurveRow& r : curve) {
+    c.epoch << static_cast<double>(r.epoch);
+    c.trainLoss << r.trainLoss;
+    c.validationLoss << r.validationLoss.value_or(qQNaN());
+    c.validationError << r.validationError.value_or(qQNaN());
   }
   return c;
 }

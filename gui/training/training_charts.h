@@ -5,6 +5,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 #include <QVector>
 
@@ -58,6 +59,13 @@ class TrainingCharts : public QObject {
   // Moves pending points into the plots now (the timer calls it).
   void flush();
 
+  // Every plot can be zoomed (wheel) and panned (drag); a plot the user zoomed or panned keeps its
+  // ranges as new points arrive, until Reset zoom (its right-click menu, with Export chart as PNG
+  // and Export data as CSV: chart_export.h) fits it to the data again.
+  bool isZoomed(const QCustomPlot* plot) const { return m_zoomed.contains(plot); }
+  void resetZoom(QCustomPlot* plot);
+  QList<QCustomPlot*> plots() const;
+
   // Points in the plots (after flush), for tests.
   int iterationPoints() const;
   int epochPoints() const;
@@ -87,6 +95,7 @@ class TrainingCharts : public QObject {
   DeviceSeries& device(const QString& id);
   void styleCurvePlot();
   void updateTimingBars();
+  void fitCurveAxes();
   void fitErrorAxis();
 
   QCustomPlot* m_curve;
@@ -105,6 +114,7 @@ class TrainingCharts : public QObject {
   bool m_dirty = false;
   bool m_timingDirty = false;
   bool m_sensorsSeen = false;
+  QSet<const QCustomPlot*> m_zoomed;
   QTimer m_timer;
 };
 
