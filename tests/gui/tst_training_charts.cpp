@@ -3,6 +3,7 @@
 // bars show the all-reduce time hidden behind backward next to compute + wait.
 #include <qcustomplot.h>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "gui/training/training_charts.h"
@@ -229,6 +230,27 @@ class TestTrainingCharts : public QObject {
       QVERIFY2(minimumWidth < 240, qPrintable(QString::number(minimumWidth)));
       QVERIFY(!plot->legend->outerRect().intersects(plot->axisRect()->rect()));
     }
+  }
+
+  // The history overlays read learning_curve.csv through engine/protocol's reader: columns by
+  // name, empty cells as no value; a damaged file draws no line and the legend says why.
+  void learningCurveFileIsReadByTheProtocol() {
+    QTemporaryDir dir;
+    auto write = [&](const QByteArray& text) {
+      QFile f(dir.filePath("learning_curve.csv"));
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write(text);
+    };
+    write("epoch,train_loss,validation_loss,validation_error,seconds,learning_rate\n1,0.5,0.4,0.2,1,0.01\n2,0.3,,,1,0.01\n");
+    CurvePoints c = readLearningCurve(dir.path());
+    QCOMPARE(c.epoch, (QVector<double>{1, 2}));
+    QCOMPARE(c.trainLoss[1], 0.3);
+    QCOMPARE(c.validationError[0], 0.2);
+    QVERIFY(qIsNaN(c.validationError[1]));
+    write("epoch,train_loss\n1,abc\n");
+    c = readLearningCurve(dir.path());
+    QVERIFY(c.epoch.isEmpty());
+    QVERIFY2(c.label.endsWith("(learning_curve.csv is damaged)"), qPrintable(c.label));
   }
 };
 
