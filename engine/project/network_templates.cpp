@@ -158,11 +158,11 @@ const std::vector<TemplateEntry>& entries() {
   static const std::vector<TemplateEntry> all{
       {{"small_cnn", "Small CNN", "Three convolution stages (32, 64, 128 maps) with batch normalization; for small images.", 4},
        smallCnn, nullptr},
-      {{"resnet18", "ResNet-18", "He et al. 2015, as torchvision's resnet18: 8 residual blocks, 11.7 M parameters at 224x224.", 32},
+      {{"resnet18", "ResNet-18", "He et al. 2015, as torchvision's resnet18: 8 residual blocks, 11.7 M parameters at 224x224.", 8},
        resnet18, nullptr},
       {{"vgg11_bn", "VGG-11 (with BN)", "Simonyan and Zisserman 2014, configuration A with batch normalization, as torchvision's vgg11_bn.", 32},
        vgg11bn, nullptr},
-      {{"mobilenet_v2", "MobileNetV2", "Sandler et al. 2018, as torchvision's mobilenet_v2: inverted residuals, 3.5 M parameters.", 32},
+      {{"mobilenet_v2", "MobileNetV2", "Sandler et al. 2018, as torchvision's mobilenet_v2: inverted residuals, 3.5 M parameters.", 8},
        mobilenetV2, "ReLU6"},
   };
   return all;

@@ -1,5 +1,8 @@
 #include "gui/app/main_window.h"
 
+#include "engine/project/network_templates.h"
+#include "gui/app/template_dialog.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -91,6 +94,7 @@ void MainWindow::createMenus() {
     a->setToolTip(sample.file);
   }
   m_samplesMenu->setEnabled(!m_samplesMenu->isEmpty());
+  file->addAction(tr("New from &template…"), this, &MainWindow::newFromTemplate)->setObjectName(QStringLiteral("newFromTemplate"));
   file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::open);
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   rebuildRecentMenu();
@@ -172,6 +176,30 @@ bool MainWindow::newFromSample(const QString& file) {
   m_recovery.discard(previous);
   m_tabs->setCurrentIndex(0);  // Edit
   showMessage(tr("New project from the sample %1: File ▸ Save As keeps it").arg(QFileInfo(file).fileName()));
+  return true;
+}
+
+bool MainWindow::newFromTemplate() {
+  // The current dataset's sample shape (read for the Edit page's Input check) starts the fields.
+  const auto& samples = m_doc.graph()->datasetSamples();
+  TemplateDialog dialog(samples ? samples->shape : Shape{}, 10, this);
+  if (dialog.exec() != QDialog::Accepted) return false;
+  QString name = dialog.templateId();
+  for (const NetworkTemplate& t : networkTemplates())
+    if (qs(t.id) == dialog.templateId()) name = qs(t.name);
+  return newProjectWithNetwork(dialog.network(), name);
+}
+
+bool MainWindow::newProjectWithNetwork(const NetworkSpec& network, const QString& name) {
+  if (!maybeSave()) return false;
+  const QString previous = m_doc.path();
+  Project project = m_doc.toProject();
+  project.network = network;
+  project.name = ss(name);
+  m_doc.newProject(project);
+  m_recovery.discard(previous);
+  m_tabs->setCurrentIndex(0);  // Edit
+  showMessage(tr("New project from the %1 template: File ▸ Save As keeps it").arg(name));
   return true;
 }
 

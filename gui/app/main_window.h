@@ -46,6 +46,11 @@ class MainWindow : public QMainWindow {
   // File > New from sample: the sample `file` as a new project that has no file yet (unsaved; the
   // sample itself is never written). False when the user cancelled or the file cannot be read.
   bool newFromSample(const QString& file);
+  // File ▸ New from template: the dialog (TemplateDialog), then a new unsaved project with the
+  // current project's settings and the template's network. Returns false when cancelled.
+  bool newFromTemplate();
+  // A new unsaved project: the current one's settings with `network`, named `name`.
+  bool newProjectWithNetwork(const NetworkSpec& network, const QString& name);
   // Help > Help on this page (F1): the page's section of gui.md in the help window.
   void showPageHelp();
   // Help > Documentation: docs/gui.md in the desktop's viewer (QDesktopServices).

@@ -37,6 +37,14 @@ Project ProjectDocument::newProjectSettings() {
 
 void ProjectDocument::newProject() { adopt(newProjectSettings(), {}); }
 
+void ProjectDocument::newProject(const Project& project) {
+  Project copy = project;
+  copy.path.clear();
+  adopt(copy, {});
+  m_modifiedWithoutUndo = true;
+  emit modifiedChanged(true);
+}
+
 void ProjectDocument::load(const QString& path) {
   const Project project = loadProject(ss(QFileInfo(path).absoluteFilePath()), ProjectParseOptions{.checkNetwork = false});
   adopt(project, QFileInfo(path).absoluteFilePath());

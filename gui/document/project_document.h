@@ -24,6 +24,9 @@ class ProjectDocument : public QObject {
   // The settings of File ▸ New: an empty network and the Fashion-MNIST dataset.
   static Project newProjectSettings();
   void newProject();
+  // A new unsaved project holding `project` (File ▸ New from template): no file, modified, so
+  // closing asks to save it.
+  void newProject(const Project& project);
   // Throws netsmith::Error (naming the file and JSON path) and leaves the document as it was.
   // A network with problems is loaded (its blocks are marked), other problems refuse the file.
   void load(const QString& path);

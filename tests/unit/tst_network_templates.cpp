@@ -48,7 +48,8 @@ class TestNetworkTemplates : public QObject {
   void everyTemplateBuildsForSmallImages() {
     QVERIFY(networkTemplates().size() >= 3);
     for (const NetworkTemplate& t : networkTemplates())
-      for (const Shape& in : {Shape{3, 32, 32}, Shape{1, 64, 48}, Shape{3, t.minSide, t.minSide}}) {
+      for (const Shape& in : {Shape{3, 32, 32}, Shape{1, 64, 48}, Shape{3, t.minSide, t.minSide},
+                              Shape{1, std::max<int64_t>(28, t.minSide), std::max<int64_t>(28, t.minSide)}}) {
         const NetworkSpec spec = makeTemplateNetwork(t.id, in, 10);
         const auto problems = checkNetwork(spec, OpRegistry::builtin());
         if (!problems.empty()) QFAIL(qPrintable(QString::fromStdString(t.id + ": " + problems.front().text())));
@@ -72,7 +73,8 @@ class TestNetworkTemplates : public QObject {
     };
     QVERIFY(refused("resnet50", {3, 224, 224}, 10, "resnet18"));  // lists the templates
     QVERIFY(refused("resnet18", {224, 224}, 10, "channels, height, width"));
-    QVERIFY(refused("resnet18", {3, 16, 16}, 10, "at least 32x32"));
+    QVERIFY(refused("resnet18", {3, 4, 4}, 10, "at least 8x8"));
+    QVERIFY(refused("vgg11_bn", {1, 28, 28}, 10, "at least 32x32"));  // five 2x2 poolings
     QVERIFY(refused("vgg11_bn", {3, 32, 32}, 1, "at least 2"));
   }
 };
