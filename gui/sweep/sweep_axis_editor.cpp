@@ -82,21 +82,24 @@ SweepAxisEditor::SweepAxisEditor(QWidget* parent) : QWidget(parent) {
 
 void SweepAxisEditor::setSettings(const std::vector<SweepSetting>& settings, const QString& preferred) {
   const QString before = chosenPath();
+  const bool wasNone = m_setting->count() > 0 && before.isEmpty();
   m_settings = settings;
   {
     const QSignalBlocker block(m_setting);
     m_setting->clear();
+    if (m_noneAllowed) m_setting->addItem(tr("none: train each project once"), QString());
     for (const SweepSetting& s : settings) {
       m_setting->addItem(QStringLiteral("%1  (%2)").arg(s.label, s.path), s.path);
       m_setting->setItemData(m_setting->count() - 1, s.help, Qt::ToolTipRole);
     }
   }
-  if (!choose(before) && !choose(preferred)) m_setting->setCurrentIndex(settings.empty() ? -1 : 0);
+  if (wasNone && m_noneAllowed) choose(QString());
+  else if (!(!before.isEmpty() && choose(before)) && !choose(preferred)) m_setting->setCurrentIndex(settings.empty() ? -1 : 0);
   showRange();
 }
 
 bool SweepAxisEditor::choose(const QString& path) {
-  const int i = path.isEmpty() ? -1 : m_setting->findData(path);
+  const int i = path.isEmpty() ? (m_noneAllowed ? 0 : -1) : m_setting->findData(path);
   if (i < 0) return false;
   m_setting->setCurrentIndex(i);
   return true;
@@ -117,13 +120,21 @@ void SweepAxisEditor::setGrid(const QString& from, const QString& to, int count,
   m_spacing->setCurrentIndex(m_spacing->findData(static_cast<int>(spacing)));
 }
 
+int SweepAxisEditor::settingIndex() const {
+  const QString path = chosenPath();
+  for (size_t i = 0; i < m_settings.size(); ++i)
+    if (m_settings[i].path == path) return static_cast<int>(i);
+  return -1;
+}
+
 void SweepAxisEditor::showRange() {
-  const int i = m_setting->currentIndex();
+  const int i = settingIndex();
   m_range->setText(i < 0 ? QString() : tr("Expected: %1").arg(m_settings[static_cast<size_t>(i)].expected));
+  m_modes->setEnabled(i >= 0);
 }
 
 std::optional<SweepAxis> SweepAxisEditor::axis(QString* error) const {
-  const int i = m_setting->currentIndex();
+  const int i = settingIndex();
   if (i < 0) {
     *error = tr("Choose a setting.");
     return std::nullopt;

@@ -25,6 +25,8 @@ class SweepAxisEditor : public QWidget {
 
   // The settings to choose from; keeps the chosen one when it is still there, else takes `preferred`.
   void setSettings(const std::vector<SweepSetting>& settings, const QString& preferred = {});
+  // Offers "none" first (chosenPath() empty): the sweep then trains its projects once each.
+  void setNoneAllowed(bool allowed) { m_noneAllowed = allowed; }
   // Chooses the setting at `path` (false when it is not offered).
   bool choose(const QString& path);
   QString chosenPath() const;
@@ -44,8 +46,10 @@ class SweepAxisEditor : public QWidget {
 
  private:
   void showRange();
+  int settingIndex() const;  // of the chosen setting in m_settings; -1 for none
 
   std::vector<SweepSetting> m_settings;
+  bool m_noneAllowed = false;
   QComboBox* m_setting;
   QLabel* m_range;
   QRadioButton* m_listMode;

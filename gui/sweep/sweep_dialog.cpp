@@ -111,11 +111,11 @@ QWidget* SweepDialog::buildSettings() {
   auto* box = new QGroupBox(tr("Settings to vary"), this);
   m_axes[0] = new SweepAxisEditor(box);
   m_axes[0]->setObjectName(QStringLiteral("sweepAxis1"));
+  m_axes[0]->setNoneAllowed(true);
   m_axes[1] = new SweepAxisEditor(box);
   m_axes[1]->setObjectName(QStringLiteral("sweepAxis2"));
   m_axes[1]->setEnabled(false);
   m_useSecond = new QCheckBox(tr("and a second setting (every combination)"), box);
-  connect(m_useSecond, &QCheckBox::toggled, m_axes[1], &QWidget::setEnabled);
   connect(m_useSecond, &QCheckBox::toggled, this, &SweepDialog::updatePreview);
   // A learning-rate sweep is the common one: its grid is ready to start.
   m_axes[0]->setGrid(QStringLiteral("1e-4"), QStringLiteral("1e-1"), 4, GridSpacing::Log);
@@ -281,7 +281,9 @@ void SweepDialog::projectChanged() {
 std::optional<SweepRequest> SweepDialog::request(QString* error) const {
   SweepRequest r;
   r.project = m_doc->path().isEmpty() ? QString() : QFileInfo(m_doc->path()).absoluteFilePath();
-  for (int i = 0; i < (m_useSecond->isChecked() ? 2 : 1); ++i) {
+  // "none" as the first setting: each project trains once (a queue of projects).
+  const int axes = m_axes[0]->chosenPath().isEmpty() ? 0 : m_useSecond->isChecked() ? 2 : 1;
+  for (int i = 0; i < axes; ++i) {
     auto axis = m_axes[i]->axis(error);
     if (!axis) return std::nullopt;
     r.axes.push_back(*axis);
@@ -303,6 +305,9 @@ std::optional<SweepRequest> SweepDialog::request(QString* error) const {
 }
 
 void SweepDialog::updatePreview() {
+  const bool firstChosen = !m_axes[0]->chosenPath().isEmpty();
+  m_useSecond->setEnabled(firstChosen);
+  m_axes[1]->setEnabled(firstChosen && m_useSecond->isChecked());
   QString error;
   const auto r = request(&error);
   if (!r) {

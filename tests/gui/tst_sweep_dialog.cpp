@@ -6,6 +6,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -14,6 +15,9 @@
 #include <cerrno>
 
 #include "gui/sweep/sweep_dialog.h"
+#include "gui/sweep/sweep_window.h"
+#include "gui/training/run_history_panel.h"
+#include "gui/training/training_page.h"
 
 using namespace netsmith;
 using namespace netsmith::gui;
@@ -171,6 +175,18 @@ class TestSweepDialog : public QObject {
     buttonTexted(dialog, "Show in Training page")->click();
     QCOMPARE(show.size(), 1);
     QCOMPARE(show.at(0).at(0).toString(), rows[best].runFolder);
+    // What the main window does with it: the run is ticked (overlaid) in the Training page's history.
+    TrainingPage page(&doc);
+    QVERIFY(showRunInTrainingPage(&page, rows[best].runFolder));
+    bool ticked = false;
+    for (int i = 0; i < page.historyPanel()->list()->count(); ++i) {
+      const QListWidgetItem* item = page.historyPanel()->list()->item(i);
+      if (QFileInfo(item->data(Qt::UserRole).toString()).canonicalFilePath() == QFileInfo(rows[best].runFolder).canonicalFilePath())
+        ticked = item->checkState() == Qt::Checked;
+    }
+    QVERIFY(ticked);
+    QVERIFY(!page.historyPanel()->overlays().isEmpty());
+    QVERIFY(!showRunInTrainingPage(&page, m_dir.filePath("elsewhere")));
 
     if (const QString shot = qEnvironmentVariable("NETSMITH_SWEEP_SCREENSHOT"); !shot.isEmpty()) {
       dialog.resize(1366, 740);
@@ -178,6 +194,41 @@ class TestSweepDialog : public QObject {
       QTest::qWait(200);
       QVERIFY(dialog.grab().save(shot));
     }
+  }
+
+  // Other projects queued: each trains once with its own settings, its row follows its own run
+  // folder; "none" as the setting trains the open project once too.
+  void queuedProjectsAreRowsOfTheTable() {
+    const QString other = m_dir.filePath("other.nsproj");
+    QVERIFY(QFile::copy(NETSMITH_SOURCE_DIR "/projects/fashion_mnist_mlp.nsproj", other));
+    ProjectDocument doc;
+    doc.load(m_project);
+    SweepDialog dialog(&doc);
+    dialog.runner()->setPollInterval(50);
+    dialog.firstAxis()->setList("0.02");
+    dialog.addQueuedProject(other);
+    dialog.setCheckedDevices({"cpu:0", "cpu:1"});
+    dialog.setLimits(1, 500, 200);
+    QSignalSpy finished(dialog.runner(), &SweepRunner::finished);
+    QVERIFY2(dialog.start(), qPrintable(dialog.problemText()));
+    QVERIFY(finished.wait(180000));
+    QCOMPARE(finished.at(0).at(0).toInt(), 0);
+    const SweepTableModel* model = dialog.table()->sweepModel();
+    QCOMPARE(model->rowCount(), 2);
+    QCOMPARE(cell(model, 0, "Project"), QStringLiteral("mlp"));
+    QCOMPARE(cell(model, 1, "Project"), QStringLiteral("other"));
+    QCOMPARE(cell(model, 1, "lr"), QStringLiteral("(own)"));
+    QCOMPARE(cell(model, 1, "Status"), QStringLiteral("completed"));
+    QCOMPARE(QFileInfo(model->rows()[1].runFolder).absolutePath(), QFileInfo(m_dir.filePath("other.runs")).absoluteFilePath());
+
+    // No setting: the open project and the queued one, once each.
+    QVERIFY(dialog.firstAxis()->choose(QString()));
+    QString error;
+    const auto request = dialog.request(&error);
+    QVERIFY2(request, qPrintable(error));
+    QVERIFY(!request->arguments().contains("--set"));
+    QCOMPARE(request->plannedRows().size(), size_t{2});
+    QVERIFY(!dialog.secondAxisBox()->isEnabled());
   }
 
   void stopEndsARunningSweep() {
