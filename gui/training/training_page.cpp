@@ -146,6 +146,7 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   left->setStretchFactor(0, 2);
   left->setStretchFactor(1, 3);
   left->setStretchFactor(2, 2);
+  left->setSizes({200, 300, 200});  // in proportion: the splitter scales them to its height
 
   // --- right: charts, log ---
   m_curvePlot = newPlot(this, tr("Learning curve"), 190);
@@ -161,11 +162,12 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   smallLayout->setContentsMargins(0, 0, 0, 0);
   smallLayout->addWidget(m_utilPlot, 0, 0);
   smallLayout->addWidget(m_memPlot, 0, 1);
-  smallLayout->addWidget(m_timingPlot, 0, 2, 2, 1);
+  smallLayout->addWidget(m_timingPlot, 0, 2);
   smallLayout->addWidget(m_temperaturePlot, 1, 0);
   smallLayout->addWidget(m_powerPlot, 1, 1);
   m_temperaturePlot->hide();
   m_powerPlot->hide();
+  // Until a GPU reports temperature and power their row is hidden, and the row above takes its height.
   connect(m_charts, &TrainingCharts::sensorDataArrived, this, [this] {
     m_temperaturePlot->show();
     m_powerPlot->show();
@@ -188,6 +190,8 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   right->setStretchFactor(0, 3);
   right->setStretchFactor(1, 2);
   right->setStretchFactor(2, 1);
+  // In proportion, as above: the log's own size hint would otherwise take a third of the height.
+  right->setSizes({500, 300, 120});
 
   auto* split = new QSplitter(this);
   split->setObjectName(QStringLiteral("trainingSplitter"));
