@@ -7,29 +7,42 @@
 
 namespace netsmith {
 
-
 void OpRegistry::add(OpSchema schema) {
   NS_CHECK(!find(schema.name), "layer type '{}' is registered twice", schema.name);
+  for (const std::string& alias : schema.aliases)
+    NS_CHECK(alias != schema.name && !find(alias), "layer type '{}': its alias '{}' is already a layer type name",
+             schema.name, alias);
   NS_CHECK(static_cast<bool>(schema.inferShape), "layer type '{}' has no shape inference", schema.name);
   m_schemas.push_back(std::make_unique<OpSchema>(std::move(schema)));
 }
 
+namespace {
+
+bool namedBy(const OpSchema& s, std::string_view name) {
+  return s.name == name || std::find(s.aliases.begin(), s.aliases.end(), name) != s.aliases.end();
+}
+
+}  // namespace
+
 const OpSchema* OpRegistry::find(std::string_view name) const {
   for (const auto& s : m_schemas)
-    if (s->name == name) return s.get();
+    if (namedBy(*s, name)) return s.get();
   return nullptr;
 }
 
 OpSchema* OpRegistry::findMutable(std::string_view name) {
   for (auto& s : m_schemas)
-    if (s->name == name) return s.get();
+    if (namedBy(*s, name)) return s.get();
   return nullptr;
 }
 
 const OpSchema& OpRegistry::get(std::string_view name) const {
   if (const OpSchema* s = find(name)) return *s;
   std::vector<std::string> names;
-  for (const auto& s : m_schemas) names.push_back(s->name);
+  for (const auto& s : m_schemas) {
+    names.push_back(s->name);
+    names.insert(names.end(), s->aliases.begin(), s->aliases.end());
+  }
   const std::string best = closestName(std::string(name), names);
   if (!best.empty()) NS_THROW("unknown layer type '{}'; did you mean '{}'?", name, best);
   NS_THROW("unknown layer type '{}'; `netsmith-cli ops` lists the known ones", name);

@@ -156,6 +156,7 @@ Json schemaToJson(const OpSchema& schema) {
   Json backends = Json::array();
   for (const auto& [key, factory] : schema.kernels) backends.push_back(key);
   return {{"name", schema.name},
+          {"aliases", schema.aliases},
           {"category", schema.category},
           {"doc", schema.doc},
           {"inputs", schema.inputs},

@@ -139,6 +139,11 @@ enum class LossTarget {
 
 struct OpSchema {
   std::string name;      // the one id in JSON, palette, kernel lookup and docs: "Convolution"
+  // Note [Op aliases]: other names a project may give this layer type, for functions known under
+  // two names (SiLU is Swish). OpRegistry::find resolves them to this schema, so a node typed
+  // "SiLU" is a Swish in every respect (kernels, ONNX, gradients); the palette and the docs list
+  // the type once, under `name`, with its aliases.
+  std::vector<std::string> aliases;
   std::string category;  // "Basic", "Activation", "Pooling", "Normalization", "Loss", "Arithmetic", "Math"...
   std::string doc;       // one or two sentences for tooltips and `netsmith-cli ops`
   std::vector<std::string> inputs;  // port names; with `variadic` the last port repeats

@@ -9,9 +9,10 @@
 // (in double for every sum but GlobalAveragePooling's) and by nvcc's fused multiply-adds: a few
 // float roundings, which tests/gpu checks on a GPU.
 //
-// Ops whose CUDA kernels are cuDNN or cuBLAS (Convolution, Deconvolution, ReLU, Sigmoid, Tanh,
-// ELU, Swish, Softmax; Affine's GEMMs) or a strided copy (Concatenate, Flatten, Reshape) have no
-// body of ours to test.
+// Ops whose CUDA kernels are cuDNN or cuBLAS (Convolution, Deconvolution, ReLU, ReLU6, Sigmoid,
+// Tanh, ELU, Swish, Softmax; Affine's GEMMs) or a strided copy (Concatenate, Flatten, Reshape)
+// have no body of ours to test. The bodies of GELU, SELU, SoftPlus, Mish, HardSigmoid, HardSwish
+// and PReLU are checked in tst_activation_bodies (this file is at its size limit).
 // netsmith-test-labels: asan
 
 #include <QtTest>

@@ -44,6 +44,9 @@ struct Example {
   std::string variant;
   std::vector<Shape> inputs;
   Json params;
+  // Input magnitudes span [0.05, 1] × inputScale: > 1 reaches an activation's far kinks and
+  // saturated parts (ReLU6's 6, HardSigmoid's ±2.5, HardSwish's ±3), which [-1, 1] never does.
+  float inputScale = 1.0f;
 };
 
 const std::vector<Example> kExamples = {
@@ -56,6 +59,18 @@ const std::vector<Example> kExamples = {
     {"HuberLoss", "delta0.2", {{6}}, {{"delta", 0.2}}},  // reaches the linear part too
     {"Dropout", "p0.2", {{3, 5, 5}}, {{"p", 0.2}}},
     {"Dropout", "p0", {{6}}, {{"p", 0.0}}},
+    {"ReLU6", "saturated", {{6}}, Json::object(), 8.0f},
+    {"HardSigmoid", "saturated", {{6}}, Json::object(), 4.0f},
+    {"HardSwish", "saturated", {{6}}, Json::object(), 5.0f},
+    {"GELU", "erf", {{6}}, {{"approximate", "none"}}},
+    {"GELU", "tanh_wide", {{6}}, Json::object(), 4.0f},
+    {"SELU", "scale2_alpha0.5", {{6}}, {{"scale", 2.0}, {"alpha", 0.5}}},
+    {"SELU", "wide", {{6}}, Json::object(), 3.0f},
+    {"SoftPlus", "beta3_wide", {{6}}, {{"beta", 3.0}}, 4.0f},
+    {"Mish", "wide", {{6}}, Json::object(), 4.0f},
+    {"PReLU", "per_channel", {{3, 5, 5}}, {{"shared", false}}},
+    {"PReLU", "base_axis2", {{2, 3, 4}}, {{"shared", false}, {"base_axis", 2}}},
+    {"PReLU", "features", {{7}}, {{"shared", false}}},
 };
 
 int inputCount(const OpSchema& schema) {
@@ -65,6 +80,7 @@ int inputCount(const OpSchema& schema) {
 struct Case {
   std::vector<Shape> inputs;
   Json params;  // as a user would write them; validated by the check
+  float inputScale = 1.0f;
 };
 
 // The derived example of an op, or the reasons no candidate worked.
@@ -144,14 +160,14 @@ struct Bench {
   std::vector<Tensor*> paramPtrs, inputGradPtrs, paramGradPtrs;
 
   Bench(const OpSchema& s, const std::vector<Shape>& inShapes, const Shape& outShape, std::vector<ParamBlob> b,
-        int64_t batch, Rng& rng)
+        int64_t batch, Rng& rng, float inputScale = 1.0f)
       : schema(s), blobs(std::move(b)) {
     const bool loss = schema.isLoss();
     for (const Shape& shape : inShapes) {
       Tensor& x = inputs.emplace_back(withBatch(batch, shape));
       // Loss inputs in (0, 1): valid probabilities for BinaryCrossEntropy, fine logits for the rest.
       if (loss) fillDistinct(x, rng, 0.05f, 0.95f, false);
-      else fillDistinct(x, rng, 0.05f, 1.0f, true);
+      else fillDistinct(x, rng, 0.05f * inputScale, inputScale, true);
       inputGrads.emplace_back(withBatch(batch, shape));
     }
     if (schema.lossTarget == LossTarget::ClassIndex) {
@@ -240,7 +256,7 @@ std::string describe(const OpSchema& schema, const std::vector<Shape>& inputs, c
 }
 
 void checkOp(const OpSchema& schema, const std::string& backend, const std::vector<Shape>& inShapes,
-             const Json& given) {
+             const Json& given, float inputScale) {
   const std::string what = describe(schema, inShapes, given);
   const Json params = validateParams(schema, given, "params");
   const OpParams p(params);
@@ -260,7 +276,7 @@ void checkOp(const OpSchema& schema, const std::string& backend, const std::vect
 
   // A larger batch first: a kernel must cope with the batch size changing between calls.
   {
-    Bench warmUp(schema, inShapes, outShape, blobs, kBatch + 2, rng);
+    Bench warmUp(schema, inShapes, outShape, blobs, kBatch + 2, rng, inputScale);
     KernelCall call = warmUp.call(*device);
     kernel->forward(call);
     kernel->backward(call);
@@ -268,7 +284,7 @@ void checkOp(const OpSchema& schema, const std::string& backend, const std::vect
                                                   std::to_string(kBatch + 2)));
   }
 
-  Bench bench(schema, inShapes, outShape, blobs, kBatch, rng);
+  Bench bench(schema, inShapes, outShape, blobs, kBatch, rng, inputScale);
   std::vector<Tensor> inputsBefore;
   for (const Tensor& t : bench.inputs) inputsBefore.push_back(t.clone());
   for (Tensor& g : bench.inputGrads) g.fill(std::nanf(""));  // backward must overwrite every element
@@ -350,7 +366,7 @@ class TestOpGradients : public QObject {
 
     std::optional<Case> example;
     for (const Example& e : kExamples)
-      if (e.op == schema.name && e.variant == variant.toStdString()) example = Case{e.inputs, e.params};
+      if (e.op == schema.name && e.variant == variant.toStdString()) example = Case{e.inputs, e.params, e.inputScale};
     if (!example) {
       std::string why;
       example = deriveCase(schema, why);
@@ -360,7 +376,7 @@ class TestOpGradients : public QObject {
                                 schema.name, why)));
     }
     try {
-      checkOp(schema, backend.toStdString(), example->inputs, example->params);
+      checkOp(schema, backend.toStdString(), example->inputs, example->params, example->inputScale);
     } catch (const Error& e) {
       QFAIL(cstr(format("{}: {}", describe(schema, example->inputs, example->params), e.what())));
     }

@@ -1,4 +1,4 @@
-// The CUDA kernel of the element-wise activations cuDNN provides (ReLU, Sigmoid, Tanh, ELU,
+// The CUDA kernel of the element-wise activations cuDNN provides (ReLU, ReLU6, Sigmoid, Tanh, ELU,
 // Swish): an activation's folder names the cuDNN mode and coefficient.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 namespace netsmith::cuda {
 
-// coef: ELU's alpha, Swish's beta; ignored otherwise.
+// coef: ELU's alpha, Swish's beta, the clipped ReLU's ceiling (6 for ReLU6); ignored otherwise.
 std::unique_ptr<Kernel> makeCudnnActivationKernel(cudnnActivationMode_t mode, double coef);
 
 }  // namespace netsmith::cuda

@@ -1,4 +1,4 @@
-// Swish: x * sigmoid(x), element-wise.
+// Swish (alias SiLU): x * sigmoid(x), element-wise.
 #include "engine/backend/cpu/eltwise_kernel.h"
 #include "engine/ops/op_registry.h"
 #include "engine/ops/shape_rules.h"
@@ -9,7 +9,10 @@ void register_swish(OpRegistry& registry) {
   OpSchema s;
   s.name = "Swish";
   s.category = "Activation";
-  s.doc = "Swish (SiLU): y = x * sigmoid(x), element-wise.";
+  // SiLU (PyTorch's name for this function) is an alias, not a second layer
+  // type: one function, one set of kernels, one ONNX mapping (Note [Op aliases]).
+  s.aliases = {"SiLU"};
+  s.doc = "Swish, also known as SiLU: y = x * sigmoid(x), element-wise. A layer typed SiLU is a Swish.";
   s.inputs = {"x"};
   s.inferShape = sameShape;
   // oneDNN's eltwise_swish is x * sigmoid(alpha * x); nnabla's Swish has alpha = 1.

@@ -1,0 +1,22 @@
+// HardSwish: x · min(max(x + 3, 0), 6) / 6, element-wise (MobileNetV3; nnabla has no HardSwish,
+// the name and formula are PyTorch's and ONNX's).
+#include "engine/backend/cpu/eltwise_kernel.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_rules.h"
+
+namespace netsmith::ops {
+
+void register_hard_swish(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "HardSwish";
+  s.category = "Activation";
+  s.doc = "Piecewise approximation of Swish: y = x * min(max(x + 3, 0), 6) / 6, element-wise (MobileNetV3).";
+  s.inputs = {"x"};
+  s.inferShape = sameShape;
+  s.kernels["cpu"] = [](const KernelSetup&) {
+    return cpu::makeEltwiseKernel(dnnl::algorithm::eltwise_hardswish, 0.0f, 0.0f);
+  };
+  registry.add(std::move(s));
+}
+
+}  // namespace netsmith::ops

@@ -1,0 +1,19 @@
+// Mish: x · tanh(softplus(x)), element-wise.
+#include "engine/backend/cpu/eltwise_kernel.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/shape_rules.h"
+
+namespace netsmith::ops {
+
+void register_mish(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "Mish";
+  s.category = "Activation";
+  s.doc = "Mish: y = x * tanh(log(1 + exp(x))), element-wise (Misra 2019).";
+  s.inputs = {"x"};
+  s.inferShape = sameShape;
+  s.kernels["cpu"] = [](const KernelSetup&) { return cpu::makeEltwiseKernel(dnnl::algorithm::eltwise_mish, 0.0f, 0.0f); };
+  registry.add(std::move(s));
+}
+
+}  // namespace netsmith::ops

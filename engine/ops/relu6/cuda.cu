@@ -1,0 +1,12 @@
+// ReLU6 on the GPU: cuDNN's clipped ReLU with ceiling 6 (engine/backend/cuda/activation_kernel.h).
+#include "engine/backend/cuda/activation_kernel.h"
+#include "engine/backend/cuda/cuda_op.h"
+
+namespace netsmith::cuda {
+
+void register_relu6(OpRegistry& registry) {
+  addCudaKernel(registry, "ReLU6",
+                [](const KernelSetup&) { return makeCudnnActivationKernel(CUDNN_ACTIVATION_CLIPPED_RELU, 6.0); });
+}
+
+}  // namespace netsmith::cuda
