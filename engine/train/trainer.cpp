@@ -1,5 +1,5 @@
-// runTraining() and planRun() (trainer.h), and the training loop: TrainingRun::run(). The rest of
-// TrainingRun is listed in training_run.h.
+// runTraining() and planRun() (trainer.h), and the training loop: TrainingRun::run(), which
+// coordinates the run's parts (training_run.h lists them).
 #include "engine/train/trainer.h"
 
 #include <algorithm>
@@ -10,7 +10,6 @@
 #include <span>
 
 #include "engine/core/error.h"
-#include "engine/eval/parameters_file.h"
 #include "engine/train/checkpoint.h"
 #include "engine/train/early_stopping.h"
 #include "engine/train/training_run.h"
@@ -20,62 +19,49 @@ namespace fs = std::filesystem;
 namespace netsmith {
 namespace training {
 
-void publishBestEffort(EventBus& bus, const Json& event) {
-  try {
-    bus.publish(event);
-  } catch (const Error&) {
-  }
-}
-
-void TrainingRun::emitIteration(int64_t epoch, int64_t iteration, double batchLoss, double lr) {
+// `iteration`: iterations done in the position's epoch.
+void TrainingRun::emitIteration(int64_t iteration, double batchLoss, double lr) {
   IterationPosition at;
-  at.epoch = epoch;
+  at.epoch = m_position.epoch();
   at.iteration = iteration;
-  at.iterationsPerEpoch = m_iterationsPerEpoch;
-  at.globalIteration = m_globalIteration;
-  at.remainingIterations = (m_maxEpoch - epoch) * m_iterationsPerEpoch - iteration;
+  at.iterationsPerEpoch = m_position.iterationsPerEpoch();
+  at.globalIteration = m_position.globalIteration();
+  at.remainingIterations = m_position.remainingIterations(iteration);
   at.loss = batchLoss;
   at.lr = lr;
   m_bus.publish(m_figures.iterationEvent(at, m_replicas));
   m_figures.resetEventWindow();
 }
 
-// One training iteration at (m_epoch, m_iteration): the leader's decision, then every worker's step
+// One training iteration at the position: the leader's decision, then every worker's step
 // (onWorkers runs the task for each worker of this process) and the figures. False: stopped.
 bool TrainingRun::trainIteration(std::span<const int64_t> order, RunControl& control, std::string& pendingFailure,
                                  const WorkerRunner& onWorkers) {
-  const bool leader = m_job->leader();
+  const bool leader = m_sync.leader();
   const int64_t batch = m_plan.logicalBatch;
-  // The leader decides, every process follows: they stay in step (Note [Bucket order]).
-  std::string next = "step";
-  if (leader) next = !pendingFailure.empty() ? "fail" : control.paused() ? "pause" : control.stopRequested() ? "stop" : "step";
-  if (m_job->processes() > 1) {
-    const Json decision = m_job->agree({{"do", next}, {"message", pendingFailure}});
-    next = decision.value("do", "");
-    if (next == "fail") throw Error(decision.value("message", std::string()));
-  } else if (next == "fail") {
-    throw Error(pendingFailure);  // the leader's own decision (a single process has no one to tell)
-  }
+  const std::string next = m_sync.nextStep(control, pendingFailure);
   if (next == "pause") {
-    const protocol::RunPosition position{m_epoch + 1, m_iteration, m_globalIteration};
+    const protocol::RunPosition position{m_position.epoch() + 1, m_position.iteration(), m_position.globalIteration()};
     if (leader) m_bus.publish(protocol::PausedEvent{position});
     // A stop while paused ends the pause without resuming: no `resumed` event.
-    if (waitWhilePaused(control)) return false;
+    if (m_sync.waitWhilePaused(control)) return false;
     if (leader) m_bus.publish(protocol::ResumedEvent{position});
     m_figures.resetEventWindow();
   }
   if (next == "stop") return false;
   const auto stepStart = Clock::now();
-  const std::span<const int64_t> logical(order.data() + m_iteration * batch, static_cast<size_t>(batch));
-  const double lr = m_schedule->at(m_globalIteration);
-  const int64_t global = m_globalIteration;
+  const int64_t epoch = m_position.epoch();
+  const int64_t iteration = m_position.iteration();
+  const std::span<const int64_t> logical(order.data() + iteration * batch, static_cast<size_t>(batch));
+  const int64_t global = m_position.globalIteration();
+  const double lr = m_schedule->at(global);
   onWorkers([&](int w) {
     const auto i = static_cast<size_t>(w);
-    const std::string& id = m_workers[i].id;
+    const std::string& id = m_sync.workers()[i].id;
     if (m_fault.at(id, global, FaultInjection::Kind::Throw))
       NS_THROW("injected worker exception at iteration {} (test hook NETSMITH_FAULT_INJECTION)", global + 1);
     if (m_fault.at(id, global, FaultInjection::Kind::Stall)) m_pool->sleepUnlessCancelled(1e6);
-    const StepFigures step = m_replicas[i]->trainStep(m_train, logical, m_epoch, lr);
+    const StepFigures step = m_replicas[i]->trainStep(m_train, logical, epoch, lr);
     if (m_fault.at(id, global, FaultInjection::Kind::Diverge)) {
       Tensor* first = m_replicas[i]->network().parameters().front().value;
       (*first)[0] += 1e-3f;
@@ -83,8 +69,8 @@ bool TrainingRun::trainIteration(std::span<const int64_t> order, RunControl& con
     m_figures.workerStepped(i, step, *m_contexts[i]);
   });
   // Every process reports its workers' figures to the leader (Note [Iteration report]).
-  const double lossSum = m_figures.gatherStep(*m_job, m_replicas);
-  ++m_globalIteration;
+  const double lossSum = m_figures.gatherStep(m_sync.channel(), m_replicas);
+  m_position.stepped();
   const double stepSeconds = secondsSince(stepStart);
   if (m_profile) m_profile->iterationDone(stepSeconds);
   m_figures.iterationTimed(stepSeconds);
@@ -93,14 +79,13 @@ bool TrainingRun::trainIteration(std::span<const int64_t> order, RunControl& con
     pendingFailure = format(
         "the training loss became {} at epoch {}, iteration {} (global iteration {}): lower the learning rate (now "
         "{}) or check the dataset scale; no checkpoint was written for this state",
-        lossSum, m_epoch + 1, m_iteration + 1, m_globalIteration, lr);
+        lossSum, epoch + 1, iteration + 1, m_position.globalIteration(), lr);
     return true;
   }
-  m_epochLossSum += lossSum;
-  m_epochSamples += batch;
+  m_position.addTrainingLoss(lossSum, batch);
   m_figures.trained(batch, stepSeconds);
-  if (m_figures.secondsSinceEvent() >= kIterationEventSeconds || m_iteration + 1 == m_iterationsPerEpoch)
-    emitIteration(m_epoch, m_iteration + 1, lossSum / static_cast<double>(batch), lr);
+  if (m_figures.secondsSinceEvent() >= kIterationEventSeconds || iteration + 1 == m_position.iterationsPerEpoch())
+    emitIteration(iteration + 1, lossSum / static_cast<double>(batch), lr);
   return true;
 }
 
@@ -119,10 +104,10 @@ bool TrainingRun::trainIteration(std::span<const int64_t> order, RunControl& con
 void TrainingRun::trainEpochIterations(std::span<const int64_t> order, RunControl& control,
                                        std::string& pendingFailure) {
   auto loop = [&](const WorkerRunner& onWorkers) {
-    for (; m_iteration < m_iterationsPerEpoch; ++m_iteration)
+    for (; m_position.epochUnfinished(); m_position.nextIteration())
       if (!trainIteration(order, control, pendingFailure, onWorkers)) break;
   };
-  if (m_job->processes() > 1 || m_workers.size() > 1) {
+  if (m_sync.processes() > 1 || m_sync.workers().size() > 1) {
     loop([this](const WorkerPool::Task& task) { m_pool->runOnAll(task); });
     return;
   }
@@ -153,95 +138,96 @@ TrainResult TrainingRun::fail(TrainResult result, const std::string& message) {
   protocol::FinishedEvent finished;
   finished.status = "failed";
   finished.message = message;
-  finished.run = m_runDir.string();
+  finished.run = m_files.dir().string();
   publishBestEffort(m_bus, finished.toJson());
   return result;
 }
 
 TrainResult TrainingRun::run() {
   TrainResult result;
-  result.runDir = m_runDir.string();
-  if (m_alreadyCompleted) {
+  const fs::path& runDir = m_files.dir();
+  result.runDir = runDir.string();
+  const bool leader = m_sync.leader();
+  if (m_position.alreadyCompleted()) {
     // Nothing to train, and nothing to rewrite: the folder already holds this run's result.
     result.status = "completed";
     result.parametersSha256 = m_replicas[0]->fingerprint();
-    result.bestValidationError = m_bestValidationError;
+    result.bestValidationError = m_position.bestValidationError();
     const std::string message =
         format("the run in {} had already completed ({} of {} epochs): nothing to resume; parameters.nsparams is "
                "kept as it is",
-               m_runDir.string(), m_epoch, m_maxEpoch);
-    if (m_job->leader()) {
+               runDir.string(), m_position.epoch(), m_position.maxEpoch());
+    if (leader) {
       protocol::FinishedEvent finished;
       finished.status = "completed";
       finished.alreadyCompleted = true;
       finished.message = message;
-      finished.run = m_runDir.string();
-      finished.epochs = static_cast<int64_t>(m_curve.size());
-      finished.bestValidationError = m_bestValidationError;
+      finished.run = runDir.string();
+      finished.epochs = static_cast<int64_t>(m_position.curve().size());
+      finished.bestValidationError = m_position.bestValidationError();
       finished.parametersSha256 = result.parametersSha256;
       m_bus.publish(finished);
     }
     return result;
   }
-  m_record.markStarted();  // a resume's failures are recorded from here on
+  m_files.markStarted();  // a resume's failures are recorded from here on
   protocol::StartedEvent started;
   started.plan = m_plan;
   for (DevicePlan& d : started.plan.devices) d.name = m_deviceNames.count(d.id) ? m_deviceNames[d.id] : d.id;
-  started.run = m_runDir.string();
+  started.run = runDir.string();
   started.project = m_project.name;
-  started.batchPerDevice = m_workers[0].batch;
+  started.batchPerDevice = m_sync.workers()[0].batch;
   started.solver = m_project.optimizer.solver;
   started.validationSamples = m_validation ? m_validation->size : 0;
   started.parameters = m_graph->parameterCount;
-  started.resumed = m_resumed;
-  started.startEpoch = m_epoch + 1;
-  started.startIteration = m_iteration;
-  if (!m_deviceChange.is_null())  // Note [Resume on other devices]
-    started.deviceChange = protocol::DeviceChange::fromJson(m_deviceChange, {"device change", ""});
+  started.resumed = m_files.resumed();
+  started.startEpoch = m_position.epoch() + 1;
+  started.startIteration = m_position.iteration();
+  if (!m_files.deviceChange().is_null())  // Note [Resume on other devices]
+    started.deviceChange = protocol::DeviceChange::fromJson(m_files.deviceChange(), {"device change", ""});
 
   RunControl idle;
   RunControl& control = m_options.control ? *m_options.control : idle;
   const bool shuffle = m_project.dataset.shuffle;
   const uint64_t seed = m_project.config.seed;
 
-  const bool leader = m_job->leader();
   std::string pendingFailure;  // the leader's: every process fails at the next agreement
   // A resume replays the run's validations (Note [Early stopping]).
-  EarlyStopping earlyStopping = earlyStoppingOf(m_project.config, m_record.settings());
-  for (const CurveRow& r : m_curve)
+  EarlyStopping earlyStopping = earlyStoppingOf(m_project.config, m_files.settings());
+  for (const CurveRow& r : m_position.curve())
     if (r.validationError) earlyStopping.observe(r.epoch, *r.validationError);
   try {
     if (leader) m_bus.publish(started);
     if (leader && earlyStopping.enabled() && !m_validation)
       m_bus.publish(protocol::WarningEvent{"config.early_stopping is on, but the project has no validation set: nothing "
                                            "is counted and the run trains all its epochs"});
-    if (m_options.profile) m_profile = std::make_unique<RunProfile>(m_replicas, m_workers);
-    for (; m_epoch < m_maxEpoch && !earlyStopping.stopped(); ++m_epoch) {
-      const auto order = epochOrder(m_train.size, seed, m_epoch, shuffle);
+    if (m_options.profile) m_profile = std::make_unique<RunProfile>(m_replicas, m_sync.workers());
+    while (m_position.epochsLeft() && !earlyStopping.stopped()) {
+      const int64_t epoch = m_position.epoch();
+      const auto order = epochOrder(m_train.size, seed, epoch, shuffle);
       // A streamed dataset's prefetch threads read the epoch ahead of the workers (Note [Sample feed]).
-      for (auto& replica : m_replicas) replica->announceEpoch(m_train, order, m_iteration);
+      for (auto& replica : m_replicas) replica->announceEpoch(m_train, order, m_position.iteration());
       // Throughput figures start afresh each epoch, so validation time does not count as training.
       m_figures.startEpoch();
-      auto epochStart = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_epochSeconds));
+      m_position.startEpochClock();
       trainEpochIterations(order, control, pendingFailure);
-      agreeOrThrow(pendingFailure);
-      if (m_iteration < m_iterationsPerEpoch) {  // stopped
-        m_epochSeconds = secondsSince(epochStart);
-        saveCheckpoint(m_epoch, m_iteration);
+      m_sync.agreeOrThrow(pendingFailure);
+      if (m_position.epochUnfinished()) {  // stopped
+        m_position.stopEpochClock();
+        saveCheckpoint();
         result.status = "stopped";
         break;
       }
 
-      CurveRow row{m_epoch + 1, m_epochLossSum / static_cast<double>(std::max<int64_t>(m_epochSamples, 1)), std::nullopt,
-                   std::nullopt, 0.0, m_schedule->at(std::max<int64_t>(m_globalIteration - 1, 0))};
-      checkReplicas(format("after epoch {}", m_epoch + 1));
-      const bool monitor = (m_epoch + 1) % m_project.config.monitorInterval == 0 || m_epoch + 1 == m_maxEpoch;
+      CurveRow row = m_position.epochRow(m_schedule->at(std::max<int64_t>(m_position.globalIteration() - 1, 0)));
+      checkReplicas(format("after epoch {}", epoch + 1));
+      const bool monitor = (epoch + 1) % m_project.config.monitorInterval == 0 || epoch + 1 == m_position.maxEpoch();
       if (m_validation && monitor) {
-        const std::optional<BatchCounts> counts = validate(control);
+        const std::optional<BatchCounts> counts = m_sync.validate(*m_validation, m_replicas, *m_pool, control);
         if (!counts) {
           // Stopped during validation: the epoch's training is kept; a resume validates it again.
-          m_epochSeconds = secondsSince(epochStart);
-          saveCheckpoint(m_epoch, m_iteration);
+          m_position.stopEpochClock();
+          saveCheckpoint();
           result.status = "stopped";
           break;
         }
@@ -249,31 +235,24 @@ TrainResult TrainingRun::run() {
         row.validationLoss = v.lossSum / static_cast<double>(std::max<int64_t>(v.samples, 1));
         if (v.counted > 0) {
           row.validationError = static_cast<double>(v.errors) / static_cast<double>(v.counted);
-          if (!m_bestValidationError || *row.validationError < *m_bestValidationError) {
-            m_bestValidationError = row.validationError;
-            // Hook (evaluation, issue 6): config.save_best keeps the best epoch's parameters beside
-            // the last ones, for `evaluate/infer/export --parameters best` (engine/eval). Under
-            // mpirun the leader writes it, as it writes everything else in the run folder.
-            if ((m_project.config.saveBest || earlyStopping.enabled()) && leader)
-              writeParametersFile((m_runDir / "best.nsparams").string(), m_replicas[0]->network(),
-                                  {{"project", m_project.name}, {"run_id", m_record.runId()}, {"epoch", row.epoch},
-                                   {"validation_error", *row.validationError}});
-          }
+          // Hook (evaluation, issue 6): config.save_best keeps the best epoch's parameters beside
+          // the last ones, for `evaluate/infer/export --parameters best` (engine/eval). Under
+          // mpirun the leader writes it, as it writes everything else in the run folder.
+          if (m_position.improvedBy(*row.validationError) && (m_project.config.saveBest || earlyStopping.enabled()) &&
+              leader)
+            m_files.writeBestParameters(m_replicas[0]->network(), m_project.name, row.epoch, *row.validationError);
         }
       }
       if (row.validationError) earlyStopping.observe(row.epoch, *row.validationError);
-      row.seconds = secondsSince(epochStart);
-      m_curve.push_back(row);
+      row.seconds = m_position.epochSeconds();
+      m_position.appendToCurve(row);
       if (leader) {
         m_bus.publish(protocol::EpochEvent{row.epoch, row.trainLoss, row.validationLoss, row.validationError, row.seconds,
                                            row.learningRate, m_figures.scalingSummary()});
-        writeLearningCurve();
+        m_files.writeLearningCurve(m_position.curve());
       }
-      m_iteration = 0;
-      m_epochLossSum = 0.0;
-      m_epochSamples = 0;
-      m_epochSeconds = 0.0;
-      saveCheckpoint(m_epoch + 1, 0);
+      m_position.nextEpoch();
+      saveCheckpoint();
     }
   } catch (const Error& e) {
     return fail(result, e.what());
@@ -282,35 +261,38 @@ TrainResult TrainingRun::run() {
   Json earlyStopped;  // Note [Early stopping]: a normal end that keeps the best epoch's parameters
   try {
     if (result.status == "completed" && earlyStopping.stopped())
-      earlyStopped = keepBestParameters(earlyStopping, m_runDir, m_record.runId(), m_replicas, *m_pool);
+      earlyStopped = keepBestParameters(earlyStopping, runDir, m_files.record().runId(), m_replicas, *m_pool);
   } catch (const Error& e) {
     return fail(result, e.what());
   }
 
   result.parametersSha256 = m_replicas[0]->fingerprint();
-  result.bestValidationError = m_bestValidationError;
+  result.bestValidationError = m_position.bestValidationError();
   try {
-    if (result.status == "completed" && leader) writeFinalParameters();
+    if (result.status == "completed" && leader)
+      m_files.writeFinalParameters(*m_replicas[0], m_project.name, m_train.classNames);
   } catch (const Error& e) {
     return fail(result, e.what());  // the last checkpoint stays: a resume writes the parameters
   }
   protocol::FinishedEvent finished;
   finished.status = result.status;
-  finished.run = m_runDir.string();
-  finished.epochs = static_cast<int64_t>(m_curve.size());
-  finished.bestValidationError = m_bestValidationError;
+  finished.run = runDir.string();
+  finished.epochs = static_cast<int64_t>(m_position.curve().size());
+  finished.bestValidationError = m_position.bestValidationError();
   finished.parametersSha256 = result.parametersSha256;
   if (!earlyStopped.is_null()) finished.earlyStopped = protocol::EarlyStop::fromJson(earlyStopped, {"early stop", ""});
   if (leader) {
-    // run.json's result holds the verdict and the GPUs' summaries in the protocol's form.
-    const Json summary = runResult(result);
+    // run.json's result (RunFigures::runResult) holds the verdict and the GPUs' summaries in the
+    // protocol's form.
+    const Json summary = m_figures.runResult(result.status, result.parametersSha256, runDir, m_sync.workers()[0].batch);
+    m_files.writeResult(summary);
     const protocol::Where where{"run.json result", ""};
     if (summary.contains("scaling_verdict"))
       finished.scalingVerdict = protocol::ScalingVerdict::fromJson(summary["scaling_verdict"], where.child("scaling_verdict"));
     if (summary.contains("gpus"))
       for (size_t g = 0; g < summary["gpus"].size(); ++g)
         finished.gpus.push_back(protocol::GpuSummary::fromJson(summary["gpus"][g], where.child("gpus").element(g)));
-    if (m_profile) m_profile->publish(m_bus, m_runDir);
+    if (m_profile) m_profile->publish(m_bus, runDir);
   }
   try {
     m_bus.publish(finished);

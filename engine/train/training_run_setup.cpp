@@ -1,5 +1,5 @@
-// TrainingRun's set-up (training_run.h): the project, data and plan, the run folder, the job's
-// devices and the workers.
+// TrainingRun's set-up (training_run.h): the project, data and plan, the job's devices and the
+// workers; the run folder (RunFiles) and the job (JobSync) are opened from here.
 #include <algorithm>
 #include <filesystem>
 
@@ -22,15 +22,6 @@ namespace fs = std::filesystem;
 namespace netsmith::training {
 
 namespace {
-
-// A new run folder that does not exist yet: <folder>/<stem>.runs/<timestamp>[-N].
-std::string newRunFolder(const std::string& projectPath) {
-  const fs::path p(projectPath);
-  const fs::path root = p.parent_path() / (p.stem().string() + ".runs");
-  fs::path dir = root / timestampFolderName();
-  for (int n = 2; fs::exists(dir); ++n) dir = root / (timestampFolderName() + "-" + std::to_string(n));
-  return dir.string();
-}
 
 void truncateDataset(Dataset& d, int64_t samples) { d.keepFirst(samples); }
 
@@ -108,7 +99,7 @@ Json describeDeviceChange(const Json& before, const Json& now, const std::string
 }  // namespace
 
 TrainingRun::~TrainingRun() {
-  if (m_eventsFile) m_bus.remove(m_eventsFile.get());
+  m_files.closeEvents();
   const bool abandoned = m_pool && m_pool->abandonedWorkers() > 0;
   m_pool.reset();
   if (abandoned) {
@@ -116,53 +107,12 @@ TrainingRun::~TrainingRun() {
     // process exits soon (TrainResult::abandonedWorkers).
     for (auto& r : m_replicas) (void)r.release();
     for (auto& c : m_contexts) (void)c.release();
-    (void)m_group.release();
-    for (auto& c : m_jobComms) (void)c.release();
+    m_sync.abandonCommunicators();
   }
-}
-
-// Note [One run per folder]: the plan says what the checkpoints need; a real run refuses to
-// start without it, rather than fail when the disk fills.
-void TrainingRun::planDisk(bool planOnly) {
-  const int buffers = static_cast<int>(Optimizer::create(m_project.optimizer)->bufferNames().size());
-  const DiskNeed need = diskNeed(m_graph->parameterCount, buffers, kCheckpointsKept);
-  // A resume replaces the checkpoints and parameter files it finds.
-  const uint64_t free = freeDiskBytes(m_runDir) + (m_resumed ? runFilesBytes(m_runDir) : 0);
-  m_plan.checkpointBytes = need.checkpointBytes;
-  m_plan.diskBytesNeeded = need.totalBytes;
-  m_plan.diskBytesFree = free;
-  m_plan.runFolder = m_runDir.string();
-  if (free >= need.totalBytes) return;
-  const std::string message = format(
-      "{}: the run folder needs about {} of disk ({} per checkpoint: {} kept and 1 being written, and the parameter "
-      "files) but only {} is free there: free some space, or train into a folder on another disk (--run-dir)",
-      m_runDir.string(), humanBytes(need.totalBytes), humanBytes(need.checkpointBytes), kCheckpointsKept,
-      humanBytes(free));
-  if (planOnly) m_plan.warnings.push_back("the run would not start: " + message);
-  else if (m_job->leader()) throw Error(message);
-}
-
-void TrainingRun::openRunFolder() {
-  if (m_resumed) {
-    fs::create_directories(m_runDir / "checkpoints");
-    Json change = m_deviceChange;
-    if (!change.is_null() && m_resumeFrom) {
-      const Json meta = peekCheckpointMeta(*m_resumeFrom);
-      change["epoch"] = meta.value("epoch", int64_t{0}) + 1;
-      change["iteration"] = meta.value("iteration", int64_t{0});
-    }
-    m_record.recordTraining(m_training, change, m_options.devices);
-  } else {
-    Project snapshot = m_project;
-    snapshot.parallel = m_userParallel;
-    m_record.create(m_runDir, m_project.path, projectToPortableJson(snapshot).dump(2) + "\n");
-  }
-  m_eventsFile = JsonLinesSink::openFile((m_runDir / "events.jsonl").string());
-  m_bus.add(m_eventsFile.get());
 }
 
 void TrainingRun::recordFailure(const std::string& message) {
-  if (m_job && m_job->leader()) m_record.recordFailure(message);
+  if (m_sync.joined() && m_sync.leader()) m_files.recordFailure(message);
 }
 
 // Note [Sample storage]: the plan says where each dataset is kept and what the run will hold in
@@ -197,29 +147,25 @@ void TrainingRun::planData() {
 }
 
 void TrainingRun::prepare(bool planOnly) {
-  if (!m_options.resumeRun.empty()) {
-    m_runDir = fs::absolute(m_options.resumeRun);
-    NS_CHECK(fs::is_directory(m_runDir), "{}: no such run folder", m_runDir.string());
-    m_record.read(m_runDir);
-    m_project = loadProject((m_runDir / "project.nsproj").string());
-    m_resumed = true;
+  const bool resumed = !m_options.resumeRun.empty();
+  if (resumed) {
+    m_files.openForResume(m_options.resumeRun);
+    m_project = loadProject(m_files.projectSnapshotPath());
   } else {
     m_project = loadProject(m_options.projectPath);
-    m_runDir = fs::absolute(m_options.runDir.empty() ? newRunFolder(m_project.path) : m_options.runDir);
-    // At once, before the data loads; again under the lock when the folder is created.
-    checkNoOtherRun(m_runDir, m_project.path);
-    m_record.settings() = {{"project", m_project.path},
-                  {"max_epoch", m_options.maxEpoch ? Json(*m_options.maxEpoch) : Json(nullptr)},
-                  {"early_stopping", m_options.earlyStopping ? Json(*m_options.earlyStopping) : Json(nullptr)},
-                  {"train_samples", m_options.trainSamples},
-                  {"validation_samples", m_options.validationSamples},
-                  {"devices", m_options.devices.empty() ? Json(nullptr) : Json(m_options.devices)}};
+    m_files.chooseNew(m_options.runDir, m_project.path,
+                      {{"project", m_project.path},
+                       {"max_epoch", m_options.maxEpoch ? Json(*m_options.maxEpoch) : Json(nullptr)},
+                       {"early_stopping", m_options.earlyStopping ? Json(*m_options.earlyStopping) : Json(nullptr)},
+                       {"train_samples", m_options.trainSamples},
+                       {"validation_samples", m_options.validationSamples},
+                       {"devices", m_options.devices.empty() ? Json(nullptr) : Json(m_options.devices)}});
   }
-  const Json& settings = m_record.settings();
+  const Json& settings = m_files.settings();
   // A resume on other devices (Note [Resume on other devices]): loads written for the run's own
   // devices do not fit another list; the devices then share the logical batch equally.
   std::string loadNote;
-  if (m_resumed && !m_options.devices.empty()) {
+  if (resumed && !m_options.devices.empty()) {
     ParallelConfig& par = m_project.parallel;
     par.devices = m_options.devices;
     if (!par.workerLoad.empty() && par.workerLoad.size() != par.devices.size()) {
@@ -230,12 +176,9 @@ void TrainingRun::prepare(bool planOnly) {
     m_project.parallel.devices = settings["devices"].get<std::vector<std::string>>();
   }
   m_fault = FaultInjection::parse(m_options.faultInjection);
-  m_job = JobChannel::forThisProcess(m_project.parallel.timeoutS);
-  m_userParallel = m_project.parallel;  // the snapshot keeps the user's own lists
-  joinJob();
+  m_sync.join(m_project.parallel);
   // A second process on the folder is refused before it loads anything.
-  if (m_resumed && m_job->leader() && !planOnly)
-    m_resumeFrom = m_record.claimForResume(m_project.config.seed, m_options.acceptEditedSettings);
+  if (resumed && m_sync.leader() && !planOnly) m_files.claimForResume(m_project.config.seed, m_options.acceptEditedSettings);
 
   m_graph = std::make_unique<Graph>(buildGraph(m_project.network, OpRegistry::builtin()));
   const DatasetSpec& ds = m_project.dataset;
@@ -258,109 +201,53 @@ void TrainingRun::prepare(bool planOnly) {
              shapeToString(d->sampleShape), m_graph->input().id, shapeToString(inShape), shapeToString(d->sampleShape));
   }
   checkAugmentable(m_project.config.augmentation, m_train.sampleShape, m_train.source);
-  m_maxEpoch = settings.value("max_epoch", Json()).is_number() ? settings["max_epoch"].get<int64_t>()
-                                                                 : m_project.config.maxEpoch;
+  const int64_t maxEpoch = settings.value("max_epoch", Json()).is_number() ? settings["max_epoch"].get<int64_t>()
+                                                                           : m_project.config.maxEpoch;
   bool hasBatchNorm = false;
   for (const GraphNode& n : m_graph->nodes) hasBatchNorm = hasBatchNorm || n.schema->name == "BatchNormalization";
   // Under mpirun each process counts the cores it may use (mpirun binds it to some); the job has
   // that many per process (Note [Devices of an mpirun job] assumes alike processes).
-  const std::optional<KeptBatch> kept = m_resumed ? keptBatchOf(settings, m_project) : std::nullopt;
-  m_plan = planTraining(m_project, m_train.size, m_maxEpoch, availableCores() * m_job->processes(), hasBatchNorm,
+  const std::optional<KeptBatch> kept = resumed ? keptBatchOf(settings, m_project) : std::nullopt;
+  m_plan = planTraining(m_project, m_train.size, maxEpoch, availableCores() * m_sync.processes(), hasBatchNorm,
                         kept ? &*kept : nullptr);
-  m_training = trainingRecord(m_plan);
-  if (m_resumed) m_deviceChange = describeDeviceChange(settings.value("training", Json()), m_training, loadNote);
-  else m_record.settings()["training"] = m_training;  // written with run.json by create()
-  planDisk(planOnly);
+  const Json training = trainingRecord(m_plan);
+  m_files.setTraining(training, resumed ? describeDeviceChange(settings.value("training", Json()), training, loadNote)
+                                        : Json(nullptr));
+  const int buffers = static_cast<int>(Optimizer::create(m_project.optimizer)->bufferNames().size());
+  m_files.planDisk(m_plan, m_graph->parameterCount, buffers, planOnly, m_sync.leader());
   planData();
   if (planOnly) return;
 
-  if (m_job->leader()) {
-    openRunFolder();
+  if (m_sync.leader()) {
+    Project snapshot = m_project;
+    snapshot.parallel = m_sync.asWritten();
+    m_files.open(snapshot, m_options.devices);
     for (const Dataset* d : {&m_train, m_validation ? &*m_validation : nullptr})
       if (d)
         for (const auto& w : d->warnings) m_bus.publish({{"event", "warning"}, {"message", w}});
     for (const auto& w : m_plan.warnings) m_bus.publish({{"event", "warning"}, {"message", w}});
   }
-  m_iterationsPerEpoch = m_plan.iterationsPerEpoch;
-  m_schedule = std::make_unique<LearningRateSchedule>(m_plan.optimizer, m_plan.effectiveLr, m_iterationsPerEpoch, m_maxEpoch);
+  m_position.setLength(m_plan.iterationsPerEpoch, maxEpoch);
+  m_schedule = std::make_unique<LearningRateSchedule>(m_plan.optimizer, m_plan.effectiveLr, m_plan.iterationsPerEpoch, maxEpoch);
   for (const DeviceInfo& info : discoverDevices()) m_deviceNames[info.id] = info.name;
   startWorkers();
-  if (m_resumed) restoreFromCheckpoint();
+  if (resumed) restoreFromCheckpoint();
   checkReplicas("at the start");
 }
 
-// Note [Devices of an mpirun job]
-// Under mpirun the job's devices are named "rank<R>/<device>". parallel.devices may list them so
-// (then each process trains the entries of its rank, and worker_load gives one load per device
-// of the job), or list plain devices, which every process then trains (and worker_load is per
-// process, repeated). The list is in rank order, so each process's devices are consecutive
-// global ranks (Note [Reduction across processes]); the leader's list is the one all use.
-void TrainingRun::joinJob() {
-  auto& devices = m_project.parallel.devices;
-  const bool ranked = std::any_of(devices.begin(), devices.end(), [](const std::string& d) { return d.find('/') != std::string::npos; });
-  if (m_job->processes() == 1) {
-    NS_CHECK(!ranked, "parallel.devices: \"{}\" names a process rank, which needs a run under mpirun", devices.front());
-    return;
-  }
-  const int processes = m_job->processes();
-  std::vector<std::string> job;
-  if (ranked) {
-    int previous = 0;
-    for (size_t i = 0; i < devices.size(); ++i) {
-      const std::string& d = devices[i];
-      const auto slash = d.find('/');
-      NS_CHECK(slash != std::string::npos && d.rfind("rank", 0) == 0,
-               "parallel.devices[{}]: \"{}\": name every device of an mpirun job with its rank (rank0/cpu:0) or none", i, d);
-      const int rank = std::stoi(d.substr(4, slash - 4));
-      NS_CHECK(rank >= previous && rank < processes,
-               "parallel.devices[{}]: \"{}\": ranks must be listed in order, from 0 to {} (this job has {} processes)", i,
-               d, processes - 1, processes);
-      previous = rank;
-      job.push_back(d);
-    }
-  } else {
-    std::vector<double> loads;
-    for (int r = 0; r < processes; ++r) {
-      for (size_t i = 0; i < devices.size(); ++i) {
-        job.push_back(format("rank{}/{}", r, devices[i]));
-        if (!m_project.parallel.workerLoad.empty()) loads.push_back(m_project.parallel.workerLoad[i]);
-      }
-    }
-    m_project.parallel.workerLoad = loads;
-  }
-  for (int r = 0; r < processes; ++r) {
-    const std::string prefix = format("rank{}/", r);
-    NS_CHECK(std::any_of(job.begin(), job.end(), [&](const std::string& d) { return d.rfind(prefix, 0) == 0; }),
-             "parallel.devices lists no device for rank {} ({}) of the {} processes mpirun started", r, m_job->host(r), processes);
-  }
-  devices = job;
-}
-
 void TrainingRun::startWorkers() {
-  const std::string mine = m_job->processes() > 1 ? format("rank{}/", m_job->processRank()) : "";
-  for (const DevicePlan& d : m_plan.devices) {
-    if (d.batch == 0) continue;
-    if (d.id.rfind(mine, 0) == 0) {
-      if (m_workers.empty()) m_firstJobWorker = static_cast<int>(m_jobWorkers.size());
-      m_workers.push_back(d);
-    }
-    m_jobWorkers.push_back(d);
-  }
-  NS_CHECK(!m_workers.empty(), "rank {} ({}) has no device with a load > 0: give it one, or start fewer processes",
-           m_job->processRank(), m_job->host(m_job->processRank()));
-  const int n = static_cast<int>(m_workers.size());
+  m_sync.assignWorkers(m_plan.devices);
+  const std::vector<DevicePlan>& workers = m_sync.workers();
+  const int n = static_cast<int>(workers.size());
   std::vector<std::string> ids;
-  for (const auto& w : m_workers) ids.push_back(w.id);
+  for (const auto& w : workers) ids.push_back(w.id);
   const double timeout = m_project.parallel.timeoutS;
   // Contexts and the communicator group come from the devices' kind (engine/backend/device_factory.h).
   const DeviceKind& kind = deviceKindOf(localDeviceId(ids.at(0)));
   for (const auto& id : ids)
     NS_CHECK(&deviceKindOf(localDeviceId(id)) == &kind, "parallel.devices: {} and {} are of different kinds; train on "
              "devices of one kind (all cpu:N or all cuda:N)", ids[0], id);
-  // Across processes the leader worker waits for the other processes up to the timeout while
-  // this process's other workers wait for it: they must wait longer, so that the lost process
-  // is the one named.
-  const bool acrossProcesses = m_job->processes() > 1;
+  const bool acrossProcesses = m_sync.processes() > 1;
   NS_CHECK(!acrossProcesses || kind.kind == "cpu",
            "parallel.devices: {} under mpirun: training GPUs across processes (NCCL set up over MPI) is not in this "
            "version; under mpirun use CPU workers, or train the GPUs of one machine in one process",
@@ -368,17 +255,11 @@ void TrainingRun::startWorkers() {
   std::vector<std::string> groupIds = ids;
   if (kind.kind != "cpu")  // other kinds open their devices by their local ids
     for (auto& id : groupIds) id = localDeviceId(id);
-  m_group = kind.makeGroup(groupIds, acrossProcesses ? 2 * timeout + 5 : timeout);
-  std::vector<std::string> jobIds;
-  for (const auto& w : m_jobWorkers) jobIds.push_back(w.id);
-  if (MpiJob* mpi = m_job->mpi())
-    for (int w = 0; w < n; ++w)
-      m_jobComms.push_back(std::make_unique<HierarchicalCommunicator>(m_group->communicator(w), *mpi, jobIds,
-                                                                      m_firstJobWorker, timeout));
+  m_sync.connect(kind, groupIds, timeout);
   m_contexts.resize(static_cast<size_t>(n));
   m_replicas.resize(static_cast<size_t>(n));
-  m_figures.start(static_cast<size_t>(n), m_jobWorkers);
-  CommunicatorGroup* group = m_group.get();
+  m_figures.start(static_cast<size_t>(n), m_sync.jobWorkers());
+  CommunicatorGroup* group = &m_sync.group();
   // A worker that fails aborts its communicator, so the others stop at their next collective
   // instead of waiting out the timeout. A worker still busy a while after the timeout is hung.
   m_pool = std::make_unique<WorkerPool>(ids, timeout + 10.0, [group](int w, const std::string& reason) {
@@ -386,12 +267,12 @@ void TrainingRun::startWorkers() {
   });
   m_pool->runOnAll([&](int w) {
     const auto i = static_cast<size_t>(w);
-    DevicePlan local = m_workers[i];
+    DevicePlan local = workers[i];
     local.id = localDeviceId(local.id);
     m_contexts[i] = kind.makeContext(local, m_plan, m_project);
     if (kind.attachWorker) kind.attachWorker(*group, w, *m_contexts[i]);
-    Communicator& comm = m_jobComms.empty() ? group->communicator(w) : static_cast<Communicator&>(*m_jobComms[i]);
-    m_replicas[i] = std::make_unique<Replica>(*m_graph, m_plan, m_workers[i], *m_contexts[i], comm, m_project.config.seed);
+    m_replicas[i] = std::make_unique<Replica>(*m_graph, m_plan, workers[i], *m_contexts[i], m_sync.communicator(w),
+                                              m_project.config.seed);
     m_figures.workerStarted(i, *m_contexts[i]);
   });
 }
