@@ -50,6 +50,15 @@ std::unique_ptr<RunFolderLock> RunFolderLock::acquire(const fs::path& dir) {
   return std::unique_ptr<RunFolderLock>(new RunFolderLock(fd, {}));
 }
 
+bool runFolderInUse(const fs::path& dir) {
+  // Read-only and without creating anything: a finished run's folder stays as it was.
+  const int fd = ::open((dir / "run.lock").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  return held;
+}
+
 RunFolderLock::~RunFolderLock() {
   // Closing the descriptor releases the lock. The file stays: deleting a lock file races with a
   // process that has just opened it.

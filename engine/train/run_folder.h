@@ -48,6 +48,10 @@ class RunFolderLock {
   std::string m_unlockedReason;
 };
 
+// Whether a process holds DIR/run.lock now (a run or resume is working in the folder): probed
+// with a shared, non-blocking flock on a read-only descriptor, so nothing is created or held.
+bool runFolderInUse(const std::filesystem::path& dir);
+
 // Throws when `dir` holds files of a run (run.json, events, learning curve, parameters,
 // checkpoints) or a project.nsproj other than `projectPath` (which a new run would overwrite
 // with its snapshot). A missing or empty folder, or one holding only `projectPath` (the GUI

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/train/run_folder.h"
+
 namespace netsmith::gui {
 
 QString runsRootFor(const QString& projectPath, const QString& projectName) {
@@ -49,8 +51,10 @@ RunSummary summariseRun(const QString& folder) {
       if (fin->epochs > 0) r.epochs = fin->epochs;
     }
   }
-  // Started but never finished: still running, or the engine was killed.
-  if (started && r.status.isEmpty()) r.status = QStringLiteral("interrupted");
+  // Started but never finished: still running (a process holds the folder's run.lock), or the
+  // engine was killed.
+  if (started && r.status.isEmpty())
+    r.status = runFolderInUse(folder.toStdString()) ? QStringLiteral("running") : QStringLiteral("interrupted");
   return r;
 }
 

@@ -17,7 +17,9 @@ namespace netsmith::gui {
 struct RunSummary {
   QString folder;  // absolute
   QString name;    // the folder name: its start time, YYYYMMDD-HHMMSS
-  QString status;  // completed | stopped | failed | running or interrupted ("" when unknown)
+  // completed | stopped | failed | running (started, not finished, a process holds run.lock) |
+  // interrupted (started, not finished, nobody holds it: killed) | "" when unknown
+  QString status;
   long long epochs = 0;
   double bestValidationError = kNoValue;
   QString message;

@@ -14,6 +14,7 @@
 
 #include "engine/train/run_folder.h"
 #include "gui/app/main_window.h"
+#include "gui/training/run_history.h"
 #include "gui/training/run_history_panel.h"
 #include "gui/training/training_page.h"
 
@@ -229,6 +230,30 @@ class TestRunHistory : public QObject {
     QVERIFY(!runIn(history->runs(), folder));
     const QString trashed = m_dir.filePath("data/Trash/files/menu-run/parameters.nsparams");
     QVERIFY2(QFileInfo::exists(trashed) || asked == 2, qPrintable(QString("asked %1 time(s)").arg(asked)));
+  }
+
+  // A run another process is training (it holds run.lock) is "running", not "interrupted": the
+  // history showed a run in progress as interrupted and resumable.
+  void aRunInProgressIsRunning() {
+    QTemporaryDir dir;
+    const QString folder = dir.filePath("20261126-010000");
+    QVERIFY(QDir().mkpath(folder));
+    QFile events(folder + "/events.jsonl");
+    QVERIFY(events.open(QIODevice::WriteOnly));
+    events.write(R"({"event":"started","version":1,"max_epoch":3})" "\n" R"({"event":"epoch","epoch":1})" "\n");
+    events.close();
+    QVERIFY(QDir().mkpath(folder + "/checkpoints"));
+    QFile(folder + "/checkpoints/e0001_i000000.ckpt").open(QIODevice::WriteOnly);
+    {
+      const auto lock = netsmith::RunFolderLock::acquire(folder.toStdString());
+      QVERIFY(lock->unlockedReason().empty());
+      const RunSummary running = summariseRun(folder);
+      QCOMPARE(running.status, QString("running"));
+      QVERIFY(!running.resumable());
+    }
+    const RunSummary killed = summariseRun(folder);  // the lock is gone: the engine was killed
+    QCOMPARE(killed.status, QString("interrupted"));
+    QVERIFY(killed.resumable());
   }
 };
 

@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QLabel>
 #include <QtTest>
 
 #include "gui/training/device_table.h"
@@ -149,6 +150,20 @@ class TestTrainingPage : public QObject {
     QVERIFY(page.charts()->utilizationPoints() > 0);
     QCOMPARE(page.charts()->timingDevices(), 2);  // one bar per worker
     QVERIFY(page.statusText().contains("completed"));
+    // The status line shows at most two lines of the sentence (the scaling verdict of 2 workers
+    // is longer at 900 px), the second cut with "…"; the whole sentence stays in statusText().
+    page.resize(900, 700);
+    QCoreApplication::processEvents();
+    auto* status = page.findChild<QLabel*>("trainingStatus");
+    QVERIFY(status);
+    const int needed = status->fontMetrics()
+                           .boundingRect(QRect(0, 0, status->contentsRect().width(), 10000), Qt::TextWordWrap, status->text())
+                           .height();
+    QVERIFY2(needed <= 2 * status->fontMetrics().lineSpacing() + 2 && needed <= status->contentsRect().height(),
+             qPrintable(QString("%1 px needed, %2 px shown: %3").arg(needed).arg(status->contentsRect().height()).arg(status->text())));
+    QVERIFY2(page.statusText().contains("scaling") || page.statusText().contains("worker"), qPrintable(page.statusText()));
+    if (status->fontMetrics().horizontalAdvance(page.statusText()) > 2 * status->width())
+      QVERIFY2(status->text().endsWith(QChar(0x2026)), qPrintable(status->text()));
     QCOMPARE(page.history().size(), 1);
     QCOMPARE(page.history()[0].status, QString("completed"));
     QVERIFY(QFile::exists(page.currentRunFolder() + "/learning_curve.csv"));
