@@ -1,5 +1,6 @@
-// netsmith-cli export --onnx: every sample project, a project with every other layer type and
-// one per loss are trained briefly and exported; each model passes onnx.checker (Debian's
+// netsmith-cli export --onnx: every sample project, a project with every other layer type, one
+// with every activation whose ONNX form is composite or parametrised, and one per loss are
+// trained briefly and exported; each model passes onnx.checker (Debian's
 // python3-onnx, /usr/bin/python3) and, when onnxruntime is importable (by /usr/bin/python3 or
 // $NETSMITH_ORT_PYTHON), gives Netsmith's outputs on 1,000 validation images within 1e-4.
 // A run on a dataset with classes.txt puts the names in the model's metadata (class_names).
@@ -8,6 +9,7 @@
 #include <QtTest>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "engine/data/dataset.h"
 #include "engine/project/project_io.h"
@@ -95,6 +97,65 @@ Json layerZoo() {
   return p;
 }
 
+// Every activation whose ONNX form is more than one node or has parameters, side by side on one
+// convolution's output: ReLU6 (Clip), PReLU per channel and shared (PRelu with a broadcast
+// slope), GELU in both forms, SELU, SoftPlus with and without beta, Mish, HardSigmoid, HardSwish
+// and a layer typed SiLU (Swish's alias).
+Json activationZoo() {
+  Json p = sampleProject("fashion_mnist_lenet");
+  p["name"] = "activation zoo";
+  Json nodes = Json::array({
+      node("x", "Input", {{"shape", {1, 28, 28}}}),
+      node("c1", "Convolution", {{"outmaps", 4}, {"kernel", {3, 3}}, {"pad", {1, 1}}}),
+      node("pr", "PReLU", {{"shared", false}}),
+      node("mp", "MaxPooling", {{"kernel", {2, 2}}}),
+  });
+  Json links = Json::array({{{"from", "x"}, {"to", "c1"}}, {{"from", "c1"}, {"to", "pr"}}, {{"from", "pr"}, {"to", "mp"}}});
+  const std::vector<std::pair<std::string, Json>> branches = {
+      {"ReLU6", Json::object()}, {"GELU", Json::object()}, {"GELU", {{"approximate", "none"}}},
+      {"SELU", Json::object()}, {"SoftPlus", Json::object()}, {"SoftPlus", {{"beta", 2.0}}},
+      {"Mish", Json::object()}, {"HardSigmoid", Json::object()}, {"HardSwish", Json::object()},
+      {"SiLU", Json::object()}, {"PReLU", Json::object()}};
+  for (size_t b = 0; b < branches.size(); ++b) {
+    const std::string id = "a" + std::to_string(b);
+    nodes.push_back(node(id, branches[b].first, branches[b].second));
+    links.push_back({{"from", "mp"}, {"to", id}});
+    links.push_back({{"from", id}, {"to", "cat"}});
+  }
+  nodes.push_back(node("cat", "Concatenate", {{"axis", 0}}));
+  nodes.push_back(node("fc", "Affine", {{"n_outmaps", {10}}}));
+  nodes.push_back(node("y", "SoftmaxCrossEntropy"));
+  links.push_back({{"from", "cat"}, {"to", "fc"}});
+  links.push_back({{"from", "fc"}, {"to", "y"}});
+  p["network"]["nodes"] = nodes;
+  p["network"]["links"] = links;
+  return p;
+}
+
+// The activation zoo mixes every branch through an Affine and a Softmax, which can hide a small
+// error in one activation (GELU's tanh and erf forms differ by at most 4.7e-4). Here the
+// activation is the last layer, under SquaredError's Identity head, so the compared outputs are
+// its own values: Affine(10) then the activation named by `row`, "GELU" or "GELU_none" (the
+// variant after the underscore picks its parameters).
+Json withActivation(const std::string& row) {
+  static const std::map<std::string, std::pair<std::string, Json>> kRows = {
+      {"ReLU6", {"ReLU6", Json::object()}},         {"PReLU", {"PReLU", {{"shared", false}}}},
+      {"GELU", {"GELU", Json::object()}},           {"GELU_none", {"GELU", {{"approximate", "none"}}}},
+      {"SELU", {"SELU", Json::object()}},           {"SoftPlus", {"SoftPlus", Json::object()}},
+      {"SoftPlus_beta2", {"SoftPlus", {{"beta", 2.0}}}}, {"Mish", {"Mish", Json::object()}},
+      {"HardSigmoid", {"HardSigmoid", Json::object()}},  {"HardSwish", {"HardSwish", Json::object()}},
+      {"SiLU", {"SiLU", Json::object()}}};
+  const auto& [type, params] = kRows.at(row);
+  Json p = sampleProject("fashion_mnist_mlp");
+  p["name"] = "activation " + row;
+  p["network"]["nodes"] = Json::array({node("x", "Input", {{"shape", {1, 28, 28}}}),
+                                       node("fc", "Affine", {{"n_outmaps", {10}}}), node("act", type, params),
+                                       node("loss", "SquaredError")});
+  p["network"]["links"] = Json::array({{{"from", "x"}, {"to", "fc"}}, {{"from", "fc"}, {"to", "act"}},
+                                       {{"from", "act"}, {"to", "loss"}}});
+  return p;
+}
+
 // A linear model (a Sigmoid before BinaryCrossEntropy, which reads probabilities) with `loss`.
 Json withLoss(const std::string& loss) {
   Json p = sampleProject("fashion_mnist_mlp");
@@ -151,15 +212,20 @@ class OnnxExportTest : public QObject {
   void exportsPassTheCheckerAndMatchOnnxRuntime_data() {
     QTest::addColumn<QString>("name");
     for (const char* n : {"fashion_mnist_lenet", "fashion_mnist_mlp", "fashion_mnist_resnet", "layer_zoo",
-                          "loss_SigmoidCrossEntropy", "loss_BinaryCrossEntropy", "loss_SquaredError", "loss_HuberLoss"})
+                          "activation_zoo", "loss_SigmoidCrossEntropy", "loss_BinaryCrossEntropy", "loss_SquaredError", "loss_HuberLoss"})
       QTest::newRow(n) << n;
+    for (const char* a : {"ReLU6", "PReLU", "GELU", "GELU_none", "SELU", "SoftPlus", "SoftPlus_beta2", "Mish",
+                          "HardSigmoid", "HardSwish", "SiLU"})
+      QTest::newRow(qPrintable(QString("act_") + a)) << QString("act_") + a;
   }
   void exportsPassTheCheckerAndMatchOnnxRuntime() {
     QFETCH(QString, name);
     const std::string n = name.toStdString();
     Json project;
     if (n == "layer_zoo") project = layerZoo();
+    else if (n == "activation_zoo") project = activationZoo();
     else if (n.rfind("loss_", 0) == 0) project = withLoss(n.substr(5));
+    else if (n.rfind("act_", 0) == 0) project = withActivation(n.substr(4));
     else project = sampleProject(n);
     const std::string path = saveProject(m_dir, n, project);
     const QString run = m_dir.filePath("run-" + name);
