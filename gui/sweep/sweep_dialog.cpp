@@ -107,6 +107,8 @@ SweepDialog::SweepDialog(ProjectDocument* doc, QWidget* parent) : QDialog(parent
   resize(1280, 700);
 }
 
+SweepDialog::~SweepDialog() { cancelCliCommand(m_devicesQuery); }
+
 QWidget* SweepDialog::buildSettings() {
   auto* box = new QGroupBox(tr("Settings to vary"), this);
   m_axes[0] = new SweepAxisEditor(box);

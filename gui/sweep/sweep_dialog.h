@@ -28,6 +28,8 @@ class SweepDialog : public QDialog {
   Q_OBJECT
  public:
   explicit SweepDialog(ProjectDocument* doc, QWidget* parent = nullptr);
+  // A devices query still running is cancelled (its answer would reach deleted widgets).
+  ~SweepDialog() override;
 
   SweepAxisEditor* firstAxis() const { return m_axes[0]; }
   SweepAxisEditor* secondAxis() const { return m_axes[1]; }

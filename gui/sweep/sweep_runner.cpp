@@ -87,25 +87,24 @@ void SweepRunner::stop() {
 }
 
 void SweepRunner::findRunFolders() {
-  static const QRegularExpression sweepFolder(QStringLiteral("^(\\d{8}-\\d{6})-sweep$"));
-  const QString mainRuns = runsFolderOf(m_request.project);
-  if (m_stamp.isEmpty()) {
-    for (const QString& name : entriesOf(mainRuns)) {
-      const auto match = sweepFolder.match(name);
-      if (!match.hasMatch() || m_before[mainRuns].contains(name)) continue;
-      m_stamp = match.captured(1);
-      m_sweepFolder = QDir(mainRuns).filePath(name);
-    }
-    if (m_stamp.isEmpty()) return;
-  }
+  // Row k's folder is a new "<stamp>-sweep<k>-<label>" in its project's runs folder. The stamp has
+  // whole seconds, so a sweep started in the second another one started reuses its stamp (and
+  // its "<stamp>-sweep" folder): the folders are told apart from what was there before the start.
+  static const QRegularExpression runName(QStringLiteral("^(\\d{8}-\\d{6})-sweep(\\d+)-"));
   std::map<QString, QStringList> listed;  // each runs folder read once per poll
   for (const SweepRow& row : m_rows) {
     if (m_progress.count(row.index)) continue;
     const QString runs = runsFolderOf(row.project);
     if (!listed.count(runs)) listed[runs] = QDir(runs).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-    const QString prefix = QStringLiteral("%1-sweep%2-").arg(m_stamp).arg(row.index);
-    for (const QString& name : listed[runs])
-      if (name.startsWith(prefix)) m_progress[row.index] = std::make_unique<RunFolderProgress>(QDir(runs).filePath(name));
+    for (const QString& name : listed[runs]) {
+      const auto match = runName.match(name);
+      if (!match.hasMatch() || match.captured(2).toInt() != row.index || m_before[runs].contains(name)) continue;
+      if (!m_stamp.isEmpty() && match.captured(1) != m_stamp) continue;
+      m_stamp = match.captured(1);
+      m_sweepFolder = QDir(runsFolderOf(m_request.project)).filePath(m_stamp + QStringLiteral("-sweep"));
+      m_progress[row.index] = std::make_unique<RunFolderProgress>(QDir(runs).filePath(name));
+      break;
+    }
   }
 }
 

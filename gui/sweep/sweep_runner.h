@@ -2,9 +2,8 @@
 // engineProgram(), gui/run/cli_command.h) and the table rows it fills.
 //
 // While it runs, the rows follow the trainings' run folders (sweep_progress.h): the CLI makes
-// `<runs>/<stamp>-sweep/` before anything trains, and each training's `<stamp>-sweep<k>-<label>/`
-// when it starts, so row k is found by its index. When the child ends, its JSON summary (stdout)
-// gives every row its final figures.
+// each training's `<runs>/<stamp>-sweep<k>-<label>/` when it starts, so row k is the new folder
+// with its index. When the child ends, its JSON summary (stdout) gives every row its final figures.
 //
 // Stop sends SIGTERM: the CLI stops every training within one iteration (each writes a checkpoint
 // and can be resumed from the run history), marks the trainings it had not started "not run",

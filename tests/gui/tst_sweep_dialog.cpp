@@ -187,13 +187,45 @@ class TestSweepDialog : public QObject {
     QVERIFY(ticked);
     QVERIFY(!page.historyPanel()->overlays().isEmpty());
     QVERIFY(!showRunInTrainingPage(&page, m_dir.filePath("elsewhere")));
+  }
 
-    if (const QString shot = qEnvironmentVariable("NETSMITH_SWEEP_SCREENSHOT"); !shot.isEmpty()) {
-      dialog.resize(1366, 740);
-      dialog.show();
-      QTest::qWait(200);
-      QVERIFY(dialog.grab().save(shot));
-    }
+  // docs/screenshots/sweep.png: NETSMITH_SWEEP_SCREENSHOT=FILE (run under Xvfb with QT_QPA_PLATFORM=xcb).
+  void screenshotOfALearningRateGrid() {
+    const QString shot = qEnvironmentVariable("NETSMITH_SWEEP_SCREENSHOT");
+    if (shot.isEmpty()) QSKIP("NETSMITH_SWEEP_SCREENSHOT not set");
+    ProjectDocument doc;
+    doc.load(m_project);
+    SweepDialog dialog(&doc);
+    dialog.setAvailableDevices(discoverDevices());
+    dialog.firstAxis()->setGrid("1e-4", "1e-1", 4, GridSpacing::Log);
+    dialog.setCheckedDevices({"cpu:0", "cpu:1"});
+    dialog.setLimits(3, 3000, 1000);
+    QSignalSpy finished(dialog.runner(), &SweepRunner::finished);
+    QVERIFY(dialog.start());
+    QVERIFY(finished.wait(300000));
+    dialog.resize(1366, 740);
+    dialog.show();
+    QTest::qWait(300);
+    QVERIFY(dialog.grab().save(shot));
+  }
+
+  // Training ▸ Sweep…: one dialog per window, shown again by the menu; its Show in Training page
+  // ticks the run in the page's history and brings the page to the front.
+  void menuOpensOneDialogWiredToTheTrainingPage() {
+    ProjectDocument doc;
+    doc.load(m_project);
+    QWidget window;
+    TrainingPage page(&doc);
+    int pageShown = 0;
+    SweepDialog* dialog = showSweepDialog(&window, &doc, &page, [&] { ++pageShown; });
+    QVERIFY(dialog && dialog->isVisible());
+    QCOMPARE(showSweepDialog(&window, &doc, &page, [&] { ++pageShown; }), dialog);
+    const QStringList runs = QDir(m_dir.filePath("mlp.runs")).entryList({"*-sweep1-*"}, QDir::Dirs);
+    QVERIFY(!runs.isEmpty());  // made by twoLearningRatesRunToATableOfResults
+    emit dialog->showRunRequested(m_dir.filePath("mlp.runs/" + runs.first()));
+    QCOMPARE(pageShown, 1);
+    QVERIFY(!page.historyPanel()->overlays().isEmpty());
+    dialog->hide();
   }
 
   // Other projects queued: each trains once with its own settings, its row follows its own run
@@ -239,6 +271,11 @@ class TestSweepDialog : public QObject {
     dialog.firstAxis()->setList("0.01, 0.02");
     dialog.setCheckedDevices({"cpu:0"});
     dialog.setLimits(500, 1000, 200);
+    // A sweep started within the second of another reuses its stamp and "<stamp>-sweep" folder
+    // (as when the previous test's sweep ended a moment ago): the rows must still find their runs.
+    const QDateTime now = QDateTime::currentDateTime();
+    for (int s = 0; s < 5; ++s)
+      QDir().mkpath(m_dir.filePath("mlp.runs/" + now.addSecs(s).toString("yyyyMMdd-HHmmss") + "-sweep"));
     QSignalSpy finished(dialog.runner(), &SweepRunner::finished);
     QVERIFY(dialog.start());
     const qint64 pid = dialog.runner()->processId();
