@@ -1,7 +1,8 @@
-// RunFigures: the training run's per-iteration bookkeeping (trainer.cpp's loop calls it): each
-// worker's step figures, their way to the leader, the totals since the last iteration event, over
-// the epoch and over the session, and the events and summaries built from them (the `iteration`
-// event, the epoch's scaling summary, run.json's result).
+// RunFigures: the per-job metrics of a training run (one part of TrainingRun, training_run.h):
+// its per-iteration bookkeeping, which trainer.cpp's loop calls: each worker's step figures,
+// their way to the leader, the totals since the last iteration event, over the epoch and over the
+// session, and the events and summaries built from them (the `iteration` event, the epoch's
+// scaling summary, run.json's result).
 //
 // Note [Iteration report]
 // Under mpirun every process reports its workers' step to the leader as JSON (JobChannel::gather).

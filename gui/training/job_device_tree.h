@@ -21,7 +21,7 @@ struct JobDevice {
 
 // "rank1/cpu:0" -> rank 1, "cpu:0"; an id without a rank prefix is rank 0's.
 JobDevice splitJobDeviceId(const QString& id);
-// The job's devices before starting (Note [Devices of an mpirun job] in engine/train/training_run_setup.cpp).
+// The job's devices before starting (Note [Devices of an mpirun job] in engine/train/job_sync.cpp).
 QList<JobDevice> plannedJobDevices(const QStringList& projectDevices, const ClusterSettings& cluster,
                                    const QStringList& rankHosts);
 // The job's devices as `started` lists them; hosts from the event when it gives them, else from rankHosts.
