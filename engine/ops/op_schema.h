@@ -137,6 +137,21 @@ enum class LossTarget {
   SameAsPrediction,  // (N, prediction shape); a class label is one-hot encoded by the trainer
 };
 
+// Note [Op examples]: inputs and parameters that exercise an op, declared in its own folder
+// (schema.cpp) and read by every test that walks the registry: the gradient check, the shape
+// check, the ONNX export rows, the GPU comparison and the GUI. A new op brings its examples and
+// needs no test edit. An example with an empty name replaces the one those tests derive from the
+// default parameters (for ops where that cannot work); a named one adds a case that covers a
+// setting the defaults do not reach.
+struct OpExample {
+  std::string name;           // "" or a short identifier: "axis2", "per_channel", "saturated"
+  std::vector<Shape> inputs;  // per-sample input shapes, one per port (a variadic port repeats)
+  Json params = Json::object();  // as a project writes them; the tests validate them
+  // Input magnitudes span [0.05, 1] x inputScale: > 1 reaches an activation's far kinks and
+  // saturated parts (ReLU6's 6, HardSigmoid's +-2.5), which [-1, 1] never does.
+  float inputScale = 1.0f;
+};
+
 struct OpSchema {
   std::string name;      // the one id in JSON, palette, kernel lookup and docs: "Convolution"
   // Note [Op aliases]: other names a project may give this layer type, for functions known under
@@ -164,6 +179,8 @@ struct OpSchema {
   std::function<int64_t(const std::vector<Shape>& inputs, const Shape& output, const OpParams& params)> multiplyAdds;
   // Kernels by backend key ("cpu", "cuda").
   std::map<std::string, KernelFactory> kernels;
+  // Note [Op examples].
+  std::vector<OpExample> examples;
 
   bool isLoss() const { return lossTarget != LossTarget::None; }
   const ParamSpec* findParam(const std::string& name) const;

@@ -1,6 +1,7 @@
 // Finite-difference gradient check of every registered op on every backend it has a kernel for.
-// The rows come from the op registry, so a new op gets a row without an edit here; an op for
-// which no example input can be derived fails and asks for an entry in kExamples.
+// The rows come from the op registry and each op's examples (Note [Op examples]), so a new op
+// gets its rows without an edit here; an op for which no example input can be derived fails and
+// asks for an example in its folder.
 // netsmith-test-labels: asan
 #include <QtTest>
 
@@ -17,10 +18,9 @@
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
 #include "engine/ops/op_registry.h"
-#include "support/param_synthesis.h"
+#include "support/op_examples.h"
 
 using namespace netsmith;
-using netsmith::test::synthesizeParam;
 
 namespace {
 
@@ -31,83 +31,6 @@ constexpr int64_t kBatch = 3;
 constexpr double kStep = 1e-3;           // finite-difference step on inputs and parameters
 constexpr double kRelTolerance = 2e-2;
 constexpr double kAbsTolerance = 2e-3;   // for gradients that are close to 0
-
-// Per-sample shapes tried in order with the op's default parameters; the first one whose shape
-// inference succeeds is used. (C,H,W) first so image ops see an image.
-const std::vector<Shape> kCandidateShapes = {{3, 5, 5}, {6}, {2, 6, 6}};
-
-// Examples written by hand. An entry with an empty variant replaces the derived example of its
-// op (only for ops where derivation cannot work); one with a variant adds a row that covers a
-// setting the defaults do not reach. Entries for ops that are not registered are ignored.
-struct Example {
-  std::string op;
-  std::string variant;
-  std::vector<Shape> inputs;
-  Json params;
-  // Input magnitudes span [0.05, 1] × inputScale: > 1 reaches an activation's far kinks and
-  // saturated parts (ReLU6's 6, HardSigmoid's ±2.5, HardSwish's ±3), which [-1, 1] never does.
-  float inputScale = 1.0f;
-};
-
-const std::vector<Example> kExamples = {
-    {"Concatenate", "axis1_unequal", {{2, 3, 4}, {2, 1, 4}, {2, 2, 4}}, {{"axis", 1}}},
-    {"Concatenate", "channels_unequal", {{1, 3, 3}, {3, 3, 3}}, {{"axis", 0}}},
-    {"Softmax", "axis2", {{2, 3, 4}}, {{"axis", 2}}},
-    {"Reshape", "inferred", {{2, 3, 4}}, {{"shape", {4, -1}}}},
-    {"LeakyReLU", "alpha0.3", {{6}}, {{"alpha", 0.3}}},
-    {"ELU", "alpha0.5", {{6}}, {{"alpha", 0.5}}},
-    {"HuberLoss", "delta0.2", {{6}}, {{"delta", 0.2}}},  // reaches the linear part too
-    {"Dropout", "p0.2", {{3, 5, 5}}, {{"p", 0.2}}},
-    {"Dropout", "p0", {{6}}, {{"p", 0.0}}},
-    {"ReLU6", "saturated", {{6}}, Json::object(), 8.0f},
-    {"HardSigmoid", "saturated", {{6}}, Json::object(), 4.0f},
-    {"HardSwish", "saturated", {{6}}, Json::object(), 5.0f},
-    {"GELU", "erf", {{6}}, {{"approximate", "none"}}},
-    {"GELU", "tanh_wide", {{6}}, Json::object(), 4.0f},
-    {"SELU", "scale2_alpha0.5", {{6}}, {{"scale", 2.0}, {"alpha", 0.5}}},
-    {"SELU", "wide", {{6}}, Json::object(), 3.0f},
-    {"SoftPlus", "beta3_wide", {{6}}, {{"beta", 3.0}}, 4.0f},
-    {"Mish", "wide", {{6}}, Json::object(), 4.0f},
-    {"PReLU", "per_channel", {{3, 5, 5}}, {{"shared", false}}},
-    {"PReLU", "base_axis2", {{2, 3, 4}}, {{"shared", false}, {"base_axis", 2}}},
-    {"PReLU", "features", {{7}}, {{"shared", false}}},
-};
-
-int inputCount(const OpSchema& schema) {
-  return static_cast<int>(schema.inputs.size()) + (schema.variadic ? 2 : 0);
-}
-
-struct Case {
-  std::vector<Shape> inputs;
-  Json params;  // as a user would write them; validated by the check
-  float inputScale = 1.0f;
-};
-
-// The derived example of an op, or the reasons no candidate worked.
-std::optional<Case> deriveCase(const OpSchema& schema, std::string& why) {
-  Json given = Json::object();
-  for (const auto& spec : schema.params)
-    if (spec.defaultValue.is_null()) given[spec.name] = synthesizeParam(spec);
-  Json params;
-  try {
-    params = validateParams(schema, given, "params");
-  } catch (const Error& e) {
-    why = format("synthesized parameters {} are invalid: {}", given.dump(), e.what());
-    return std::nullopt;
-  }
-  const OpParams p(params);
-  for (const Shape& shape : kCandidateShapes) {
-    std::vector<Shape> inputs(inputCount(schema), shape);
-    try {
-      schema.inferShape(inputs, p);
-      if (schema.parameterBlobs) schema.parameterBlobs(inputs, p);
-      return Case{inputs, given};
-    } catch (const Error& e) {
-      why += format("({}): {}; ", shapeToString(shape), e.what());
-    }
-  }
-  return std::nullopt;
-}
 
 // Distinct values, spaced more than two steps apart so that no max-pooling window has a tie and
 // no perturbation crosses another value or a kink at 0: magnitudes spread over [lo, hi]. With
@@ -346,11 +269,10 @@ class TestOpGradients : public QObject {
       for (const std::string& backend : backends) {
         const QString op = QString::fromStdString(schema->name);
         const QString b = QString::fromStdString(backend);
-        QTest::newRow(qPrintable(op + "/" + b)) << op << b << QString();
-        for (const Example& e : kExamples)
-          if (e.op == schema->name && !e.variant.empty())
-            QTest::newRow(qPrintable(op + "/" + b + "/" + QString::fromStdString(e.variant)))
-                << op << b << QString::fromStdString(e.variant);
+        for (const std::string& name : test::exampleNames(*schema)) {
+          const QString variant = QString::fromStdString(name);
+          QTest::newRow(qPrintable(op + "/" + b + (variant.isEmpty() ? "" : "/" + variant))) << op << b << variant;
+        }
       }
     }
   }
@@ -364,17 +286,12 @@ class TestOpGradients : public QObject {
              cstr(format("{} has no '{}' kernel: every op needs one (register it in the op's schema.cpp)",
                                schema.name, backend.toStdString())));
 
-    std::optional<Case> example;
-    for (const Example& e : kExamples)
-      if (e.op == schema.name && e.variant == variant.toStdString()) example = Case{e.inputs, e.params, e.inputScale};
-    if (!example) {
-      std::string why;
-      example = deriveCase(schema, why);
-      if (!example)
-        QFAIL(cstr(format("no example input works for {} (tried {}): add an entry for it to kExamples in "
-                                "tests/unit/tst_op_gradients.cpp",
-                                schema.name, why)));
-    }
+    std::string why;
+    const std::optional<OpExample> example = test::findExample(schema, variant.toStdString(), why);
+    if (!example)
+      QFAIL(cstr(format("no example input works for {} (tried {}): declare one without a name in its folder's "
+                        "schema.cpp (OpSchema::examples, Note [Op examples])",
+                        schema.name, why)));
     try {
       checkOp(schema, backend.toStdString(), example->inputs, example->params, example->inputScale);
     } catch (const Error& e) {

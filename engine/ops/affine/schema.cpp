@@ -69,6 +69,10 @@ void register_affine(OpRegistry& registry) {
     return innerSize(x, keptAxes(x, p)) * numel(out);
   };
   s.kernels["cpu"] = [](const KernelSetup& setup) { return cpu::makeAffineKernel(setup); };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "base_axis2", .inputs = {{3, 4, 5}}, .params = {{"n_outmaps", {7}}, {"base_axis", 2}}},
+  };
   registry.add(std::move(s));
 }
 

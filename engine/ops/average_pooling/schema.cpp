@@ -29,6 +29,13 @@ void register_average_pooling(OpRegistry& registry) {
     return numel(output) * kernel[0] * kernel[1];
   };
   s.kernels["cpu"] = cpu::makeAveragePoolingKernel;
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "ceil_pad_excl", .inputs = {{2, 8, 8}},
+       .params = {{"kernel", {3, 3}}, {"stride", {2, 2}}, {"pad", {1, 1}}, {"ignore_border", false},
+                  {"including_pad", false}}},
+      {.name = "overlap", .inputs = {{2, 7, 7}}, .params = {{"kernel", {3, 3}}, {"stride", {1, 1}}}},
+  };
   registry.add(std::move(s));
 }
 

@@ -56,6 +56,12 @@ void register_batch_normalization(OpRegistry& registry) {
     return numel(inputs.at(0));
   };
   s.kernels["cpu"] = cpu::makeBatchNormalizationKernel;
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "features", .inputs = {{5}}, .params = Json::object()},
+      {.name = "running_stats", .inputs = {{3, 4, 4}}, .params = {{"batch_stat", false}}},
+      {.name = "small_eps", .inputs = {{3, 4, 4}}, .params = {{"eps", 1e-7}}},
+  };
   registry.add(std::move(s));
 }
 

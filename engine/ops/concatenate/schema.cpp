@@ -45,6 +45,11 @@ void register_concatenate(OpRegistry& registry) {
     return out;
   };
   s.kernels["cpu"] = cpu::makeConcatenateKernel;
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "axis1_unequal", .inputs = {{2, 3, 4}, {2, 1, 4}, {2, 2, 4}}, .params = {{"axis", 1}}},
+      {.name = "channels_unequal", .inputs = {{1, 3, 3}, {3, 3, 3}}, .params = {{"axis", 0}}},
+  };
   registry.add(std::move(s));
 }
 

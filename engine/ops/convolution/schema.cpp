@@ -37,6 +37,13 @@ void register_convolution(OpRegistry& registry) {
     return numel(out) * (inputs.at(0).at(0) / p.integer("group")) * k[0] * k[1];
   };
   s.kernels["cpu"] = [](const KernelSetup& setup) { return cpu::makeConvolutionKernel(setup); };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "stride2_pad1_dil2_group2", .inputs = {{4, 9, 9}},
+       .params = {{"outmaps", 6}, {"kernel", {3, 3}}, {"pad", {1, 1}}, {"stride", {2, 2}}, {"dilation", {2, 2}},
+                  {"group", 2}}},
+      {.name = "nobias", .inputs = {{3, 8, 8}}, .params = {{"outmaps", 4}, {"with_bias", false}}},
+  };
   registry.add(std::move(s));
 }
 

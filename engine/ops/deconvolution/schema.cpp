@@ -48,6 +48,11 @@ void register_deconvolution(OpRegistry& registry) {
     return numel(inputs.at(0)) * (p.integer("outmaps") / p.integer("group")) * k[0] * k[1];
   };
   s.kernels["cpu"] = [](const KernelSetup& setup) { return cpu::makeDeconvolutionKernel(setup); };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "stride2_pad1_group2", .inputs = {{4, 5, 5}},
+       .params = {{"outmaps", 6}, {"kernel", {3, 3}}, {"pad", {1, 1}}, {"stride", {2, 2}}, {"group", 2}}},
+  };
   registry.add(std::move(s));
 }
 

@@ -25,6 +25,11 @@ void register_dropout(OpRegistry& registry) {
     return inputs.at(0);
   };
   s.kernels["cpu"] = cpu::makeDropoutKernel;
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "p0.2", .inputs = {{3, 5, 5}}, .params = {{"p", 0.2}}},
+      {.name = "p0", .inputs = {{6}}, .params = {{"p", 0.0}}},
+  };
   registry.add(std::move(s));
 }
 

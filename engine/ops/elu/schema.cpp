@@ -18,6 +18,10 @@ void register_elu(OpRegistry& registry) {
     return cpu::makeEltwiseKernel(dnnl::algorithm::eltwise_elu, static_cast<float>(setup.params.number("alpha")),
                                   0.0f);
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "alpha0.5", .inputs = {{6}}, .params = {{"alpha", 0.5}}},
+  };
   registry.add(std::move(s));
 }
 

@@ -23,6 +23,11 @@ void register_gelu(OpRegistry& registry) {
     return cpu::makeEltwiseKernel(tanhForm ? dnnl::algorithm::eltwise_gelu_tanh : dnnl::algorithm::eltwise_gelu_erf,
                                   0.0f, 0.0f);
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "erf", .inputs = {{6}}, .params = {{"approximate", "none"}}},
+      {.name = "tanh_wide", .inputs = {{6}}, .params = Json::object(), .inputScale = 4.0f},
+  };
   registry.add(std::move(s));
 }
 

@@ -17,6 +17,10 @@ void register_hard_sigmoid(OpRegistry& registry) {
   s.kernels["cpu"] = [](const KernelSetup&) {
     return cpu::makeBodyEltwiseKernel(cuda::body::HardSigmoidForward{}, cuda::body::HardSigmoidBackward{});
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "saturated", .inputs = {{6}}, .params = Json::object(), .inputScale = 4.0f},
+  };
   registry.add(std::move(s));
 }
 

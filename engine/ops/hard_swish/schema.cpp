@@ -16,6 +16,10 @@ void register_hard_swish(OpRegistry& registry) {
   s.kernels["cpu"] = [](const KernelSetup&) {
     return cpu::makeEltwiseKernel(dnnl::algorithm::eltwise_hardswish, 0.0f, 0.0f);
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "saturated", .inputs = {{6}}, .params = Json::object(), .inputScale = 5.0f},
+  };
   registry.add(std::move(s));
 }
 

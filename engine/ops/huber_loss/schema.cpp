@@ -41,6 +41,11 @@ void register_huber_loss(OpRegistry& registry) {
   s.kernels["cpu"] = [](const KernelSetup& setup) {
     return cpu::makeElementwiseLossKernel("HuberLoss", HuberFormula{setup.params.number("delta")});
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      // reaches the linear part too
+      {.name = "delta0.2", .inputs = {{6}}, .params = {{"delta", 0.2}}},
+  };
   registry.add(std::move(s));
 }
 

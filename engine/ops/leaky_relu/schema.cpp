@@ -19,6 +19,10 @@ void register_leaky_relu(OpRegistry& registry) {
     return cpu::makeEltwiseKernel(dnnl::algorithm::eltwise_relu, static_cast<float>(setup.params.number("alpha")),
                                   0.0f);
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "alpha0.3", .inputs = {{6}}, .params = {{"alpha", 0.3}}},
+  };
   registry.add(std::move(s));
 }
 

@@ -22,6 +22,11 @@ void register_max_pooling(OpRegistry& registry) {
     return poolingGeometry("MaxPooling", inputs.at(0), params).outputShape();
   };
   s.kernels["cpu"] = cpu::makeMaxPoolingKernel;
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "ceil_pad", .inputs = {{2, 8, 8}},
+       .params = {{"kernel", {3, 3}}, {"stride", {2, 2}}, {"pad", {1, 1}}, {"ignore_border", false}}},
+  };
   registry.add(std::move(s));
 }
 

@@ -13,6 +13,10 @@ void register_mish(OpRegistry& registry) {
   s.inputs = {"x"};
   s.inferShape = sameShape;
   s.kernels["cpu"] = [](const KernelSetup&) { return cpu::makeEltwiseKernel(dnnl::algorithm::eltwise_mish, 0.0f, 0.0f); };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "wide", .inputs = {{6}}, .params = Json::object(), .inputScale = 4.0f},
+  };
   registry.add(std::move(s));
 }
 

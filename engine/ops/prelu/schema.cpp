@@ -32,6 +32,12 @@ void register_prelu(OpRegistry& registry) {
     return std::vector<ParamBlob>{{"slope", Shape{g.channels}, Initializer::constant(0.25f)}};
   };
   s.kernels["cpu"] = cpu::makePreluKernel;
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "per_channel", .inputs = {{3, 5, 5}}, .params = {{"shared", false}}},
+      {.name = "base_axis2", .inputs = {{2, 3, 4}}, .params = {{"shared", false}, {"base_axis", 2}}},
+      {.name = "features", .inputs = {{7}}, .params = {{"shared", false}}},
+  };
   registry.add(std::move(s));
 }
 

@@ -16,6 +16,10 @@ void register_relu6(OpRegistry& registry) {
   s.kernels["cpu"] = [](const KernelSetup&) {
     return cpu::makeEltwiseKernel(dnnl::algorithm::eltwise_clip_v2, 0.0f, 6.0f);
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "saturated", .inputs = {{6}}, .params = Json::object(), .inputScale = 8.0f},
+  };
   registry.add(std::move(s));
 }
 

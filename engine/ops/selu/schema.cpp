@@ -24,6 +24,11 @@ void register_selu(OpRegistry& registry) {
     const float alpha = static_cast<float>(setup.params.number("alpha"));
     return cpu::makeBodyEltwiseKernel(cuda::body::SeluForward{scale, alpha}, cuda::body::SeluBackward{scale, alpha});
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "scale2_alpha0.5", .inputs = {{6}}, .params = {{"scale", 2.0}, {"alpha", 0.5}}},
+      {.name = "wide", .inputs = {{6}}, .params = Json::object(), .inputScale = 3.0f},
+  };
   registry.add(std::move(s));
 }
 

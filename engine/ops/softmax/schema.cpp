@@ -32,6 +32,10 @@ void register_softmax(OpRegistry& registry) {
     return x;
   };
   s.kernels["cpu"] = cpu::makeSoftmaxKernel;
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "axis2", .inputs = {{2, 3, 4}}, .params = {{"axis", 2}}},
+  };
   registry.add(std::move(s));
 }
 

@@ -23,6 +23,10 @@ void register_softplus(OpRegistry& registry) {
     const float beta = static_cast<float>(setup.params.number("beta"));
     return cpu::makeBodyEltwiseKernel(cuda::body::SoftPlusForward{beta}, cuda::body::SoftPlusBackward{beta});
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "beta3_wide", .inputs = {{6}}, .params = {{"beta", 3.0}}, .inputScale = 4.0f},
+  };
   registry.add(std::move(s));
 }
 
