@@ -1,0 +1,16 @@
+// Max on the GPU: the reduction bodies of index_view.h, one thread per output value.
+#include "engine/backend/cuda/index_view_kernels.cuh"
+#include "engine/ops/reduction.h"
+
+namespace netsmith::cuda {
+
+void register_max(OpRegistry& registry) {
+  addCudaKernel(registry, "Max", [](const KernelSetup& setup) -> std::unique_ptr<Kernel> {
+    const Shape& x = setup.inputShapes.at(0);
+    const ReduceView v = reduceView(x, ops::reducedAxes(x, setup.params));
+    return std::make_unique<CudaReduceKernel>("Max", v, ops::ReductionKind::Max == ops::ReductionKind::Max,
+                                              ops::reductionScale(ops::ReductionKind::Max, v));
+  });
+}
+
+}  // namespace netsmith::cuda

@@ -1,0 +1,14 @@
+// PowScalar on the GPU: the bodies of scalar_bodies.h in a grid-stride loop.
+#include "engine/backend/cuda/body_activation_kernel.cuh"
+#include "engine/ops/scalar_bodies.h"
+
+namespace netsmith::cuda {
+
+void register_pow_scalar(OpRegistry& registry) {
+  addCudaKernel(registry, "PowScalar", [](const KernelSetup& setup) {
+    const float val = static_cast<float>(setup.params.number("val"));
+    return makeBodyActivationKernel("PowScalar", body::PowScalarForward{val}, body::PowScalarBackward{val});
+  });
+}
+
+}  // namespace netsmith::cuda

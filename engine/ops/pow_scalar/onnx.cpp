@@ -1,0 +1,13 @@
+// PowScalar in ONNX: Pow with `val` as a scalar initializer.
+#include "engine/export/onnx_layers.h"
+
+namespace netsmith::onnx_export {
+
+void register_pow_scalar(OnnxLayerTable& table) {
+  addOnnxMapping(table, "PowScalar", [](OnnxLayerContext& c) {
+    const float val = static_cast<float>(c.params().number("val"));
+    c.addNode("Pow", {c.inputs.at(0), c.addScalar("val", val)}, {c.output});
+  });
+}
+
+}  // namespace netsmith::onnx_export

@@ -1,0 +1,13 @@
+// RSubScalar in ONNX: Sub with `val` as a scalar initializer.
+#include "engine/export/onnx_layers.h"
+
+namespace netsmith::onnx_export {
+
+void register_r_sub_scalar(OnnxLayerTable& table) {
+  addOnnxMapping(table, "RSubScalar", [](OnnxLayerContext& c) {
+    const float val = static_cast<float>(c.params().number("val"));
+    c.addNode("Sub", {c.addScalar("val", val), c.inputs.at(0)}, {c.output});
+  });
+}
+
+}  // namespace netsmith::onnx_export

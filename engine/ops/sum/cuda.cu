@@ -1,0 +1,16 @@
+// Sum on the GPU: the reduction bodies of index_view.h, one thread per output value.
+#include "engine/backend/cuda/index_view_kernels.cuh"
+#include "engine/ops/reduction.h"
+
+namespace netsmith::cuda {
+
+void register_sum(OpRegistry& registry) {
+  addCudaKernel(registry, "Sum", [](const KernelSetup& setup) -> std::unique_ptr<Kernel> {
+    const Shape& x = setup.inputShapes.at(0);
+    const ReduceView v = reduceView(x, ops::reducedAxes(x, setup.params));
+    return std::make_unique<CudaReduceKernel>("Sum", v, ops::ReductionKind::Sum == ops::ReductionKind::Max,
+                                              ops::reductionScale(ops::ReductionKind::Sum, v));
+  });
+}
+
+}  // namespace netsmith::cuda

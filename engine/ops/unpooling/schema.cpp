@@ -1,0 +1,31 @@
+// Unpooling: repeats each value kernel times along the last axes (nnabla's Unpooling, the inverse
+// of pooling's downsampling for decoders).
+#include <memory>
+
+#include "engine/backend/cpu/index_view_kernels.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/unpooling/unpool_view.h"
+
+namespace netsmith::ops {
+
+void register_unpooling(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "Unpooling";
+  s.category = "Pooling";
+  s.doc = "Upsamples by repeating each value kernel times along the last axes: (C, H, W) with kernel 2,2 "
+          "becomes (C, 2H, 2W), each value filling a 2x2 block.";
+  s.inputs = {"x"};
+  s.params = {{.name = "kernel", .type = ParamType::Ints, .defaultValue = Json::array({2, 2}), .min = 1.0,
+               .help = "repeats along each of the last len(kernel) axes (height, width)"}};
+  s.inferShape = [](const std::vector<Shape>& inputs, const OpParams& params) {
+    return unpooledShape(inputs.at(0), params.ints("kernel"));
+  };
+  s.kernels["cpu"] = [](const KernelSetup& setup) -> std::unique_ptr<Kernel> {
+    const Shape& x = setup.inputShapes.at(0);
+    const auto kernel = setup.params.ints("kernel");
+    return std::make_unique<cpu::GatherKernel>(unpoolView(x, kernel), 0.0f, unpoolGradView(x, kernel));
+  };
+  registry.add(std::move(s));
+}
+
+}  // namespace netsmith::ops
