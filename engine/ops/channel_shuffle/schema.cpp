@@ -25,6 +25,11 @@ void register_channel_shuffle(OpRegistry& registry) {
   s.kernels["cpu"] = [](const KernelSetup& setup) -> std::unique_ptr<Kernel> {
     return std::make_unique<cpu::GatherKernel>(shuffleView(setup.inputShapes.at(0), setup.params), 0.0f);
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "group3", .inputs = {{6, 2, 3}}, .params = {{"group", 3}}},
+      {.name = "axis1", .inputs = {{2, 4, 3}}, .params = {{"axis", 1}, {"group", 2}}},
+  };
   registry.add(std::move(s));
 }
 

@@ -64,6 +64,14 @@ void register_interpolate(OpRegistry& registry) {
   s.kernels["cpu"] = [](const KernelSetup& setup) -> std::unique_ptr<Kernel> {
     return std::make_unique<cpu::InterpolateKernel>(interpolateGeometry(setup.inputShapes.at(0), setup.params));
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "half_pixel_down", .inputs = {{2, 7, 6}}, .params = {{"output_size", {4, 5}}, {"align_corners", false}, {"half_pixel", true}}},
+      {.name = "asymmetric_up", .inputs = {{2, 4, 5}}, .params = {{"output_size", {7, 9}}, {"align_corners", false}}},
+      {.name = "corners_down", .inputs = {{2, 7, 6}}, .params = {{"output_size", {3, 4}}}},
+      {.name = "nearest_up", .inputs = {{2, 4, 5}}, .params = {{"mode", "nearest"}, {"align_corners", false}, {"output_size", {8, 7}}}},
+      {.name = "nearest_half_pixel_down", .inputs = {{2, 7, 6}}, .params = {{"mode", "nearest"}, {"align_corners", false}, {"half_pixel", true}, {"output_size", {3, 4}}}},
+  };
   registry.add(std::move(s));
 }
 

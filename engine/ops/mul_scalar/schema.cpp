@@ -4,8 +4,14 @@
 namespace netsmith::ops {
 
 void register_mul_scalar(OpRegistry& registry) {
-  registry.add(scalarArithmeticSchema<cuda::body::MulScalarForward, cuda::body::MulScalarBackward>(
-      "MulScalar", "Multiplies by a constant: y = x * val.", "the factor"));
+  OpSchema s = scalarArithmeticSchema<cuda::body::MulScalarForward, cuda::body::MulScalarBackward>(
+      "MulScalar", "Multiplies by a constant: y = x * val.",
+      "the factor");
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "negative", .inputs = {{6}}, .params = {{"val", -2.5}}},
+  };
+  registry.add(std::move(s));
 }
 
 }  // namespace netsmith::ops

@@ -31,6 +31,11 @@ void register_pad(OpRegistry& registry) {
     return std::make_unique<cpu::GatherKernel>(padView(setup.inputShapes.at(0), setup.params),
                                                static_cast<float>(setup.params.number("constant_value")));
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "asymmetric_value", .inputs = {{2, 4, 5}}, .params = {{"pad_width", {0, 2, 3, 1}}, {"constant_value", 0.5}}},
+      {.name = "channels", .inputs = {{3, 4, 4}}, .params = {{"pad_width", {1, 0, 0, 0, 2, 2}}}},
+  };
   registry.add(std::move(s));
 }
 

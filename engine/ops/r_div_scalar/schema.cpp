@@ -4,8 +4,14 @@
 namespace netsmith::ops {
 
 void register_r_div_scalar(OpRegistry& registry) {
-  registry.add(scalarArithmeticSchema<cuda::body::RDivScalarForward, cuda::body::RDivScalarBackward>(
-      "RDivScalar", "Divides a constant: y = val / x.", "the dividend"));
+  OpSchema s = scalarArithmeticSchema<cuda::body::RDivScalarForward, cuda::body::RDivScalarBackward>(
+      "RDivScalar", "Divides a constant: y = val / x.",
+      "the dividend");
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "negative", .inputs = {{6}}, .params = {{"val", -2.0}}},
+  };
+  registry.add(std::move(s));
 }
 
 }  // namespace netsmith::ops

@@ -27,6 +27,11 @@ void register_slice(OpRegistry& registry) {
   s.kernels["cpu"] = [](const KernelSetup& setup) -> std::unique_ptr<Kernel> {
     return std::make_unique<cpu::GatherKernel>(sliceView(setup.inputShapes.at(0), setup.params), 0.0f);
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "step2_negative_start", .inputs = {{4, 6, 5}}, .params = {{"start", {1, -5}}, {"stop", {4, 6}}, {"step", {2, 2}}}},
+      {.name = "width", .inputs = {{2, 3, 7}}, .params = {{"start", {0, 0, 2}}, {"stop", {2, 3, -1}}, {"step", {1, 1, 1}}}},
+  };
   registry.add(std::move(s));
 }
 

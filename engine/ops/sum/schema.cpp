@@ -4,7 +4,16 @@
 namespace netsmith::ops {
 
 void register_sum(OpRegistry& registry) {
-  registry.add(reductionSchema("Sum", ReductionKind::Sum, "Sums over the given axes of each sample (summed in double); keep_dims keeps them with size 1."));
+  OpSchema s = reductionSchema(
+      "Sum", ReductionKind::Sum,
+      "Sums over the given axes of each sample (summed in double); keep_dims keeps them with size 1.");
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "spatial_keep", .inputs = {{3, 4, 5}}, .params = {{"axes", {1, 2}}, {"keep_dims", true}}},
+      {.name = "all", .inputs = {{3, 4, 5}}, .params = {{"axes", {0, 1, 2}}}},
+      {.name = "middle", .inputs = {{3, 4, 5}}, .params = {{"axes", {1}}}},
+  };
+  registry.add(std::move(s));
 }
 
 }  // namespace netsmith::ops

@@ -24,6 +24,11 @@ void register_transpose(OpRegistry& registry) {
   s.kernels["cpu"] = [](const KernelSetup& setup) -> std::unique_ptr<Kernel> {
     return std::make_unique<cpu::GatherKernel>(transposeView(setup.inputShapes.at(0), setup.params.ints("axes")), 0.0f);
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "hwc", .inputs = {{3, 4, 5}}, .params = {{"axes", {1, 2, 0}}}},
+      {.name = "rank2", .inputs = {{4, 6}}, .params = {{"axes", {1, 0}}}},
+  };
   registry.add(std::move(s));
 }
 

@@ -25,6 +25,11 @@ void register_unpooling(OpRegistry& registry) {
     const auto kernel = setup.params.ints("kernel");
     return std::make_unique<cpu::GatherKernel>(unpoolView(x, kernel), 0.0f, unpoolGradView(x, kernel));
   };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "kernel3x2", .inputs = {{2, 3, 4}}, .params = {{"kernel", {3, 2}}}},
+      {.name = "one_axis", .inputs = {{3, 5}}, .params = {{"kernel", {2}}}},
+  };
   registry.add(std::move(s));
 }
 
