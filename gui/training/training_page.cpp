@@ -67,18 +67,27 @@ class StatusLabel : public QLabel {
  private:
   void fit() {
     const int width = std::max(contentsRect().width(), 50);
-    QTextLayout layout(m_full, font());
-    layout.beginLayout();
+    // Each paragraph of the sentence broken at the label's width; from a third line on, the
+    // rest joins the second line, which is cut with "…".
+    const QStringList paragraphs = m_full.split(QLatin1Char('\n'));
     QStringList lines;
-    for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
-      line.setLineWidth(width);
-      if (lines.size() == 2) {  // a third line: cut the second instead
-        lines.back() = fontMetrics().elidedText(lines.back() + m_full.mid(line.textStart()), Qt::ElideRight, width);
-        break;
+    for (int p = 0; p < paragraphs.size(); ++p) {
+      QTextLayout layout(paragraphs[p], font());
+      layout.beginLayout();
+      bool cut = false;
+      for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+        line.setLineWidth(width);
+        if (lines.size() == 2) {
+          const QString rest = (QStringList{paragraphs[p].mid(line.textStart())} + paragraphs.mid(p + 1)).join(QLatin1Char(' '));
+          lines.back() = fontMetrics().elidedText(lines.back() + QLatin1Char(' ') + rest, Qt::ElideRight, width);
+          cut = true;
+          break;
+        }
+        lines << paragraphs[p].mid(line.textStart(), line.textLength()).trimmed();
       }
-      lines << m_full.mid(line.textStart(), line.textLength()).trimmed();
+      layout.endLayout();
+      if (cut) break;
     }
-    layout.endLayout();
     QLabel::setText(lines.join(QLatin1Char('\n')));
   }
   QString m_full;
