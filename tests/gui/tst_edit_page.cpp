@@ -244,6 +244,21 @@ class TestEditPage : public QObject {
         if (p.type == ParamType::String && !p.choices.empty()) QVERIFY(qobject_cast<QComboBox*>(e));
         if (p.type == ParamType::Ints || p.type == ParamType::Float) QVERIFY(qobject_cast<QLineEdit*>(e));
       }
+      // Each of the op's examples (Note [Op examples]), as a project holds them, is what the
+      // editors show.
+      for (const OpExample& example : schema->examples) {
+        doc.graph()->setNodeParams(id.toStdString(), example.params);
+        for (const auto& [key, value] : example.params.items()) {
+          const std::string what = schema->name + " example '" + example.name + "': " + key;
+          QWidget* e = panel->editorFor(qs(key));
+          QVERIFY2(e, what.c_str());
+          if (auto* box = qobject_cast<QSpinBox*>(e)) QVERIFY2(box->value() == value.get<int>(), what.c_str());
+          else if (auto* check = qobject_cast<QCheckBox*>(e)) QVERIFY2(check->isChecked() == value.get<bool>(), what.c_str());
+          else if (auto* combo = qobject_cast<QComboBox*>(e)) QCOMPARE(combo->currentText(), paramText(value));
+          else if (auto* line = qobject_cast<QLineEdit*>(e)) QCOMPARE(line->text(), paramText(value));
+          else QFAIL(what.c_str());
+        }
+      }
     }
   }
 
