@@ -14,6 +14,7 @@
 #include "engine/cli/args.h"
 #include "engine/cli/dataset_command.h"
 #include "engine/cli/eval_commands.h"
+#include "engine/cli/import_command.h"
 #include "engine/cli/progress_bar.h"
 #include "engine/cli/sweep_command.h"
 #include "engine/comm/mpi_job.h"
@@ -96,7 +97,7 @@ const CommandSpec kDevices{"devices",
                            0,
                            0};
 
-const std::vector<const CommandSpec*> kCommands{&kTrain, &kSweep, &kValidate, &kEvaluate, &kInfer, &kExport, &kDataset, &kOps, &kDevices};
+const std::vector<const CommandSpec*> kCommands{&kTrain, &kSweep, &kValidate, &kEvaluate, &kInfer, &kExport, &kImport, &kDataset, &kOps, &kDevices};
 
 std::string mainHelp() {
   std::string s =
@@ -351,12 +352,12 @@ int dispatch(int argc, char** argv) {
   }
   const std::map<std::string, int (*)(const ParsedArgs&)> handlers{
       {"train", runTrain},       {"sweep", runSweepWithSignals}, {"validate", runValidate}, {"evaluate", runEvaluate},
-      {"infer", runInfer},       {"export", runExport},          {"dataset", runDataset},   {"ops", runOps},
-      {"devices", runDevices}};
+      {"infer", runInfer},       {"export", runExport},          {"import", runImport},     {"dataset", runDataset},
+      {"ops", runOps},           {"devices", runDevices}};
   const auto it = handlers.find(args[0]);
   if (it == handlers.end()) {
     std::fprintf(stderr,
-                 "netsmith-cli: unknown command '%s' (commands: train, sweep, validate, evaluate, infer, export, "
+                 "netsmith-cli: unknown command '%s' (commands: train, sweep, validate, evaluate, infer, export, import, "
                  "dataset, ops, devices; see --help)\n",
                  args[0].c_str());
     return kExitUsage;

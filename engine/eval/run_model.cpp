@@ -18,6 +18,10 @@ namespace fs = std::filesystem;
 namespace netsmith {
 
 RunModel::RunModel(const std::string& runDir, const std::string& which) : m_runDir(fs::absolute(runDir).string()) {
+  if (fs::path(runDir).extension() == ".nsproj" && !fs::is_directory(runDir)) {
+    loadProjectFile(runDir, which);
+    return;
+  }
   NS_CHECK(fs::is_directory(m_runDir), "{}: no such run folder", m_runDir);
   const fs::path snapshot = fs::path(m_runDir) / "project.nsproj";
   NS_CHECK(fs::exists(snapshot), "{}: missing; is {} a Netsmith run folder?", snapshot.string(), m_runDir);
@@ -41,6 +45,35 @@ RunModel::RunModel(const std::string& runDir, const std::string& which) : m_runD
   if (fs::is_regular_file(names, ec)) {
     m_classNames = readClassNames(names);
     m_classNamesFile = names.string();
+  }
+}
+
+void RunModel::loadProjectFile(const std::string& path, const std::string& which) {
+  m_fromProject = true;
+  m_project = loadProject(path);
+  m_runDir = fs::path(m_project.path).parent_path().string();
+  m_graph = std::make_unique<Graph>(buildGraph(m_project.network, OpRegistry::builtin()));
+  m_devices = m_project.parallel.devices;
+  const std::string& initial = m_project.config.initialParameters;
+  NS_CHECK(!initial.empty(),
+           "{}: has no config.initial_parameters, so it has no parameters to predict with: train it and give the run "
+           "folder, or set config.initial_parameters to a .nsparams file",
+           m_project.path);
+  NS_CHECK(which == "last" || which == "initial",
+           "--parameters {}: a project has only its initial parameters ({}); give a run folder for 'best'", which, initial);
+  m_parameters.path = initial;
+  m_parameters.which = "initial";
+  NS_CHECK(fs::is_regular_file(initial), "{}: config.initial_parameters names {}, which does not exist", m_project.path, initial);
+  m_parameters.data = readCheckpoint(initial);
+  // The class names of the project's training data, when it has a classes.txt (Note [Run class names]).
+  const DataSourceSpec& training = m_project.dataset.training;
+  std::error_code ec;
+  if (training.format == "csv" && !training.csv.empty()) {
+    const fs::path names = classNamesPathFor(training.csv);
+    if (fs::is_regular_file(names, ec)) {
+      m_classNames = readClassNames(names);
+      m_classNamesFile = names.string();
+    }
   }
 }
 

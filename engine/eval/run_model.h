@@ -1,6 +1,7 @@
-// RunModel: a trained run folder made ready to predict — its project snapshot, graph and chosen
-// parameters — and predict(), which runs a dataset through the network on several devices at
-// once with the data-parallel machinery (WorkerPool, one Network per device on its own thread).
+// RunModel: a trained run folder — or a project with initial parameters (an imported model) —
+// made ready to predict: its project, graph and chosen parameters, and predict(), which runs a
+// dataset through the network on several devices at once with the data-parallel machinery
+// (WorkerPool, one Network per device on its own thread).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,13 @@ struct Predictions {
 class RunModel {
  public:
   // Loads RUN/project.nsproj and the parameters ("last" or "best"). Error names the file.
+  // Given a project file (.nsproj) instead of a run folder, loads it with the parameters its
+  // config.initial_parameters names (which is then "initial"; "last" is taken to mean them too):
+  // `infer PROJECT.nsproj` runs an imported model before any training. runDir() is then the
+  // project's folder.
   RunModel(const std::string& runDir, const std::string& which);
+  // True when made from a project file rather than a run folder.
+  bool fromProject() const { return m_fromProject; }
 
   const std::string& runDir() const { return m_runDir; }
   const Project& project() const { return m_project; }
@@ -49,7 +56,10 @@ class RunModel {
   void checkFits(const Dataset& data) const;
 
  private:
+  void loadProjectFile(const std::string& path, const std::string& which);
+
   std::string m_runDir;
+  bool m_fromProject = false;
   Project m_project;
   std::unique_ptr<Graph> m_graph;
   RunParameters m_parameters;

@@ -81,6 +81,10 @@ struct TrainingConfig {
   bool saveBest = true;  // keep the best validation epoch's parameters as RUN/best.nsparams
   int64_t earlyStopping = 0;         // patience in validations; 0: off (engine/train/early_stopping.h)
   double earlyStoppingMinDelta = 0;  // an improvement is a decrease by more than this
+  // config.initial_parameters: a parameters file (.nsparams) the trainer starts from instead of the
+  // initialisers, every blob matched by layer name and shape (engine/train/initial_parameters.h);
+  // absolute after loading, empty: none.
+  std::string initialParameters;
   Augmentation augmentation;  // config.augmentation (training samples only)
 };
 

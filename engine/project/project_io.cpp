@@ -159,6 +159,7 @@ Json projectToPortableJson(const Project& project) {
   };
   fix("training", project.dataset.training);
   fix("validation", project.dataset.validation);
+  if (!project.config.initialParameters.empty()) j["config"]["initial_parameters"] = project.config.initialParameters;
   return j;
 }
 

@@ -38,7 +38,8 @@ OrderedJson numberJson(double d);
 // The config (with config.augmentation) and optimizer sections, row by row of the settings table.
 void readConfigSection(const JsonChecker& c, const Json& v, Project& out);
 void readOptimizerSection(const JsonChecker& c, const Json& v, Project& out);
-OrderedJson configSectionJson(const Project& p);
+// Path rows are written as the user spelled them when that still names the same file from baseDir.
+OrderedJson configSectionJson(const Project& p, const std::filesystem::path& baseDir);
 OrderedJson optimizerSectionJson(const Project& p);
 
 }  // namespace netsmith::projectio

@@ -3,11 +3,14 @@
 // message, the order and the policy of writing.
 #include <climits>
 
+#include "engine/core/error.h"
 #include "engine/project/project_io_detail.h"
 #include "engine/project/settings_table.h"
 
 namespace netsmith::projectio {
 namespace {
+
+namespace fs = std::filesystem;
 
 std::vector<std::string> keysOf(SettingGroup group) {
   std::vector<std::string> keys;
@@ -40,13 +43,35 @@ void readRow(const JsonChecker& c, const Json& object, const Setting& row, Proje
     case SettingType::Choice:
       value = c.choice(*x, row.path, row.choices);
       break;
+    case SettingType::Path: {
+      // Relative to the project file's folder (out.path is set before the sections are read).
+      const std::string raw = c.text(*x, row.path, "a file path (a non-empty string)");
+      const auto resolved = resolvePath(raw, folderOf(out.path));
+      if (!resolved) c.fail(row.path, format("unknown variable in {}: only ${DATASETS} can be used", quoted(raw)));
+      value = *resolved;
+      break;
+    }
   }
   row.set(out, value);
 }
 
+// The spelling to write for a Path row's absolute value: the user's own (relative, ${DATASETS})
+// when it still names the same file from `baseDir`, else the absolute path.
+Json pathSpelling(const Setting& row, const Project& p, const Json& value, const fs::path& baseDir) {
+  const Json* v = &p.original;
+  for (const char* key : {"config", row.key.c_str()}) {
+    if (!v->is_object() || !v->contains(key)) return value;
+    v = &(*v)[key];
+  }
+  if (!v->is_string()) return value;
+  const auto resolved = resolvePath(v->get<std::string>(), baseDir);
+  return resolved && Json(*resolved) == value ? *v : value;
+}
+
 // Writes the row into `object` as its policy says.
-void writeRow(const Setting& row, const Project& p, OrderedJson& object) {
-  const Json value = row.get(p);
+void writeRow(const Setting& row, const Project& p, OrderedJson& object, const fs::path& baseDir = {}) {
+  Json value = row.get(p);
+  if (row.type == SettingType::Path && value.is_string()) value = pathSpelling(row, p, value, baseDir);
   switch (row.write) {
     case WritePolicy::Always:
       break;
@@ -79,9 +104,9 @@ void readOptimizerSection(const JsonChecker& c, const Json& v, Project& out) {
   for (const Setting* row : settingsOf(SettingGroup::Optimizer)) readRow(c, v, *row, out);
 }
 
-OrderedJson configSectionJson(const Project& p) {
+OrderedJson configSectionJson(const Project& p, const fs::path& baseDir) {
   OrderedJson config = OrderedJson::object();
-  for (const Setting* row : settingsOf(SettingGroup::GlobalConfig)) writeRow(*row, p, config);
+  for (const Setting* row : settingsOf(SettingGroup::GlobalConfig)) writeRow(*row, p, config, baseDir);
   // Only what is on: a project without augmentation keeps its text (an absent object is all off).
   OrderedJson augmentation = OrderedJson::object();
   for (const Setting* row : settingsOf(SettingGroup::Augmentation)) writeRow(*row, p, augmentation);

@@ -80,7 +80,7 @@ OrderedJson buildJson(const Project& p, const fs::path& baseDir) {
   dataset["on_error"] = p.dataset.onError;
   j["dataset"] = std::move(dataset);
 
-  j["config"] = configSectionJson(p);
+  j["config"] = configSectionJson(p, baseDir);
   j["optimizer"] = optimizerSectionJson(p);
 
   OrderedJson parallel;

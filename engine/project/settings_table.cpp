@@ -75,6 +75,13 @@ class Row {
     }
     return *this;
   }
+  // An optional file (Path rows): absent and empty are the same, "no file".
+  Row& optionalPath(std::string TrainingConfig::*member) {
+    m_s.write = WritePolicy::WhenSet;
+    m_s.get = [member](const Project& p) { return (p.config.*member).empty() ? Json() : Json(p.config.*member); };
+    m_s.set = [member](Project& p, const Json& v) { p.config.*member = v.is_string() ? v.get<std::string>() : std::string(); };
+    return *this;
+  }
   // An optional value kept as written in a JSON object of the Project (the solver's and the
   // schedule's parameters): absent is null.
   Row& optionalIn(Json OptimizerConfig::*object) {
@@ -173,6 +180,10 @@ std::vector<Setting> buildTable() {
           .min(0)
           .unlessDefault("0")
           .field([](auto& p) -> auto& { return p.config.earlyStoppingMinDelta; }));
+  add(Row(G::GlobalConfig, "initial_parameters", T::Path, "Initial parameters",
+          "A parameters file (.nsparams: an imported model's, or a run's parameters.nsparams) to start training from "
+          "instead of random weights; every layer's parameters must be in it with the same shape. Empty: none.")
+          .optionalPath(&TrainingConfig::initialParameters));
 
   // --- config.augmentation: every key optional, absent ones off ------------------------------
   add(Row(G::Augmentation, "flip_horizontal", T::Flag, "Horizontal flip", "Mirror left-right with probability 0.5.")
@@ -269,6 +280,8 @@ std::string Setting::expected() const {
       return "a number";
     case SettingType::Flag:
       return "true or false";
+    case SettingType::Path:
+      return "a file path (a non-empty string)";
     case SettingType::Choice: {
       std::string s;
       for (size_t i = 0; i < choices.size(); ++i) s += (i ? ", " : "") + choices[i];

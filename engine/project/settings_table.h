@@ -33,6 +33,8 @@ enum class SettingType {
   Number,       // a finite number within the bounds
   Flag,         // true or false
   Choice,       // one of `choices`
+  Path,         // a file: a non-empty string, relative to the project file's folder or absolute,
+                // ${DATASETS} allowed; held absolute in the Project, written as the user spelled it
 };
 
 // Where a setting is shown (the Config page's boxes) and which object holds its key.

@@ -2,6 +2,7 @@
 // workers; the run folder (RunFiles) and the job (JobSync) are opened from here.
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/core/error.h"
@@ -13,6 +14,7 @@
 #include "engine/project/device_name.h"
 #include "engine/project/project_io.h"
 #include "engine/train/checkpoint.h"
+#include "engine/train/initial_parameters.h"
 #include "engine/train/openmp_pools.h"
 #include "engine/train/run_folder.h"
 #include "engine/train/training_run.h"
@@ -265,6 +267,10 @@ void TrainingRun::startWorkers() {
   m_pool = std::make_unique<WorkerPool>(ids, timeout + 10.0, [group](int w, const std::string& reason) {
     group->communicator(w).abort(reason);
   });
+  // Note [Initial parameters]: a new run reads config.initial_parameters once; a resume does not.
+  std::optional<CheckpointData> initial;
+  if (m_options.resumeRun.empty() && !m_project.config.initialParameters.empty())
+    initial = readInitialParameters(m_project.config.initialParameters, *m_graph);
   m_pool->runOnAll([&](int w) {
     const auto i = static_cast<size_t>(w);
     DevicePlan local = workers[i];
@@ -273,6 +279,7 @@ void TrainingRun::startWorkers() {
     if (kind.attachWorker) kind.attachWorker(*group, w, *m_contexts[i]);
     m_replicas[i] = std::make_unique<Replica>(*m_graph, m_plan, workers[i], *m_contexts[i], m_sync.communicator(w),
                                               m_project.config.seed);
+    if (initial) applyInitialParameters(*initial, m_replicas[i]->network());
     m_figures.workerStarted(i, *m_contexts[i]);
   });
 }

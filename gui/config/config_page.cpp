@@ -82,6 +82,7 @@ void ConfigPage::addSettings(QFormLayout* form, SettingGroup group) {
       case SettingType::Number: kind = Kind::Number; break;
       case SettingType::Flag: kind = Kind::Flag; break;
       case SettingType::Choice: kind = Kind::Choice; break;
+      case SettingType::Path: kind = Kind::Text; break;
     }
     QStringList choices;
     for (const auto& c : row->choices) choices << qs(c);

@@ -49,6 +49,8 @@ Json otherValue(const Setting& row) {
       return !row.defaultValue.get<bool>();
     case SettingType::Choice:
       return row.choices.back() == row.defaultValue ? row.choices.front() : row.choices.back();
+    case SettingType::Path:
+      return "/d/initial.nsparams";  // absolute: the Project holds it as written
   }
   return {};
 }
@@ -66,6 +68,8 @@ Json refusedValue(const Setting& row) {
       return "yes";
     case SettingType::Choice:
       return "no such choice";
+    case SettingType::Path:
+      return 5;
   }
   return {};
 }

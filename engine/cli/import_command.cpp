@@ -1,0 +1,118 @@
+// netsmith-cli import MODEL.onnx --output DIR/NAME.nsproj: an ONNX model as a Netsmith project and
+// its initial parameters (Note [ONNX import], Note [Imported output head], Note [Atomic import]).
+#include "engine/cli/import_command.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "engine/core/error.h"
+#include "engine/import/imported_project.h"
+#include "engine/import/onnx/onnx_importer.h"
+#include "engine/import/onnx/onnx_reader.h"
+
+namespace fs = std::filesystem;
+
+namespace netsmith::cli {
+
+const CommandSpec kImport{
+    "import",
+    "MODEL.onnx --output DIR/NAME.nsproj [--loss TYPE] [--input-shape C,H,W] [--dataset CSV] [--force] [--json]",
+    "Imports an ONNX model (opsets 7 to 18) as a project whose initial parameters are the model's weights.",
+    "Writes DIR/NAME.nsproj and DIR/NAME.nsparams (config.initial_parameters), both or neither. Each ONNX\n"
+    "operator becomes a Netsmith layer (Conv → Convolution, Gemm and MatMul+Add → Affine, Clip(0, 6) →\n"
+    "ReLU6, x·Sigmoid(x) → Swish, ...); constant subgraphs such as the shape arithmetic before a Reshape are\n"
+    "folded. An operator with no Netsmith equivalent is an error naming the node and its op type, and\n"
+    "nothing is written. The network ends in a loss: SoftmaxCrossEntropy in place of a final Softmax,\n"
+    "SigmoidCrossEntropy in place of a final Sigmoid, else SquaredError (so `infer` gives the model's\n"
+    "output values); --loss chooses another (SoftmaxCrossEntropy to fine-tune a classifier that ends in raw\n"
+    "scores). `netsmith-cli infer NAME.nsproj --input X.npy` runs the imported model; `train` starts from\n"
+    "its weights. Exit status: 0 done, 1 failed, 2 bad command line.",
+    {{"--output", "FILE.nsproj", "the project to write; its parameters go beside it as NAME.nsparams"},
+     {"--loss", "TYPE", "the loss layer to end in (default: chosen from the last operator, see above)"},
+     {"--input-shape", "C,H,W", "the per-sample input shape, for a model whose input has symbolic sizes"},
+     {"--dataset", "CSV", "dataset.training of the project (default NAME.csv beside it, to be made)"},
+     {"--validation", "CSV", "dataset.validation of the project"},
+     {"--force", "", "replace an existing project and parameters file"},
+     {"--json", "", "print a JSON summary"}},
+    1,
+    1};
+
+namespace {
+
+Shape parseShape(const std::string& text) {
+  Shape s;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char* end = nullptr;
+    const long long v = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end || v < 1 || v > (1LL << 31))
+      throw UsageError{"--input-shape: expected positive sizes separated by commas such as 3,224,224, got '" + text + "'"};
+    s.push_back(v);
+  }
+  if (s.empty()) throw UsageError{"--input-shape: expected sizes such as 3,224,224"};
+  return s;
+}
+
+}  // namespace
+
+int runImport(const ParsedArgs& args) {
+  if (!args.has("--output")) throw UsageError{"'import' needs --output DIR/NAME.nsproj"};
+  const std::string model = args.positional[0];
+  if (fs::path(args.value("--output")).extension() != ".nsproj")
+    throw UsageError{"--output: expected a project file name ending in .nsproj, got '" + args.value("--output") + "'"};
+  const std::string extension = fs::path(model).extension().string();
+  if (extension == ".nntxt" || extension == ".nnp")
+    throw Error(format("{}: Neural Network Console files are not imported by this version; export the network as ONNX "
+                       "from Neural Network Console (or nnabla's converter) and import that",
+                       model));
+  onnx_import::ImportOptions options;
+  if (args.has("--loss")) options.loss = args.value("--loss");
+  if (args.has("--input-shape")) options.inputShape = parseShape(args.value("--input-shape"));
+  const onnx_import::OnnxModel onnx = onnx_import::readOnnxModel(model);
+  onnx_import::ImportedNetwork network = onnx_import::importOnnx(onnx, options);
+  const size_t layers = network.network.nodes.size();
+  const Shape inputShape = network.inputShape;
+  const std::string loss = network.loss, output = network.outputNode;
+  const std::vector<std::string> notes = network.notes;
+  const int64_t folded = network.foldedNodes;
+  ImportedProjectOptions target;
+  target.projectPath = args.value("--output");
+  target.sourceFile = model;
+  target.trainingCsv = args.value("--dataset");
+  target.validationCsv = args.value("--validation");
+  target.overwrite = args.has("--force");
+  const ImportedProjectFiles files = writeImportedProject(network, target);
+  if (args.has("--json")) {
+    const Json summary = {{"model", model},
+                          {"opset", onnx.opset},
+                          {"producer", onnx.producer},
+                          {"onnx_nodes", onnx.nodes.size()},
+                          {"folded_nodes", folded},
+                          {"layers", layers},
+                          {"input_shape", inputShape},
+                          {"output_layer", output},
+                          {"loss", loss},
+                          {"parameter_values", files.parameterValues},
+                          {"project", files.project},
+                          {"parameters", files.parameters},
+                          {"notes", notes}};
+    std::printf("%s\n", summary.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+    return 0;
+  }
+  std::printf("Imported %s (opset %lld, %s): %zu ONNX nodes as %zu layers (%lld constant nodes folded)\n", model.c_str(),
+              static_cast<long long>(onnx.opset), onnx.producer.empty() ? "unknown producer" : onnx.producer.c_str(),
+              onnx.nodes.size(), layers, static_cast<long long>(folded));
+  std::printf("  input (%s), output of layer '%s', loss %s appended\n", shapeToString(inputShape).c_str(), output.c_str(),
+              loss.c_str());
+  for (const auto& n : notes) std::printf("  %s\n", n.c_str());
+  std::printf("Wrote %s and %s (%lld parameter values)\n", files.project.c_str(), files.parameters.c_str(),
+              static_cast<long long>(files.parameterValues));
+  if (target.trainingCsv.empty())
+    std::printf("Before training, make %s (or choose a dataset on the Dataset page).\n",
+                (fs::path(files.project).parent_path() / (fs::path(files.project).stem().string() + ".csv")).c_str());
+  return 0;
+}
+
+}  // namespace netsmith::cli

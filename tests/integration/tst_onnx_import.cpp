@@ -1,0 +1,263 @@
+// netsmith-cli import (Note [ONNX import]): Netsmith models trained briefly, exported to ONNX and
+// imported again give the same outputs as the run they came from (max abs difference <= 1e-5, by
+// `infer` on the run folder and on the imported project with the same .npy inputs); the project
+// names its parameters in config.initial_parameters; an operator with no Netsmith layer is an
+// error naming the node and its op type, and nothing is written; training starts from the
+// imported parameters, and a parameter of another shape is an error naming the layer and both
+// shapes.
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "engine/core/error.h"
+#include "engine/data/npy.h"
+#include "engine/project/project_io.h"
+#include "engine/train/checkpoint.h"
+#include "support/cli_runner.h"
+#include "support/train_runner.h"
+
+using namespace netsmith;
+using namespace netsmith::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kRoundTripTolerance = 1e-5;
+
+Json node(const std::string& id, const std::string& type, Json params = Json::object()) {
+  return {{"id", id}, {"type", type}, {"params", std::move(params)}};
+}
+
+Json chain(Json project, const std::string& name, const std::vector<Json>& nodes,
+           const std::vector<std::pair<const char*, const char*>>& links) {
+  project["name"] = name;
+  project["network"]["nodes"] = nodes;
+  Json l = Json::array();
+  for (auto [from, to] : links) l.push_back({{"from", from}, {"to", to}});
+  project["network"]["links"] = l;
+  return project;
+}
+
+// Every layer type the importer maps, with the exporter's less obvious forms: pooling in ceil
+// mode (asymmetric ONNX pads), average pooling over a window past the padded input (a Pad before
+// it), Affine on base_axis 2 (Reshape, MatMul, Add, Reshape), Swish and Mish (patterns of several
+// ONNX nodes), ReLU6 (Clip), a branch joined by Concatenate and Add2.
+Json layerZoo() {
+  return chain(sampleProject("fashion_mnist_lenet"), "import zoo",
+               {node("x", "Input", {{"shape", {1, 28, 28}}}),
+                node("c1", "Convolution", {{"outmaps", 4}, {"kernel", {3, 3}}, {"pad", {1, 1}}}),
+                node("bn1", "BatchNormalization"), node("e1", "ELU", {{"alpha", 0.7}}),
+                node("ap", "AveragePooling", {{"kernel", {3, 3}}, {"stride", {2, 2}}, {"pad", {1, 1}}, {"ignore_border", false}}),
+                node("ap2", "AveragePooling", {{"kernel", {3, 3}}, {"stride", {1, 1}}, {"pad", {1, 1}}, {"including_pad", false}}),
+                node("dc", "Deconvolution", {{"outmaps", 4}, {"kernel", {3, 3}}, {"stride", {2, 2}}, {"pad", {1, 1}}}),
+                node("lr", "LeakyReLU", {{"alpha", 0.2}}),
+                node("mp", "MaxPooling", {{"kernel", {3, 3}}, {"stride", {2, 2}}, {"ignore_border", false}}),
+                node("sw", "Swish"), node("th", "Tanh"), node("cat", "Concatenate", {{"axis", 0}}),
+                node("sm", "Softmax", {{"axis", 0}}), node("add", "Add2"), node("r6", "ReLU6"),
+                node("pr", "PReLU", {{"shared", false}}), node("se", "SELU"), node("sp", "SoftPlus"),
+                node("hs", "HardSwish"), node("hsg", "HardSigmoid"), node("mi", "Mish"),
+                node("gap", "GlobalAveragePooling"), node("rs", "Reshape", {{"shape", {2, 4}}}),
+                node("fc1", "Affine", {{"n_outmaps", {6}}, {"base_axis", 2}}), node("sg", "Sigmoid"),
+                node("do", "Dropout", {{"p", 0.2}}), node("fl", "Flatten"), node("fc2", "Affine", {{"n_outmaps", {10}}}),
+                node("y", "SoftmaxCrossEntropy")},
+               {{"x", "c1"},   {"c1", "bn1"},  {"bn1", "e1"},  {"e1", "ap"},   {"ap", "ap2"},   {"ap2", "dc"},
+                {"dc", "lr"},  {"lr", "mp"},   {"mp", "sw"},   {"mp", "th"},   {"sw", "cat"},   {"th", "cat"},
+                {"cat", "sm"}, {"sm", "add"},  {"cat", "add"}, {"add", "r6"},  {"r6", "pr"},    {"pr", "se"},
+                {"se", "sp"},  {"sp", "hs"},   {"hs", "hsg"},  {"hsg", "mi"},  {"mi", "gap"},   {"gap", "rs"},
+                {"rs", "fc1"}, {"fc1", "sg"},  {"sg", "do"},   {"do", "fl"},   {"fl", "fc2"},   {"fc2", "y"}});
+}
+
+// A regression head (SquaredError: identity output head) and a GELU, which ONNX writes with Erf.
+Json withLoss(const std::string& loss, const std::string& activation = {}) {
+  std::vector<Json> nodes{node("x", "Input", {{"shape", {1, 28, 28}}}), node("fc", "Affine", {{"n_outmaps", {10}}})};
+  std::vector<std::pair<const char*, const char*>> links{{"x", "fc"}};
+  const char* last = "fc";
+  if (!activation.empty()) {
+    nodes.push_back(node("act", activation, activation == "GELU" ? Json{{"approximate", "none"}} : Json::object()));
+    links.emplace_back("fc", "act");
+    last = "act";
+  }
+  nodes.push_back(node("loss", loss));
+  links.emplace_back(last, "loss");
+  return chain(sampleProject("fashion_mnist_mlp"), "loss " + loss, nodes, links);
+}
+
+// N random (1, 28, 28) images in [0, 1), written as a float32 .npy.
+void writeInputs(const std::string& path, int64_t n) {
+  std::vector<float> values(static_cast<size_t>(n * 28 * 28));
+  uint32_t state = 12345;
+  for (float& v : values) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<float>(state >> 8) / static_cast<float>(1 << 24);
+  }
+  const std::vector<int64_t> shape{n, 1, 28, 28};
+  writeNpy(path, shape, values);
+}
+
+std::vector<float> readValues(const std::string& path, std::vector<int64_t>* shape = nullptr) {
+  NpyArray a = readNpy(path);
+  if (shape) *shape = a.shape;
+  return a.values;
+}
+
+}  // namespace
+
+class OnnxImportTest : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  QString m_inputs;
+
+  QString path(const QString& name) const { return m_dir.filePath(name); }
+
+  // Trains `project` briefly and exports it; returns the run folder ("" on failure, with a QFAIL).
+  QString trainAndExport(const std::string& name, const Json& project, const QString& model) {
+    const std::string file = saveProject(m_dir, name, project);
+    const QString run = path("run-" + QString::fromStdString(name));
+    const CliRun train = runCli({"train", QString::fromStdString(file), "--max-epoch", "1", "--train-samples", "256",
+                                 "--validation-samples", "64", "--run-dir", run, "--quiet"});
+    if (train.exitCode != 0) qWarning("%s", train.stderrText.constData());
+    const CliRun exported = runCli({"export", run, "--onnx", model});
+    if (exported.exitCode != 0) qWarning("%s", exported.stderrText.constData());
+    return train.exitCode == 0 && exported.exitCode == 0 ? run : QString();
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    m_inputs = path("inputs.npy");
+    writeInputs(m_inputs.toStdString(), 8);
+  }
+
+  void roundTripGivesTheSameOutputs_data() {
+    QTest::addColumn<QString>("name");
+    for (const char* n : {"fashion_mnist_lenet", "fashion_mnist_mlp", "fashion_mnist_resnet", "layer_zoo", "loss_SquaredError",
+                          "loss_SigmoidCrossEntropy"})
+      QTest::newRow(n) << n;
+  }
+  void roundTripGivesTheSameOutputs() {
+    QFETCH(QString, name);
+    const std::string n = name.toStdString();
+    const Json project = n == "layer_zoo"                 ? layerZoo()
+                         : n.rfind("loss_", 0) == 0        ? withLoss(n.substr(5))
+                                                           : sampleProject(n);
+    const QString model = path(name + ".onnx");
+    const QString run = trainAndExport(n, project, model);
+    QVERIFY(!run.isEmpty());
+
+    const QString imported = path("imported/" + name + ".nsproj");
+    const CliRun import = runCli({"import", model, "--output", imported, "--json"});
+    QVERIFY2(import.exitCode == 0, import.stderrText.constData());
+    const Json summary = Json::parse(import.stdoutText.toStdString());
+    // The loss comes back: a Softmax or Sigmoid head becomes its cross-entropy again.
+    QCOMPARE(QString::fromStdString(summary["loss"].get<std::string>()),
+             QString::fromStdString(n == "loss_SquaredError" ? "SquaredError"
+                                    : n == "loss_SigmoidCrossEntropy" ? "SigmoidCrossEntropy"
+                                                                      : "SoftmaxCrossEntropy"));
+    const Project p = loadProject(imported.toStdString());
+    QCOMPARE(QString::fromStdString(p.config.initialParameters), path("imported/" + name + ".nsparams"));
+    QVERIFY(QFileInfo::exists(path("imported/" + name + ".nsparams")));
+    // Same number of parameter values as the run's parameters (running statistics included).
+    int64_t runValues = 0;
+    for (const auto& [blob, t] : readCheckpoint((run + "/parameters.nsparams").toStdString()).tensors) runValues += t.size();
+    QCOMPARE(summary["parameter_values"].get<int64_t>(), runValues);
+
+    const QString fromRun = path(name + "-run.npy"), fromImport = path(name + "-imported.npy");
+    const CliRun a = runCli({"infer", run, "--input", m_inputs, "--output", fromRun});
+    QVERIFY2(a.exitCode == 0, a.stderrText.constData());
+    const CliRun b = runCli({"infer", imported, "--input", m_inputs, "--output", fromImport});
+    QVERIFY2(b.exitCode == 0, b.stderrText.constData());
+    std::vector<int64_t> shapeA, shapeB;
+    const std::vector<float> ya = readValues(fromRun.toStdString(), &shapeA), yb = readValues(fromImport.toStdString(), &shapeB);
+    QCOMPARE(shapeA, shapeB);
+    double worst = 0;
+    for (size_t i = 0; i < ya.size(); ++i) worst = std::max(worst, std::fabs(double(ya[i]) - double(yb[i])));
+    qInfo("%s: max abs difference %.3g over %zu outputs", qPrintable(name), worst, ya.size());
+    QVERIFY2(worst <= kRoundTripTolerance, qPrintable(QString("max abs difference %1").arg(worst)));
+  }
+
+  // GELU (exact) exports with Erf, which no Netsmith layer computes: the error names the node and
+  // the op type, and neither file appears.
+  void unknownOperatorIsAnErrorAndWritesNothing() {
+    const QString model = path("gelu.onnx");
+    QVERIFY(!trainAndExport("gelu", withLoss("SoftmaxCrossEntropy", "GELU"), model).isEmpty());
+    const QString out = path("refused/gelu.nsproj");
+    const CliRun import = runCli({"import", model, "--output", out});
+    QCOMPARE(import.exitCode, 1);
+    const QString message = QString::fromUtf8(import.stderrText);
+    QVERIFY2(message.contains(model) && message.contains("node 'act/erf' (op Erf): no Netsmith layer computes Erf"),
+             qPrintable(message));
+    QVERIFY(!QFileInfo::exists(out));
+    QVERIFY(!QFileInfo::exists(path("refused/gelu.nsparams")));
+    QVERIFY(!QFileInfo::exists(path("refused")) || QDir(path("refused")).isEmpty());
+  }
+
+  // An existing project is not replaced without --force; --loss picks the loss.
+  void existingFilesAndLossOption() {
+    const QString model = path("mlp2.onnx");
+    QVERIFY(!trainAndExport("mlp2", sampleProject("fashion_mnist_mlp"), model).isEmpty());
+    const QString out = path("twice/mlp.nsproj");
+    QCOMPARE(runCli({"import", model, "--output", out}).exitCode, 0);
+    const CliRun again = runCli({"import", model, "--output", out});
+    QCOMPARE(again.exitCode, 1);
+    QVERIFY2(again.stderrText.contains("already exists"), again.stderrText.constData());
+    const CliRun forced = runCli({"import", model, "--output", out, "--force", "--loss", "SquaredError", "--json"});
+    QVERIFY2(forced.exitCode == 0, forced.stderrText.constData());
+    // With SquaredError the final Softmax stays a layer, and infer gives its values.
+    QCOMPARE(QString::fromStdString(Json::parse(forced.stdoutText.toStdString())["loss"].get<std::string>()),
+             QString("SquaredError"));
+    const CliRun bad = runCli({"import", model, "--output", out, "--force", "--loss", "Affine"});
+    QCOMPARE(bad.exitCode, 1);
+    QVERIFY2(bad.stderrText.contains("'Affine' is not a loss"), bad.stderrText.constData());
+  }
+
+  // Note [Initial parameters]: a run of the imported project starts from its parameters (with a
+  // learning rate of 1e-12 they come out as they went in; from the initialisers they would not),
+  // and a layer whose parameters have another shape is refused naming the layer and both shapes.
+  void trainingStartsFromTheInitialParameters() {
+    const QString model = path("mlp3.onnx");
+    QVERIFY(!trainAndExport("mlp3", sampleProject("fashion_mnist_mlp"), model).isEmpty());
+    const QString imported = path("tune/mlp.nsproj");
+    const CliRun import = runCli({"import", model, "--output", imported});
+    QVERIFY2(import.exitCode == 0, import.stderrText.constData());
+    std::ifstream in(imported.toStdString());
+    Json project = Json::parse(in);
+    project["dataset"] = sampleProject("fashion_mnist_mlp")["dataset"];
+    project["optimizer"] = {{"solver", "Sgd"}, {"lr", 1e-12}};
+    std::ofstream(imported.toStdString()) << project.dump(1);
+    const QString run = path("tune-run");
+    const CliRun train = runCli({"train", imported, "--max-epoch", "1", "--train-samples", "64", "--validation-samples",
+                                 "32", "--run-dir", run, "--quiet"});
+    QVERIFY2(train.exitCode == 0, train.stderrText.constData());
+    const CheckpointData before = readCheckpoint(path("tune/mlp.nsparams").toStdString());
+    const CheckpointData after = readCheckpoint((run + "/parameters.nsparams").toStdString());
+    QCOMPARE(after.tensors.size(), before.tensors.size());
+    double worst = 0;
+    for (const auto& [name, t] : before.tensors) {
+      const auto it = std::find_if(after.tensors.begin(), after.tensors.end(), [&](const auto& x) { return x.first == name; });
+      QVERIFY2(it != after.tensors.end() && it->second.shape() == t.shape(), name.c_str());
+      for (int64_t i = 0; i < t.size(); ++i) worst = std::max(worst, std::fabs(double(t[i]) - double(it->second[i])));
+    }
+    QVERIFY2(worst < 1e-6, qPrintable(QString("parameters moved by %1").arg(worst)));
+
+    // The first Affine made wider than its parameters: refused before training, naming it.
+    for (Json& n : project["network"]["nodes"])
+      if (n["type"] == "Affine") {
+        n["params"]["n_outmaps"] = {7};
+        break;
+      }
+    std::ofstream(imported.toStdString()) << project.dump(1);
+    const CliRun refused = runCli({"train", imported, "--max-epoch", "1", "--train-samples", "64", "--run-dir",
+                                   path("tune-refused"), "--quiet"});
+    QCOMPARE(refused.exitCode, 1);
+    const QString message = QString::fromUtf8(refused.stderrText);
+    QVERIFY2(message.contains("config.initial_parameters") && message.contains(path("tune/mlp.nsparams")) &&
+                 message.contains("has W of shape (784,7) but the file's") && message.contains("has shape (784,"),
+             qPrintable(message));
+  }
+};
+
+QTEST_GUILESS_MAIN(OnnxImportTest)
+#include "tst_onnx_import.moc"
