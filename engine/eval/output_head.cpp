@@ -36,7 +36,7 @@ ClassReading classReadingOf(const Graph& graph) {
   ClassReading r;
   const int64_t width = numel(graph.prediction().outputShape);
   const std::string& loss = graph.loss().schema->name;
-  if (loss == "SquaredError" || loss == "HuberLoss") {
+  if (loss == "SquaredError" || loss == "HuberLoss" || loss == "AbsoluteError") {
     r.why = loss + " is a regression loss: there are no classes to count";
     return r;
   }

@@ -2,7 +2,7 @@
 // loss layers consume raw scores, so inference applies the function the loss implies:
 // SoftmaxCrossEntropy → softmax over the prediction (class likelihoods), SigmoidCrossEntropy →
 // sigmoid per element, every other loss (BinaryCrossEntropy reads probabilities already,
-// SquaredError, HuberLoss) → the prediction as it is. evaluate, infer and the ONNX export all
+// KLDivergence too; SquaredError, HuberLoss, AbsoluteError) → the prediction as it is. evaluate, infer and the ONNX export all
 // use this one rule, so their numbers agree.
 #pragma once
 

@@ -148,6 +148,25 @@ class EvaluationTest : public QObject {
     }
   }
 
+  // The sample MLP's loss swapped: AbsoluteError is a regression loss (no classes, the prediction
+  // as it is), KLDivergence reads a distribution over 10 outputs as 10 classes.
+  void lossesReadAsRegressionOrClasses() {
+    Project p = loadProject(std::string(NETSMITH_SOURCE_DIR) + "/projects/fashion_mnist_mlp.nsproj");
+    for (NodeSpec& n : p.network.nodes)
+      if (n.type == "SoftmaxCrossEntropy") n.type = "AbsoluteError";
+    const Graph regression = buildGraph(p.network, OpRegistry::builtin());
+    QVERIFY(outputHeadOf(regression) == OutputHead::Identity);
+    const ClassReading r = classReadingOf(regression);
+    QVERIFY(!r.classification);
+    QVERIFY2(r.why.find("AbsoluteError is a regression loss") != std::string::npos, r.why.c_str());
+    for (NodeSpec& n : p.network.nodes)
+      if (n.type == "AbsoluteError") n.type = "KLDivergence";
+    const Graph kl = buildGraph(p.network, OpRegistry::builtin());
+    QVERIFY(outputHeadOf(kl) == OutputHead::Identity);
+    const ClassReading c = classReadingOf(kl);
+    QVERIFY(c.classification && !c.binary && c.classes == 10);
+  }
+
   // config.save_best: default true, read and written when false, a non-boolean named by path.
   void saveBestKey() {
     std::ifstream in(std::string(NETSMITH_SOURCE_DIR) + "/projects/fashion_mnist_mlp.nsproj");

@@ -399,6 +399,19 @@ class TestOpGradients : public QObject {
     QTest::newRow("SquaredError") << "SquaredError" << "{}" << QVector<float>{1, 2} << QVector<float>{3, 2} << 4.0;
     QTest::newRow("HuberLoss") << "HuberLoss" << R"({"delta": 1})" << QVector<float>{0.5f, 3}
                                << QVector<float>{0, 0} << 0.25 + 5.0;
+    QTest::newRow("AbsoluteError") << "AbsoluteError" << "{}" << QVector<float>{1, 2, -0.5f}
+                                   << QVector<float>{3, 2, 0.25f} << 2.75;
+    // KL(t || x) = sum t log(t / x): a one-hot target gives -log x[label]; t = 0 adds nothing.
+    QTest::newRow("KLDivergence one-hot") << "KLDivergence" << "{}" << QVector<float>{0.5f, 0.5f}
+                                          << QVector<float>{1, 0} << ln2;
+    QTest::newRow("KLDivergence soft") << "KLDivergence" << "{}" << QVector<float>{0.5f, 0.5f}
+                                       << QVector<float>{0.25f, 0.75f}
+                                       << 0.25 * std::log(0.5) + 0.75 * std::log(1.5);
+    QTest::newRow("KLDivergence equal") << "KLDivergence" << "{}" << QVector<float>{0.2f, 0.8f}
+                                        << QVector<float>{0.2f, 0.8f} << 0.0;
+    // A prediction of 0 where the target is not: clamped to 1e-7, a large finite loss.
+    QTest::newRow("KLDivergence saturated") << "KLDivergence" << "{}" << QVector<float>{0.0f, 1.0f}
+                                            << QVector<float>{1, 0} << -std::log(1e-7);
   }
 
   void lossValues() {
