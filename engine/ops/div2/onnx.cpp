@@ -1,10 +1,10 @@
-// Div2 in ONNX:  y = x0 / x1, with numpy broadcasting (an axis of size 1, or a missing leading axis, is repeated to the other input's size).:Div (onnx_broadcast.h aligns the per-sample axes first).
+// Div2 in ONNX: Div (onnx_broadcast.h aligns the per-sample axes first).
 #include "engine/ops/onnx_broadcast.h"
 
 namespace netsmith::onnx_export {
 
 void register_div2(OnnxLayerTable& table) {
-  addOnnxMapping(table, "Div2", [](OnnxLayerContext& c) { addBroadcastBinary(c, " y = x0 / x1, with numpy broadcasting (an axis of size 1, or a missing leading axis, is repeated to the other input's size).:Div"); });
+  addOnnxMapping(table, "Div2", [](OnnxLayerContext& c) { addBroadcastBinary(c, "Div"); });
 }
 
 }  // namespace netsmith::onnx_export

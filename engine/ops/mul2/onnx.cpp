@@ -1,10 +1,10 @@
-// Mul2 in ONNX:  y = x0 * x1, with numpy broadcasting (an axis of size 1, or a missing leading axis, is repeated to the other input's size).:Mul (onnx_broadcast.h aligns the per-sample axes first).
+// Mul2 in ONNX: Mul (onnx_broadcast.h aligns the per-sample axes first).
 #include "engine/ops/onnx_broadcast.h"
 
 namespace netsmith::onnx_export {
 
 void register_mul2(OnnxLayerTable& table) {
-  addOnnxMapping(table, "Mul2", [](OnnxLayerContext& c) { addBroadcastBinary(c, " y = x0 * x1, with numpy broadcasting (an axis of size 1, or a missing leading axis, is repeated to the other input's size).:Mul"); });
+  addOnnxMapping(table, "Mul2", [](OnnxLayerContext& c) { addBroadcastBinary(c, "Mul"); });
 }
 
 }  // namespace netsmith::onnx_export
