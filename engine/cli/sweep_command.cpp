@@ -179,10 +179,18 @@ int runSweep(const ParsedArgs& args) {
 
   // Every combination, first axis slowest; each variant is checked before anything trains.
   const fs::path project(base.path);
-  const std::string stamp = timestampFolderName();
   const fs::path runs = project.parent_path() / (project.stem().string() + ".runs");
+  fs::create_directories(runs);
+  // The sweep's folder is claimed with one mkdir: two sweeps of a project started in the same
+  // second would otherwise share <stamp>-sweep/ (and overwrite each other's summary and variant
+  // projects). The loser waits for the next second: the run history reads the stamp's format.
+  std::string stamp = timestampFolderName();
+  for (int tries = 0; !fs::create_directory(runs / (stamp + "-sweep")); ++tries) {
+    NS_CHECK(tries < 50, "{}: cannot claim a sweep folder: every second's name is taken", runs.string());
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stamp = timestampFolderName();
+  }
   const fs::path variants = runs / (stamp + "-sweep");
-  fs::create_directories(variants);
   const auto runsOf = [](const Project& p) {
     const fs::path file(p.path);
     return file.parent_path() / (file.stem().string() + ".runs");

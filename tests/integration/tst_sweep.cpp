@@ -1,5 +1,6 @@
 // netsmith-cli sweep: four learning rates on two CPU workers, one training per device from a
 // queue; four run folders and a summary that agrees with them.
+#include <QDateTime>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <filesystem>
@@ -92,6 +93,32 @@ class SweepTest : public QObject {
     QCOMPARE(missing.exitCode, 2);
     QVERIFY2(missing.stderrText.contains("--queue") && missing.stderrText.contains("/nonexistent/p.nsproj"),
              missing.stderrText.constData());
+  }
+
+  // Two sweeps of one project in the same second once shared <stamp>-sweep/ (summary and variant
+  // projects overwritten). The folders of this second and the next two are taken here: the sweep
+  // waits for a free second and leaves them alone.
+  void aSweepClaimsAFolderOfItsOwn() {
+    QTemporaryDir dir;
+    const std::string project = saveProject(dir, "claim", sampleProject("fashion_mnist_mlp"));
+    const fs::path runs = fs::path(project).parent_path() / "claim.runs";
+    std::set<std::string> taken;
+    for (int s = 0; s < 3; ++s) {
+      const std::string name = QDateTime::currentDateTime().addSecs(s).toString("yyyyMMdd-HHmmss").toStdString() + "-sweep";
+      fs::create_directories(runs / name);
+      taken.insert(name);
+    }
+    const CliRun run = runCli({"sweep", QString::fromStdString(project), "--set", "optimizer.lr=0.01", "--max-epoch", "1",
+                               "--train-samples", "256", "--validation-samples", "128", "--json"});
+    QVERIFY2(run.exitCode == 0, run.stderrText.constData());
+    for (const std::string& name : taken) QVERIFY2(fs::is_empty(runs / name), name.c_str());
+    int sweeps = 0;
+    for (const auto& e : fs::directory_iterator(runs))
+      if (e.path().filename().string().ends_with("-sweep") && !taken.count(e.path().filename().string())) {
+        ++sweeps;
+        QVERIFY(fs::exists(e.path() / "summary.json"));
+      }
+    QCOMPARE(sweeps, 1);
   }
 
   void badSettingIsRefusedBeforeTraining() {
