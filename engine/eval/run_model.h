@@ -72,7 +72,7 @@ class RunModel {
 // A run remembers what its class labels are called: when the training dataset has names
 // (classes.txt beside its CSV, Dataset::classNames), the trainer copies them into RUN/classes.txt
 // (atomically, with each checkpoint and the final parameters, so any parameters the run has come
-// with them; engine/train/training_run_files.cpp). evaluate, infer and export read that file, so
+// with them; engine/train/run_files.cpp). evaluate, infer and export read that file, so
 // they name the classes even after the dataset has moved. A run folder without one (trained before
 // runs kept their names) falls back to classes.txt beside the project's training CSV, when there is
 // one. A name file that cannot be read is an error naming it, never silently unnamed classes.
