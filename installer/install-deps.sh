@@ -13,7 +13,7 @@ packages=(
   libonnx-dev libprotobuf-dev python3-onnx
   dpkg-dev desktop-file-utils appstream
   dataset-fashion-mnist
-  python3 python3-numpy python3-torch libopenblas0-openmp python3-venv
+  python3 python3-numpy python3-torch python3-torchvision libopenblas0-openmp python3-venv
   xvfb xauth
 )
 
