@@ -20,6 +20,7 @@
 #include "engine/core/error.h"
 #include "gui/app/help_locations.h"
 #include "gui/app/help_viewer.h"
+#include "gui/app/import_model.h"
 #include "gui/config/config_page.h"
 #include "gui/dataset/dataset_page.h"
 #include "gui/edit/edit_page.h"
@@ -96,6 +97,11 @@ void MainWindow::createMenus() {
   m_samplesMenu->setEnabled(!m_samplesMenu->isEmpty());
   file->addAction(tr("New from &template…"), this, &MainWindow::newFromTemplate)->setObjectName(QStringLiteral("newFromTemplate"));
   file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::open);
+  file->addAction(tr("&Import…"), this, [this] {  // an ONNX model as a project (docs/onnx-import.md)
+    if (!maybeSave()) return;
+    const QString project = importModelDialog(this, m_doc.path().isEmpty() ? QString() : QFileInfo(m_doc.path()).absolutePath());
+    if (!project.isEmpty()) openProject(project);
+  })->setObjectName(QStringLiteral("importModel"));
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   rebuildRecentMenu();
   file->addSeparator();
