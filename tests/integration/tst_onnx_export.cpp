@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <tuple>
 
 #include "engine/data/dataset.h"
 #include "engine/project/project_io.h"
@@ -156,6 +157,73 @@ Json withActivation(const std::string& row) {
   return p;
 }
 
+// A network of nodes (id, type, params) and links, with the LeNet sample's data and settings.
+Json zooProject(const std::string& name, const std::vector<std::tuple<const char*, const char*, Json>>& nodes,
+                const std::vector<std::pair<const char*, const char*>>& links) {
+  Json p = sampleProject("fashion_mnist_lenet");
+  p["name"] = name;
+  p["network"]["nodes"] = Json::array();
+  for (const auto& [id, type, params] : nodes) p["network"]["nodes"].push_back(node(id, type, params));
+  p["network"]["links"] = Json::array();
+  for (auto [from, to] : links) p["network"]["links"].push_back({{"from", from}, {"to", to}});
+  return p;
+}
+
+// The shape layers chained on a convolution (each reads the one before, so a wrong index map
+// changes everything after it), with Interpolate's five coordinate modes on side branches.
+Json shapeZoo() {
+  return zooProject(
+      "shape zoo",
+      {{"x", "Input", {{"shape", {1, 28, 28}}}},
+       {"c1", "Convolution", {{"outmaps", 6}, {"kernel", {3, 3}}, {"pad", {1, 1}}}},
+       {"mp", "MaxPooling", {{"kernel", {2, 2}}}},
+       {"cs", "ChannelShuffle", {{"group", 3}}},
+       {"sl", "Slice", {{"start", {1, 0, 2}}, {"stop", {5, 14, 14}}, {"step", {1, 2, 1}}}},
+       {"pd", "Pad", {{"pad_width", {1, 2, 0, 1}}, {"constant_value", 0.5}}},
+       {"tr", "Transpose", {{"axes", {0, 2, 1}}}},
+       {"up", "Unpooling", {{"kernel", {2, 1}}}},
+       {"ip", "Interpolate", {{"output_size", {9, 8}}, {"align_corners", false}, {"half_pixel", true}}},
+       {"ip2", "Interpolate", {{"output_size", {5, 6}}, {"mode", "nearest"}, {"align_corners", false}}},
+       {"ip3", "Interpolate",
+        {{"output_size", {6, 7}}, {"mode", "nearest"}, {"align_corners", false}, {"half_pixel", true}}},
+       {"ip4", "Interpolate", {{"scale", 1.5}}},
+       {"ip5", "Interpolate", {{"output_size", {4, 4}}, {"align_corners", false}}},
+       {"id", "Identity", Json::object()}, {"f1", "Flatten", Json::object()}, {"f2", "Flatten", Json::object()},
+       {"f3", "Flatten", Json::object()},
+       {"f4", "Flatten", Json::object()}, {"f5", "Flatten", Json::object()}, {"cat", "Concatenate", {{"axis", 0}}},
+       {"fc", "Affine", {{"n_outmaps", {10}}}}, {"y", "SoftmaxCrossEntropy", Json::object()}},
+      {{"x", "c1"}, {"c1", "mp"}, {"mp", "cs"}, {"cs", "sl"}, {"sl", "pd"}, {"pd", "tr"}, {"tr", "up"},
+       {"up", "ip"}, {"ip", "id"}, {"id", "f1"}, {"tr", "ip2"}, {"ip2", "f2"}, {"up", "ip3"}, {"ip3", "f3"},
+       {"tr", "ip4"}, {"ip4", "f4"}, {"pd", "ip5"}, {"ip5", "f5"}, {"f1", "cat"}, {"f2", "cat"}, {"f3", "cat"},
+       {"f4", "cat"}, {"f5", "cat"}, {"cat", "fc"}, {"fc", "y"}});
+}
+
+// The arithmetic layers: a squeeze-and-excitation-like Mul2 over channels, Div2, Sub2 over a
+// missing leading axis, the scalar ops in a chain, and the reductions with and without keep_dims.
+Json arithmeticZoo() {
+  return zooProject(
+      "arithmetic zoo",
+      {{"x", "Input", {{"shape", {1, 28, 28}}}},
+       {"c1", "Convolution", {{"outmaps", 4}, {"kernel", {3, 3}}, {"pad", {1, 1}}}},
+       {"mp", "MaxPooling", {{"kernel", {2, 2}}}}, {"gap", "Mean", {{"axes", {1, 2}}, {"keep_dims", true}}},
+       {"m", "Mul2", Json::object()}, {"sg", "Sigmoid", Json::object()}, {"as", "AddScalar", {{"val", 1.0}}},
+       {"d", "Div2", Json::object()},
+       {"mx", "Max", {{"axes", {0}}}}, {"s", "Sub2", Json::object()}, {"ps", "PowScalar", {{"val", 2.0}}},
+       {"ms", "MulScalar", {{"val", 0.5}}}, {"rs", "RSubScalar", {{"val", 1.0}}}, {"sg2", "Sigmoid", Json::object()},
+       {"as2", "AddScalar", {{"val", 1.0}}}, {"rd", "RDivScalar", {{"val", 2.0}}}, {"sm", "Sum", {{"axes", {0}}}},
+       {"mxa", "Max", {{"axes", {0, 1, 2}}}}, {"mn", "Mean", {{"axes", {1}}}},
+       {"sb", "Sum", {{"axes", {1, 2}}, {"keep_dims", true}}}, {"fl", "Flatten", Json::object()},
+       {"fl2", "Flatten", Json::object()},
+       {"fl3", "Flatten", Json::object()}, {"cat", "Concatenate", {{"axis", 0}}},
+       {"fc", "Affine", {{"n_outmaps", {10}}}},
+       {"y", "SoftmaxCrossEntropy", Json::object()}},
+      {{"x", "c1"}, {"c1", "mp"}, {"mp", "gap"}, {"mp", "m"}, {"gap", "m"}, {"gap", "sg"}, {"sg", "as"},
+       {"m", "d"}, {"as", "d"}, {"d", "mx"}, {"d", "s"}, {"mx", "s"}, {"s", "ps"}, {"ps", "ms"}, {"ms", "rs"},
+       {"rs", "sg2"}, {"sg2", "as2"}, {"as2", "rd"}, {"rd", "sm"}, {"sm", "fl"}, {"rs", "mxa"}, {"mxa", "cat"},
+       {"rs", "mn"}, {"mn", "fl2"}, {"rd", "sb"}, {"sb", "fl3"}, {"fl", "cat"}, {"fl2", "cat"}, {"fl3", "cat"},
+       {"cat", "fc"}, {"fc", "y"}});
+}
+
 // A linear model (a Sigmoid before BinaryCrossEntropy, which reads probabilities) with `loss`.
 Json withLoss(const std::string& loss) {
   Json p = sampleProject("fashion_mnist_mlp");
@@ -212,7 +280,7 @@ class OnnxExportTest : public QObject {
   void exportsPassTheCheckerAndMatchOnnxRuntime_data() {
     QTest::addColumn<QString>("name");
     for (const char* n : {"fashion_mnist_lenet", "fashion_mnist_mlp", "fashion_mnist_resnet", "layer_zoo",
-                          "activation_zoo", "loss_SigmoidCrossEntropy", "loss_BinaryCrossEntropy", "loss_SquaredError", "loss_HuberLoss"})
+                          "activation_zoo", "shape_zoo", "arithmetic_zoo", "loss_SigmoidCrossEntropy", "loss_BinaryCrossEntropy", "loss_SquaredError", "loss_HuberLoss"})
       QTest::newRow(n) << n;
     for (const char* a : {"ReLU6", "PReLU", "GELU", "GELU_none", "SELU", "SoftPlus", "SoftPlus_beta2", "Mish",
                           "HardSigmoid", "HardSwish", "SiLU"})
@@ -224,6 +292,8 @@ class OnnxExportTest : public QObject {
     Json project;
     if (n == "layer_zoo") project = layerZoo();
     else if (n == "activation_zoo") project = activationZoo();
+    else if (n == "shape_zoo") project = shapeZoo();
+    else if (n == "arithmetic_zoo") project = arithmeticZoo();
     else if (n.rfind("loss_", 0) == 0) project = withLoss(n.substr(5));
     else if (n.rfind("act_", 0) == 0) project = withActivation(n.substr(4));
     else project = sampleProject(n);
