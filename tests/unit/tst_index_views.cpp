@@ -101,6 +101,23 @@ class TestIndexViews : public QObject {
     // (1, 2, 2) padded by (0 before, 1 after) on height and (1, 0) on width with 9.
     const Run r = forward(m_device, "Pad", {1, 2, 2}, {{"pad_width", {0, 1, 1, 0}}, {"constant_value", 9.0}});
     QCOMPARE(sample1(r, 0), (std::vector<float>{9, 4, 5, 9, 6, 7, 9, 9, 9}));
+    // reflect (numpy's): a row 0..3 padded by (3, 2) reads 3 2 1 | 0 1 2 3 | 2 1.
+    const Run m = forward(m_device, "Pad", {1, 1, 4}, {{"pad_width", {0, 0, 3, 2}}, {"mode", "reflect"}});
+    QCOMPARE(sample1(m, 4), (std::vector<float>{3, 2, 1, 0, 1, 2, 3, 2, 1}));
+    // Its gradient sums the mirrors: dy = 1 everywhere gives 1 + the number of mirror images.
+    const OpSchema& schema = OpRegistry::builtin().get("Pad");
+    const Json params = validateParams(schema, {{"pad_width", {3, 2}}, {"mode", "reflect"}}, "params");
+    auto kernel = schema.kernels.at("cpu")(KernelSetup{m_device, {{4}}, {9}, OpParams(params)});
+    Tensor x(Shape{1, 4}), y(Shape{1, 9}), dy(Shape{1, 9}), dx(Shape{1, 4});
+    dy.fill(1.0f);
+    std::vector<const Tensor*> in{&x};
+    std::vector<Tensor*> grads{&dx};
+    KernelCall call{.device = m_device, .inputs = in, .params = {}, .output = y};
+    call.outputGrad = &dy;
+    call.inputGrads = grads;
+    kernel->forward(call);
+    kernel->backward(call);
+    QCOMPARE(values(dx), (std::vector<float>{1, 3, 3, 2}));
   }
 
   void unpooling() {

@@ -13,7 +13,8 @@ namespace netsmith::cpu {
 
 // y = x seen through `view` (`fill` outside the input). Backward: each input element's gradient
 // is the dy it was read into (a view that reads each element once), or, with `backwardSum`, the
-// sum of dy over the output elements that read it (Unpooling's repeats).
+// sum of dy over the output elements that read it (Unpooling's repeats), or for a reflecting view
+// the sum over its mirrors (Pad's reflect).
 class GatherKernel final : public Kernel {
  public:
   GatherKernel(cuda::IndexView view, float fill, std::optional<cuda::ReduceView> backwardSum = std::nullopt)
@@ -34,6 +35,11 @@ class GatherKernel final : public Kernel {
     float* out = dx->data();
     if (m_backwardSum) {
       const cuda::body::SumReduce f{cuda::withBatchSize(*m_backwardSum, batch), 1.0f};
+      parallelFor(dx->size(), [&](int64_t j) { f(j, dy, out); });
+      return;
+    }
+    if (m_view.reflect) {
+      const cuda::body::ReflectBackward f{cuda::withBatchSize(m_view, batch)};
       parallelFor(dx->size(), [&](int64_t j) { f(j, dy, out); });
       return;
     }

@@ -30,6 +30,9 @@ struct IndexView {
   int64_t start[kMaxViewRank] = {};   // input coordinate at output coordinate 0 (< 0: padding)
   int64_t step[kMaxViewRank] = {};    // input coordinate per output coordinate
   int64_t bound[kMaxViewRank] = {};   // the input coordinate must lie in [0, bound)
+  // Outside [0, bound): false reads nothing (the fill value); true mirrors the coordinate at the
+  // first and last entries (Pad's "reflect": -1 reads 1, bound reads bound - 2).
+  bool reflect = false;
 
   // The input offset read by output element i, or -1 when it lies outside the input.
   NS_HOST_DEVICE int64_t source(int64_t i) const {
@@ -37,7 +40,8 @@ struct IndexView {
     for (int d = rank - 1; d >= 0; --d) {
       const int64_t o = i % dims[d];
       i /= dims[d];
-      const int64_t c = start[d] + o * step[d];
+      int64_t c = start[d] + o * step[d];
+      if (reflect) c = c < 0 ? -c : (c >= bound[d] ? 2 * (bound[d] - 1) - c : c);
       if (c < 0 || c >= bound[d]) return -1;
       offset += c * stride[d];
     }
@@ -108,6 +112,49 @@ struct ScatterBackward {
   NS_HOST_DEVICE void operator()(int64_t i, const float* dy, float* dx) const {
     const int64_t s = view.source(i);
     if (s >= 0) dx[s] = dy[i];
+  }
+};
+
+// Pad "reflect"'s backward for input element j (view: start = -before, step 1, stride = the
+// input's row-major strides, bound = the input's size; dims[0] the batch): the sum of dy over the
+// up to 3 output coordinates per axis that read j's coordinate (itself and its two mirrors),
+// over every combination of axes. Each output is read once per input element: no atomics.
+struct ReflectBackward {
+  IndexView view;
+  NS_HOST_DEVICE void operator()(int64_t j, const float* dy, float* dx) const {
+    int64_t cand[kMaxViewRank][3];
+    int count[kMaxViewRank];
+    int64_t outStride[kMaxViewRank];
+    int64_t s = 1;
+    for (int d = view.rank - 1; d >= 0; --d) {
+      outStride[d] = s;
+      s *= view.dims[d];
+    }
+    int64_t rest = j;
+    for (int d = view.rank - 1; d >= 0; --d) {
+      const int64_t size = d == 0 ? view.dims[0] : view.bound[d];
+      const int64_t c = rest % size;
+      rest /= size;
+      const int64_t before = -view.start[d];
+      int n = 0;
+      cand[d][n++] = c + before;
+      if (c > 0 && c <= before) cand[d][n++] = before - c;  // left mirror
+      const int64_t right = 2 * (size - 1) - c + before;     // right mirror
+      if (d > 0 && c < size - 1 && right < view.dims[d]) cand[d][n++] = right;
+      count[d] = n;
+    }
+    int64_t combos = 1;
+    for (int d = 0; d < view.rank; ++d) combos *= count[d];
+    double sum = 0.0;
+    for (int64_t k = 0; k < combos; ++k) {
+      int64_t r = k, offset = 0;
+      for (int d = view.rank - 1; d >= 0; --d) {
+        offset += cand[d][r % count[d]] * outStride[d];
+        r /= count[d];
+      }
+      sum += static_cast<double>(dy[offset]);
+    }
+    dx[j] = static_cast<float>(sum);
   }
 };
 

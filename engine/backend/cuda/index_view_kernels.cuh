@@ -32,6 +32,11 @@ class CudaGatherKernel final : public Kernel {
                        call.outputGrad->data(), dx->data());
       return;
     }
+    if (m_view.reflect) {
+      launchGridStride(m_name, ctx(call).stream(), dx->size(), body::ReflectBackward{withBatchSize(m_view, batch)},
+                       call.outputGrad->data(), dx->data());
+      return;
+    }
     ctx(call).fill(dx->data(), dx->size(), 0.0f);
     launchGridStride(m_name, ctx(call).stream(), call.outputGrad->size(),
                      body::ScatterBackward{withBatchSize(m_view, batch)}, call.outputGrad->data(), dx->data());

@@ -1,4 +1,5 @@
-// Pad in ONNX: Pad, mode constant, with pads (begins of every axis, then ends; 0 for the batch).
+// Pad in ONNX: Pad, mode constant or reflect (the same mirror as ours), with pads (begins of every
+// axis, then ends; 0 for the batch).
 #include "engine/export/onnx_layers.h"
 #include "engine/ops/pad/pad_view.h"
 
@@ -13,7 +14,7 @@ void register_pad(OnnxLayerTable& table) {
     for (const auto& w : widths) pads.push_back(w.second);
     c.addNode("Pad", {c.inputs.at(0), c.addInt64s("pads", pads),
                       c.addScalar("constant_value", static_cast<float>(c.params().number("constant_value")))},
-              {c.output}, {OnnxAttribute{"mode", OnnxAttribute::Kind::String, 0, 0, {}, "constant"}});
+              {c.output}, {OnnxAttribute{"mode", OnnxAttribute::Kind::String, 0, 0, {}, c.params().text("mode")}});
   });
 }
 
