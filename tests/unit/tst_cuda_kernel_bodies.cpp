@@ -12,7 +12,10 @@
 // Ops whose CUDA kernels are cuDNN or cuBLAS (Convolution, Deconvolution, ReLU, ReLU6, Sigmoid,
 // Tanh, ELU, Swish, Softmax; Affine's GEMMs) or a strided copy (Concatenate, Flatten, Reshape)
 // have no body of ours to test. The bodies of GELU, SELU, SoftPlus, Mish, HardSigmoid, HardSwish
-// and PReLU are checked in tst_activation_bodies (this file is at its size limit).
+// and PReLU are checked in tst_activation_bodies (this file is at its size limit). The shape and
+// arithmetic layers (Note [Index views], Interpolate, the scalar ops) have no separate CPU
+// implementation to compare with: their CPU kernels run the same bodies, and tst_index_views
+// checks those against closed forms.
 // netsmith-test-labels: asan
 
 #include <QtTest>
