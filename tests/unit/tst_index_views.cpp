@@ -1,8 +1,8 @@
-// The shape and arithmetic layers' forward values against closed forms (Note [Index views],
-// Note [Interpolate coordinates]). The gradient check proves backward matches forward; this proves
-// forward is the function nnabla names: each case runs the registered CPU kernel (whose bodies
-// the CUDA kernels share) on a tensor whose values encode their own index, and compares with the
-// expected values written out here, or computed by an independent loop over coordinates.
+// The shape and arithmetic layers' forward values against closed forms (Note [Index views], Note
+// [Interpolate coordinates], the scalar ops). The gradient check proves backward matches forward;
+// this proves forward is the function nnabla names: each case runs the registered CPU kernel (whose
+// bodies the CUDA kernels share) on a tensor whose values encode their own index, and compares with
+// the expected values written out here, or computed by an independent loop over coordinates.
 // netsmith-test-labels: asan
 
 #include <QtTest>
@@ -137,6 +137,23 @@ class TestIndexViews : public QObject {
     // x1 (2, 1) per sample: values 10, 20 (sample 0), 30, 10 (sample 1).
     QCOMPARE(values(div.output), (std::vector<float>{0.0f / 10, 1.0f / 10, 2.0f / 10, 3.0f / 20, 4.0f / 20, 5.0f / 20,
                                                      6.0f / 30, 7.0f / 30, 8.0f / 30, 9.0f / 10, 10.0f / 10, 11.0f / 10}));
+  }
+
+  void scalarArithmetic() {
+    // x = index - 2 over (3): -2, -1, 0 (sample 0), 1, 2, 3 (sample 1).
+    const auto run = [&](const char* op, double val) {
+      return values(forward(m_device, op, {{3}}, {{"val", val}},
+                            [](size_t, int64_t i) { return static_cast<float>(i) - 2.0f; })
+                        .output);
+    };
+    QCOMPARE(run("AddScalar", 0.5), (std::vector<float>{-1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 3.5f}));
+    QCOMPARE(run("MulScalar", -2.0), (std::vector<float>{4, 2, 0, -2, -4, -6}));
+    QCOMPARE(run("PowScalar", 3.0), (std::vector<float>{-8, -1, 0, 1, 8, 27}));
+    QCOMPARE(run("RSubScalar", 1.0), (std::vector<float>{3, 2, 1, 0, -1, -2}));
+    const std::vector<float> rdiv = run("RDivScalar", 6.0);
+    QCOMPARE(rdiv.at(0), -3.0f);
+    QCOMPARE(rdiv.at(5), 2.0f);
+    QVERIFY(std::isinf(rdiv.at(2)));  // 6 / 0, as nnabla and numpy give
   }
 
   void reductions() {
