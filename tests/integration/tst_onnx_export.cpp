@@ -170,8 +170,8 @@ Json zooProject(const std::string& name, const std::vector<std::tuple<const char
 }
 
 // The shape layers chained on a convolution (each reads the one before, so a wrong index map
-// changes everything after it), with Interpolate's five coordinate modes and a reflecting Pad on
-// side branches.
+// changes everything after it), with Interpolate's five coordinate modes (and half_pixel to one row) and a
+// reflecting Pad on side branches.
 Json shapeZoo() {
   return zooProject(
       "shape zoo",
@@ -190,14 +190,17 @@ Json shapeZoo() {
        {"ip4", "Interpolate", {{"scale", 1.5}}},
        {"ip5", "Interpolate", {{"output_size", {4, 4}}, {"align_corners", false}}},
        {"pr", "Pad", {{"pad_width", {2, 1, 1, 3}}, {"mode", "reflect"}}}, {"f6", "Flatten", Json::object()},
+       {"ip6", "Interpolate", {{"output_size", {1, 5}}, {"align_corners", false}, {"half_pixel", true}}},
+       {"f7", "Flatten", Json::object()},
        {"id", "Identity", Json::object()}, {"f1", "Flatten", Json::object()}, {"f2", "Flatten", Json::object()},
        {"f3", "Flatten", Json::object()},
        {"f4", "Flatten", Json::object()}, {"f5", "Flatten", Json::object()}, {"cat", "Concatenate", {{"axis", 0}}},
        {"fc", "Affine", {{"n_outmaps", {10}}}}, {"y", "SoftmaxCrossEntropy", Json::object()}},
       {{"x", "c1"}, {"c1", "mp"}, {"mp", "cs"}, {"cs", "sl"}, {"sl", "pd"}, {"pd", "tr"}, {"tr", "up"},
        {"up", "ip"}, {"ip", "id"}, {"id", "f1"}, {"tr", "ip2"}, {"ip2", "f2"}, {"up", "ip3"}, {"ip3", "f3"},
-       {"tr", "ip4"}, {"ip4", "f4"}, {"pd", "ip5"}, {"ip5", "f5"}, {"sl", "pr"}, {"pr", "f6"}, {"f6", "cat"}, {"f1", "cat"}, {"f2", "cat"}, {"f3", "cat"},
-       {"f4", "cat"}, {"f5", "cat"}, {"cat", "fc"}, {"fc", "y"}});
+       {"tr", "ip4"}, {"ip4", "f4"}, {"pd", "ip5"}, {"ip5", "f5"}, {"sl", "pr"}, {"pr", "f6"}, {"f6", "cat"},
+       {"tr", "ip6"}, {"ip6", "f7"}, {"f7", "cat"}, {"f1", "cat"}, {"f2", "cat"}, {"f3", "cat"}, {"f4", "cat"},
+       {"f5", "cat"}, {"cat", "fc"}, {"fc", "y"}});
 }
 
 // The arithmetic layers: a squeeze-and-excitation-like Mul2 over channels, Div2, Sub2 over a

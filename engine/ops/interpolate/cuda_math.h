@@ -7,7 +7,8 @@
 //            i0 = floor(c), i1 = min(i0 + 1, in − 1), weights 1 − (c − i0) and c − i0.
 //   nearest: s = in / out; c = half_pixel ? s · (o + 0.5) : s · o; i = min(floor(c), in − 1)
 //            (align_corners must be false, as nnabla requires).
-// In ONNX Resize terms: align_corners; half_pixel; asymmetric (linear), and asymmetric or
+// In ONNX Resize terms: align_corners; pytorch_half_pixel (half_pixel, but position 0 for an
+// output of size 1, as s = 0 gives); asymmetric (linear), and asymmetric or
 // tf_half_pixel_for_nn with nearest_mode floor (nearest). Backward is a gather: each input value
 // sums the output gradients whose weights reach it, found by binary search over the output
 // positions (the source index never decreases with o), so no two threads write one value.

@@ -14,7 +14,10 @@ void register_interpolate(OnnxLayerTable& table) {
              "layer '{}' (Interpolate) has align_corners and half_pixel both true, which ONNX Resize cannot "
              "express: set one of them to false",
              c.node.id);
-    const char* transform = linear ? (corners ? "align_corners" : half ? "half_pixel" : "asymmetric")
+    // pytorch_half_pixel is half_pixel except for an output of size 1, which reads position 0:
+    // nnabla's scale is 0 there (Note [Interpolate coordinates]), where ONNX's half_pixel would
+    // read the input's middle.
+    const char* transform = linear ? (corners ? "align_corners" : half ? "pytorch_half_pixel" : "asymmetric")
                                    : (half ? "tf_half_pixel_for_nn" : "asymmetric");
     const auto text = [](const char* name, const char* value) {
       return OnnxAttribute{name, OnnxAttribute::Kind::String, 0, 0, {}, value};
