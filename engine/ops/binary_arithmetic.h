@@ -25,6 +25,12 @@ inline OpSchema binaryArithmeticSchema(const char* name, cuda::body::BinaryOp op
     return std::make_unique<cpu::BinaryKernel>(op, setup.inputShapes.at(0), setup.inputShapes.at(1),
                                                 setup.outputShape);
   };
+  // Note [Op examples]: the broadcasting cases every two-input arithmetic op adds to the main one.
+  s.examples = {
+      {.name = "broadcast_channels", .inputs = {{3, 4, 4}, {3, 1, 1}}},
+      {.name = "broadcast_rank", .inputs = {{3, 4, 5}, {5}}},
+      {.name = "broadcast_both", .inputs = {{3, 1, 5}, {1, 4, 1}}},
+  };
   return s;
 }
 

@@ -60,6 +60,12 @@ inline OpSchema reductionSchema(const char* name, ReductionKind kind, const char
     const cuda::ReduceView v = cuda::reduceView(x, reducedAxes(x, setup.params));
     return std::make_unique<cpu::ReduceKernel>(v, kind == ReductionKind::Max, reductionScale(kind, v));
   };
+  // Note [Op examples]: the cases every reduction adds to the main one.
+  s.examples = {
+      {.name = "spatial_keep", .inputs = {{3, 4, 5}}, .params = {{"axes", {1, 2}}, {"keep_dims", true}}},
+      {.name = "all", .inputs = {{3, 4, 5}}, .params = {{"axes", {0, 1, 2}}}},
+      {.name = "middle", .inputs = {{3, 4, 5}}, .params = {{"axes", {1}}}},
+  };
   return s;
 }
 
