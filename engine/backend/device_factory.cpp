@@ -25,10 +25,9 @@ class InProcessCommunicatorGroup final : public CommunicatorGroup {
 DeviceKind cpuDeviceKind() {
   DeviceKind k;
   k.kind = "cpu";
-  k.makeContext = [](const DevicePlan& d, const TrainingPlan&, const Project& project) -> std::unique_ptr<DeviceContext> {
-    const Precision precision = parsePrecision(project.config.precision);
-    cpu::checkCpuPrecision(precision);
-    auto c = std::make_unique<CpuDeviceContext>(d.id, d.threads, precision);
+  k.makeContext = [](const DeviceOptions& d) -> std::unique_ptr<DeviceContext> {
+    cpu::checkCpuPrecision(d.precision);
+    auto c = std::make_unique<CpuDeviceContext>(d.id, d.threads, d.precision);
     c->bindToCurrentThread();
     return c;
   };

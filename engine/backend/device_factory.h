@@ -13,8 +13,8 @@
 
 #include "engine/comm/communicator.h"
 #include "engine/core/device_context.h"
+#include "engine/core/precision.h"
 #include "engine/optim/optimizer.h"
-#include "engine/train/parallel_plan.h"
 
 namespace netsmith {
 
@@ -47,11 +47,20 @@ class DeviceSolver {
   virtual int64_t skippedSteps() const { return 0; }
 };
 
+// What a device context is made from. The trainer and the evaluator fill it from their plan and
+// project, so the backend knows no plan, project or run (the layers point down:
+// core → backend → ops → train → cli/gui).
+struct DeviceOptions {
+  std::string id;        // the local device id: "cpu:0", "cuda:1"
+  int threads = 1;       // CPU: the worker's OpenMP threads; ignored by devices that have their own
+  Precision precision = Precision::Float;
+  bool deterministic = false;  // same results on every run (cuDNN's deterministic algorithms)
+};
+
 struct DeviceKind {
   std::string kind;  // "cpu", "cuda": the part of a device id before ':'
   // Called on the worker's own thread, which it binds to the device (OpenMP team, CUDA device).
-  std::function<std::unique_ptr<DeviceContext>(const DevicePlan& device, const TrainingPlan& plan, const Project& project)>
-      makeContext;
+  std::function<std::unique_ptr<DeviceContext>(const DeviceOptions& options)> makeContext;
   // All workers of a run are of one kind. deviceIds[r] names rank r in errors.
   std::function<std::unique_ptr<CommunicatorGroup>(const std::vector<std::string>& deviceIds, double timeoutSeconds)>
       makeGroup;

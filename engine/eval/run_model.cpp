@@ -11,6 +11,7 @@
 #include "engine/data/class_names.h"
 #include "engine/project/project_io.h"
 #include "engine/train/network.h"
+#include "engine/train/parallel_plan.h"
 #include "engine/train/worker_pool.h"
 
 namespace fs = std::filesystem;
@@ -102,21 +103,20 @@ Predictions RunModel::predict(const Dataset& data, std::vector<std::string> devi
   out.devices = devices;
 
   std::vector<std::unique_ptr<DeviceContext>> contexts(static_cast<size_t>(n));
-  // Deterministic kernels (a GPU's cuDNN algorithms), so a sample's output does not depend on
-  // which device computed it or when.
-  TrainingPlan plan;
-  plan.deterministic = true;
   std::vector<std::unique_ptr<Network>> networks(static_cast<size_t>(n));
   {
     WorkerPool pool(devices, 60.0, {});
     const int64_t blocks = (data.size + block - 1) / block;
     pool.runOnAll([&](int w) {
       const auto i = static_cast<size_t>(w);
-      DevicePlan slot;
-      slot.id = devices[i];
-      slot.batch = block;
-      slot.threads = threads;
-      contexts[i] = kinds[i]->makeContext(slot, plan, m_project);
+      DeviceOptions device;
+      device.id = devices[i];
+      device.threads = threads;
+      device.precision = parsePrecision(m_project.config.precision);
+      // Deterministic kernels (a GPU's cuDNN algorithms), so a sample's output does not depend on
+      // which device computed it or when.
+      device.deterministic = true;
+      contexts[i] = kinds[i]->makeContext(device);
       networks[i] = std::make_unique<Network>(*m_graph, *contexts[i]);
       applyParameters(m_parameters, *networks[i]);
       const int64_t first = blocks * w / n, last = blocks * (w + 1) / n;

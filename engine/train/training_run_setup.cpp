@@ -273,9 +273,12 @@ void TrainingRun::startWorkers() {
     initial = readInitialParameters(m_project.config.initialParameters, *m_graph);
   m_pool->runOnAll([&](int w) {
     const auto i = static_cast<size_t>(w);
-    DevicePlan local = workers[i];
-    local.id = localDeviceId(local.id);
-    m_contexts[i] = kind.makeContext(local, m_plan, m_project);
+    DeviceOptions device;
+    device.id = localDeviceId(workers[i].id);
+    device.threads = workers[i].threads;
+    device.precision = parsePrecision(m_plan.precision);
+    device.deterministic = m_plan.deterministic;
+    m_contexts[i] = kind.makeContext(device);
     if (kind.attachWorker) kind.attachWorker(*group, w, *m_contexts[i]);
     m_replicas[i] = std::make_unique<Replica>(*m_graph, m_plan, workers[i], *m_contexts[i], m_sync.communicator(w),
                                               m_project.config.seed);

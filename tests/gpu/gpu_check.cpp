@@ -47,14 +47,11 @@ using Clock = std::chrono::steady_clock;
 // A worker's context as the trainer makes it: through the device kind, on this thread.
 std::unique_ptr<DeviceContext> makeContext(const std::string& device, const std::string& precision,
                                            bool deterministic = false) {
-  Project project;
-  project.config.precision = precision;
-  TrainingPlan plan;
-  plan.deterministic = deterministic;
-  DevicePlan d;
+  DeviceOptions d;
   d.id = device;
-  d.threads = 1;
-  return deviceKindOf(device).makeContext(d, plan, project);
+  d.precision = parsePrecision(precision);
+  d.deterministic = deterministic;
+  return deviceKindOf(device).makeContext(d);
 }
 
 void upload(DeviceContext& device, Tensor& dst, const Tensor& host) {

@@ -10,11 +10,10 @@ namespace netsmith::cuda {
 DeviceKind cudaDeviceKind() {
   DeviceKind k;
   k.kind = "cuda";
-  k.makeContext = [](const DevicePlan& d, const TrainingPlan& plan, const Project& project)
-      -> std::unique_ptr<DeviceContext> {
+  k.makeContext = [](const DeviceOptions& d) -> std::unique_ptr<DeviceContext> {
     CudaOptions options;
-    options.precision = parsePrecision(project.config.precision);
-    options.deterministic = plan.deterministic;
+    options.precision = d.precision;
+    options.deterministic = d.deterministic;
     return std::make_unique<CudaDeviceContext>(d.id, options);
   };
   k.makeGroup = [](const std::vector<std::string>& ids, double timeout) -> std::unique_ptr<CommunicatorGroup> {
