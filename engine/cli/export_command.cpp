@@ -16,7 +16,7 @@ namespace netsmith::cli {
 const CommandSpec kExport{
     "export",
     "RUN_FOLDER [--onnx FILE.onnx] [--parameters last|best]",
-    "Exports a trained run as an ONNX model (opset 13) with its trained parameters.",
+    "Exports a trained run as an ONNX model (opset 13; 17 when it has a LayerNormalization) with its trained parameters.",
     "Every layer becomes standard ONNX operators; the loss becomes the output head (Softmax for\n"
     "SoftmaxCrossEntropy, Sigmoid for SigmoidCrossEntropy, Identity otherwise). The model's input 'x'\n"
     "is (N, Input shape) already multiplied by dataset.scale (recorded in the model's metadata as\n"
@@ -55,7 +55,7 @@ int runExport(const ParsedArgs& args) {
     onnx.metadata.emplace_back("class_names", Json(model.classNames()).dump(-1, ' ', false, Json::error_handler_t::replace));
   writeOnnxModel(onnx, path);
   std::printf("Exported %zu layers as %zu ONNX nodes (opset %lld) to %s\n", graph.nodes.size(), onnx.nodes.size(),
-              static_cast<long long>(kOnnxOpset), path.c_str());
+              static_cast<long long>(onnx.opset), path.c_str());
   return 0;
 }
 

@@ -7,12 +7,7 @@
 
 namespace netsmith {
 
-OutputHead outputHeadOf(const Graph& graph) {
-  const std::string& loss = graph.loss().schema->name;
-  if (loss == "SoftmaxCrossEntropy") return OutputHead::Softmax;
-  if (loss == "SigmoidCrossEntropy") return OutputHead::Sigmoid;
-  return OutputHead::Identity;
-}
+OutputHead outputHeadOf(const Graph& graph) { return graph.loss().schema->outputHead; }
 
 void applyOutputHead(OutputHead head, std::span<const float> in, std::span<float> out) {
   switch (head) {
@@ -35,23 +30,30 @@ void applyOutputHead(OutputHead head, std::span<const float> in, std::span<float
 ClassReading classReadingOf(const Graph& graph) {
   ClassReading r;
   const int64_t width = numel(graph.prediction().outputShape);
-  const std::string& loss = graph.loss().schema->name;
-  if (loss == "SquaredError" || loss == "HuberLoss" || loss == "AbsoluteError") {
-    r.why = loss + " is a regression loss: there are no classes to count";
-    return r;
+  const OpSchema& loss = *graph.loss().schema;
+  switch (loss.prediction) {
+    case LossPrediction::Values:
+    case LossPrediction::None:
+      r.why = loss.name + " is a regression loss: there are no classes to count";
+      return r;
+    case LossPrediction::ClassScores:
+    case LossPrediction::ClassProbabilities:
+      r.classification = true;
+      r.binary = width == 1;
+      r.classes = width == 1 ? 2 : width;
+      return r;
+    case LossPrediction::LabelLogits:
+    case LossPrediction::LabelProbabilities:
+      if (width == 1) {
+        r.classification = true;
+        r.binary = true;
+        r.classes = 2;
+        return r;
+      }
+      r.why = format("{} over {} outputs is multi-label: each output is its own yes/no, not one class per sample",
+                     loss.name, width);
+      return r;
   }
-  if (width > 1 && loss != "SigmoidCrossEntropy" && loss != "BinaryCrossEntropy") {
-    r.classification = true;
-    r.classes = width;
-    return r;
-  }
-  if (width == 1) {
-    r.classification = true;
-    r.binary = true;
-    r.classes = 2;
-    return r;
-  }
-  r.why = format("{} over {} outputs is multi-label: each output is its own yes/no, not one class per sample", loss, width);
   return r;
 }
 

@@ -1,9 +1,10 @@
-// Note [Output head]: what a trained network's output means once the loss is taken away. The
-// loss layers consume raw scores, so inference applies the function the loss implies:
-// SoftmaxCrossEntropy → softmax over the prediction (class likelihoods), SigmoidCrossEntropy →
-// sigmoid per element, every other loss (BinaryCrossEntropy reads probabilities already,
-// KLDivergence too; SquaredError, HuberLoss, AbsoluteError) → the prediction as it is. evaluate, infer and the ONNX export all
-// use this one rule, so their numbers agree.
+// Note [Output head] (engine/ops/op_schema.h): what a trained network's output means once the
+// loss is taken away. Each loss declares it in its own folder (OpSchema::outputHead and
+// OpSchema::prediction): SoftmaxCrossEntropy → softmax over the prediction (class likelihoods),
+// SigmoidCrossEntropy → sigmoid per element, every other loss (BinaryCrossEntropy, KLDivergence
+// and CategoricalCrossEntropy read probabilities already; SquaredError, HuberLoss, AbsoluteError)
+// → the prediction as it is. evaluate, infer and the ONNX export all use this one rule, so their
+// numbers agree.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +14,6 @@
 #include "engine/project/graph.h"
 
 namespace netsmith {
-
-enum class OutputHead { Softmax, Sigmoid, Identity };
 
 OutputHead outputHeadOf(const Graph& graph);
 
@@ -29,8 +28,10 @@ struct ClassReading {
   std::string why;              // when not classification: why, for messages
 };
 
-// Multi-class: a prediction of C > 1 values read by arg-max. Binary: one value under
-// SigmoidCrossEntropy or BinaryCrossEntropy. Anything else is regression.
+// From the loss's OpSchema::prediction. Multi-class: C > 1 class scores or probabilities read by
+// arg-max. Binary: one value (under a per-label loss, or a class loss given one output). A
+// per-label loss over several outputs is multi-label and a regression loss has no classes: both
+// are not classification, and `why` says so.
 ClassReading classReadingOf(const Graph& graph);
 
 // The class a likelihood row stands for (arg-max; the first of equal values; binary: > 0.5).

@@ -12,7 +12,13 @@
 namespace netsmith {
 
 // ONNX operator set the mappings target: every operator used means what opset 13 says.
+// Note [Opset per model]: a model declares opset 13 unless one of its layers needs an operator
+// that came later (LayerNormalization: 17), whose mapping raises OnnxGraph::opset. The
+// operators the other mappings write mean the same in every opset up to 17 (14-17 only widened
+// their types or added operators), so raising it changes nothing else; 18 would (ReduceMean's
+// axes became an input), and no mapping asks for it.
 constexpr int64_t kOnnxOpset = 13;
+constexpr int64_t kOnnxMaxOpset = 17;
 
 struct OnnxAttribute {
   enum class Kind { Int, Float, Ints, String };
@@ -56,6 +62,7 @@ struct OnnxGraph {
   std::vector<OnnxNode> nodes;  // in topological order
   std::vector<OnnxInitializer> initializers;
   std::vector<std::pair<std::string, std::string>> metadata;  // model metadata_props
+  int64_t opset = kOnnxOpset;  // Note [Opset per model]
 };
 
 }  // namespace netsmith

@@ -40,6 +40,12 @@ std::string OnnxLayerContext::addScalar(const std::string& what, float value) {
   return addFloats(what, Shape{}, &value);
 }
 
+void OnnxLayerContext::requireOpset(int64_t opset) {
+  NS_CHECK(opset <= kOnnxMaxOpset, "internal: layer '{}' ({}) asks for ONNX opset {}; the mappings stop at {}", node.id,
+           node.schema->name, opset, kOnnxMaxOpset);
+  graph.opset = std::max(graph.opset, opset);
+}
+
 std::vector<int64_t> onnxBatchShape(const Shape& perSample) {
   std::vector<int64_t> s{0};
   s.insert(s.end(), perSample.begin(), perSample.end());

@@ -46,6 +46,8 @@ struct OnnxLayerContext {
   // The parameter `name` (a per-sample axis, as Netsmith's params count) as an ONNX axis, which
   // counts the batch axis.
   int64_t batchAxis(const std::string& name = "axis") const { return params().integer(name) + 1; }
+  // Note [Opset per model]: the model declares at least `opset` (at most kOnnxMaxOpset).
+  void requireOpset(int64_t opset);
 };
 
 using OnnxLayerMapping = std::function<void(OnnxLayerContext&)>;

@@ -17,8 +17,9 @@ namespace netsmith {
 
 namespace {
 
-// ONNX's IR version for opset 13 (ONNX 1.8): readers that know opset 13 read it.
-constexpr int64_t kIrVersion = 7;
+// ONNX's IR version for the model's opset: 7 for opset 13 (ONNX 1.8), 8 for opsets 14 to 17
+// (ONNX 1.9 to 1.12), so a reader that knows the opset reads the file (Note [Opset per model]).
+int64_t irVersionFor(int64_t opset) { return opset <= 13 ? 7 : 8; }
 
 void setShape(onnx::ValueInfoProto& v, const std::string& name, const Shape& perSample) {
   v.set_name(name);
@@ -70,13 +71,13 @@ bool onnxExportAvailable() { return true; }
 
 void writeOnnxModel(const OnnxGraph& graph, const std::string& path) {
   onnx::ModelProto model;
-  model.set_ir_version(kIrVersion);
+  model.set_ir_version(irVersionFor(graph.opset));
   model.set_producer_name("netsmith");
   model.set_producer_version(NETSMITH_VERSION);
   model.set_model_version(1);
   auto* opset = model.add_opset_import();
   opset->set_domain("");
-  opset->set_version(kOnnxOpset);
+  opset->set_version(graph.opset);
   for (const auto& [key, value] : graph.metadata) {
     auto* m = model.add_metadata_props();
     m->set_key(key);

@@ -1,5 +1,5 @@
 // Writes an OnnxGraph as an ONNX model file (onnx::ModelProto from Debian's libonnx-dev, IR
-// version 7, opset kOnnxOpset) and runs ONNX's own checker on it before the file appears.
+// version 7 or 8, the graph's opset: Note [Opset per model]) and runs ONNX's own checker on it before the file appears.
 #pragma once
 
 #include <string>

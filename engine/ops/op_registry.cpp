@@ -13,6 +13,11 @@ void OpRegistry::add(OpSchema schema) {
     NS_CHECK(alias != schema.name && !find(alias), "layer type '{}': its alias '{}' is already a layer type name",
              schema.name, alias);
   NS_CHECK(static_cast<bool>(schema.inferShape), "layer type '{}' has no shape inference", schema.name);
+  // Note [Output head]: a loss says what its prediction means; nothing else guesses it from the name.
+  NS_CHECK(schema.isLoss() == (schema.prediction != LossPrediction::None),
+           "layer type '{}': {}", schema.name,
+           schema.isLoss() ? "a loss must declare what its prediction means (OpSchema::prediction)"
+                           : "only a loss declares OpSchema::prediction");
   m_schemas.push_back(std::make_unique<OpSchema>(std::move(schema)));
 }
 

@@ -137,6 +137,22 @@ enum class LossTarget {
   SameAsPrediction,  // (N, prediction shape); a class label is one-hot encoded by the trainer
 };
 
+// Note [Output head]: what inference applies to a loss's prediction once the loss is taken away
+// (engine/eval/output_head.h): the loss layers consume raw scores, so evaluate, infer and the
+// ONNX export apply the function the loss implies. Declared by each loss in its own folder.
+enum class OutputHead { Softmax, Sigmoid, Identity };
+
+// What a loss's prediction means, for counting errors and reading classes (output_head.h's
+// classReadingOf, engine/train/metrics.cpp). Every loss declares one; other ops keep None.
+enum class LossPrediction {
+  None,                // not a loss
+  Values,              // regression: values compared as they are (SquaredError, HuberLoss, ...)
+  ClassScores,         // one raw score per class, read by arg-max (SoftmaxCrossEntropy)
+  ClassProbabilities,  // one probability per class, read by arg-max (KLDivergence, CategoricalCrossEntropy)
+  LabelLogits,         // one independent yes/no per output, as a logit: yes when > 0 (SigmoidCrossEntropy)
+  LabelProbabilities,  // one independent yes/no per output, as a probability: yes when > 0.5 (BinaryCrossEntropy)
+};
+
 // Note [Op examples]: inputs and parameters that exercise an op, declared in its own folder
 // (schema.cpp) and read by every test that walks the registry: the gradient check, the shape
 // check, the ONNX export rows, the GPU comparison and the GUI. A new op brings its examples and
@@ -169,6 +185,12 @@ struct OpSchema {
   // max(x, 0) whose kernels' backward reads only the output: the layer before may write that
   // output itself when its kernel can (Kernel::fuseRelu, Note [Fused ReLU]).
   bool foldsIntoProducer = false;
+  // Normalizes by statistics over the batch while training (BatchNormalization): the trainer warns
+  // when a device's share of the batch makes them noisy. Per-sample normalizations do not.
+  bool usesBatchStatistics = false;
+  // Losses only (Note [Output head]): the head inference applies, and what the prediction means.
+  OutputHead outputHead = OutputHead::Identity;
+  LossPrediction prediction = LossPrediction::None;
 
   // Per-sample output shape from per-sample input shapes; throws Error with a sentence that
   // says what is wrong and what to change (the validator prefixes the node id).

@@ -21,8 +21,8 @@ BatchCounts countBatch(const OpSchema& loss, const Tensor& perSampleLoss, const 
     c.counted = batch;
     return c;
   }
-  const bool logits = loss.name == "SigmoidCrossEntropy";
-  const bool probabilities = loss.name == "BinaryCrossEntropy";
+  const bool logits = loss.prediction == LossPrediction::LabelLogits;
+  const bool probabilities = loss.prediction == LossPrediction::LabelProbabilities;
   if ((logits || probabilities) && labelWidth == predSize) {
     const float threshold = logits ? 0.0f : 0.5f;
     for (int64_t k = 0; k < prediction.size(); ++k)

@@ -20,9 +20,10 @@ struct BatchCounts {
   }
 };
 
-// Loss sum and errors of one batch. SoftmaxCrossEntropy and one-hot targets: arg-max against the
-// label; SigmoidCrossEntropy (logits > 0) and BinaryCrossEntropy (p > 0.5): per element against
-// target >= 0.5; regression losses count no errors (counted stays 0).
+// Loss sum and errors of one batch. A class label and C > 1 outputs: arg-max against the label;
+// a per-label loss (OpSchema::prediction LabelLogits: > 0, LabelProbabilities: > 0.5, e.g.
+// SigmoidCrossEntropy, BinaryCrossEntropy): per element against target >= 0.5; regression losses
+// count no errors (counted stays 0).
 BatchCounts countBatch(const OpSchema& loss, const Tensor& perSampleLoss, const Tensor& prediction, const Tensor& labels);
 
 }  // namespace netsmith

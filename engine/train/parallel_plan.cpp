@@ -10,6 +10,7 @@
 #include "engine/core/error.h"
 #include "engine/core/precision.h"
 #include "engine/data/augment.h"
+#include "engine/ops/op_registry.h"
 #include "engine/optim/lr_schedule.h"
 #include "engine/optim/optimizer.h"
 #include "engine/project/device_name.h"
@@ -90,7 +91,8 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
   if (plan.augmentation.enabled()) {
     // The Input's shape as written (the graph checked it); absent: the Input's default (1,28,28).
     for (const NodeSpec& node : project.network.nodes) {
-      if (node.type != "Input") continue;
+      const OpSchema* schema = OpRegistry::builtin().find(node.type);
+      if (!schema || !schema->isInput) continue;
       const Json* shape = node.params.is_object() && node.params.contains("shape") ? &node.params.at("shape") : nullptr;
       if (!shape || !shape->is_array()) continue;
       Shape dims;

@@ -1,6 +1,6 @@
 // netsmith-cli export --onnx: every sample project, a project with every other layer type, one
 // with every activation whose ONNX form is composite or parametrised, and one per loss are
-// trained briefly and exported; each model passes onnx.checker (Debian's
+// trained briefly and exported (and the per-sample normalizations, in a zoo and one by one); each model passes onnx.checker (Debian's
 // python3-onnx, /usr/bin/python3) and, when onnxruntime is importable (by /usr/bin/python3 or
 // $NETSMITH_ORT_PYTHON), gives Netsmith's outputs on 1,000 validation images within 1e-4.
 // A run on a dataset with classes.txt puts the names in the model's metadata (class_names).
@@ -229,6 +229,42 @@ Json arithmeticZoo() {
        {"cat", "fc"}, {"fc", "y"}});
 }
 
+// The per-sample normalizations on image shapes, chained on a convolution: LayerNormalization
+// over (C, H, W) (ONNX LayerNormalization, opset 17), InstanceNormalization and
+// GroupNormalization with 2 groups (Note [GroupNormalization in ONNX]: Reshape,
+// InstanceNormalization, Reshape, Mul, Add).
+Json normalizationZoo() {
+  return zooProject(
+      "normalization zoo",
+      {{"x", "Input", {{"shape", {1, 28, 28}}}},
+       {"c1", "Convolution", {{"outmaps", 4}, {"kernel", {3, 3}}, {"pad", {1, 1}}}},
+       {"ln", "LayerNormalization", Json::object()}, {"r1", "ReLU", Json::object()},
+       {"mp", "MaxPooling", {{"kernel", {2, 2}}}},
+       {"in", "InstanceNormalization", Json::object()},
+       {"c2", "Convolution", {{"outmaps", 6}, {"kernel", {3, 3}}, {"pad", {1, 1}}}},
+       {"gn", "GroupNormalization", {{"num_groups", 2}}}, {"r2", "ReLU", Json::object()},
+       {"fc", "Affine", {{"n_outmaps", {10}}}}, {"y", "SoftmaxCrossEntropy", Json::object()}},
+      {{"x", "c1"}, {"c1", "ln"}, {"ln", "r1"}, {"r1", "mp"}, {"mp", "in"}, {"in", "c2"}, {"c2", "gn"},
+       {"gn", "r2"}, {"r2", "fc"}, {"fc", "y"}});
+}
+
+// One normalization as the last layer under SquaredError's Identity head, so the compared outputs
+// are its own values: Affine(10), Reshape to `shape`, the layer, Flatten.
+Json withNormalization(const std::string& row) {
+  static const std::map<std::string, std::tuple<std::string, Json, std::vector<int64_t>>> kRows = {
+      {"LayerNormalization", {"LayerNormalization", Json::object(), {2, 5}}},
+      {"LayerNormalization_rows", {"LayerNormalization", {{"batch_axis", {0, 1}}, {"no_bias", true}}, {2, 5}}},
+      {"InstanceNormalization", {"InstanceNormalization", {{"eps", 1e-3}}, {2, 5}}},
+      {"GroupNormalization", {"GroupNormalization", {{"num_groups", 5}}, {10, 1}}},
+      {"GroupNormalization_no_scale", {"GroupNormalization", {{"num_groups", 1}, {"no_scale", true}}, {2, 5}}}};
+  const auto& [type, params, shape] = kRows.at(row);
+  return zooProject("normalization " + row,
+                    {{"x", "Input", {{"shape", {1, 28, 28}}}}, {"fc", "Affine", {{"n_outmaps", {10}}}},
+                     {"rs", "Reshape", {{"shape", shape}}}, {"norm", type.c_str(), params},
+                     {"fl", "Flatten", Json::object()}, {"loss", "SquaredError", Json::object()}},
+                    {{"x", "fc"}, {"fc", "rs"}, {"rs", "norm"}, {"norm", "fl"}, {"fl", "loss"}});
+}
+
 // A linear model (a Sigmoid before BinaryCrossEntropy, which reads probabilities) with `loss`.
 Json withLoss(const std::string& loss) {
   Json p = sampleProject("fashion_mnist_mlp");
@@ -236,8 +272,8 @@ Json withLoss(const std::string& loss) {
   Json nodes = Json::array({node("x", "Input", {{"shape", {1, 28, 28}}}), node("fc", "Affine", {{"n_outmaps", {10}}})});
   Json links = Json::array({{{"from", "x"}, {"to", "fc"}}});
   std::string last = "fc";
-  if (loss == "BinaryCrossEntropy") {
-    nodes.push_back(node("p", "Sigmoid"));
+  if (loss == "BinaryCrossEntropy" || loss == "CategoricalCrossEntropy") {
+    nodes.push_back(node("p", loss == "BinaryCrossEntropy" ? "Sigmoid" : "Softmax"));
     links.push_back({{"from", "fc"}, {"to", "p"}});
     last = "p";
   }
@@ -285,8 +321,12 @@ class OnnxExportTest : public QObject {
   void exportsPassTheCheckerAndMatchOnnxRuntime_data() {
     QTest::addColumn<QString>("name");
     for (const char* n : {"fashion_mnist_lenet", "fashion_mnist_mlp", "fashion_mnist_resnet", "layer_zoo",
-                          "activation_zoo", "shape_zoo", "arithmetic_zoo", "loss_SigmoidCrossEntropy", "loss_BinaryCrossEntropy", "loss_SquaredError", "loss_HuberLoss"})
+                          "activation_zoo", "shape_zoo", "arithmetic_zoo", "loss_SigmoidCrossEntropy", "loss_BinaryCrossEntropy", "loss_SquaredError", "loss_HuberLoss",
+                          "loss_CategoricalCrossEntropy", "normalization_zoo"})
       QTest::newRow(n) << n;
+    for (const char* a : {"LayerNormalization", "LayerNormalization_rows", "InstanceNormalization", "GroupNormalization",
+                          "GroupNormalization_no_scale"})
+      QTest::newRow(qPrintable(QString("norm_") + a)) << QString("norm_") + a;
     for (const char* a : {"ReLU6", "PReLU", "GELU", "GELU_none", "SELU", "SoftPlus", "SoftPlus_beta2", "Mish",
                           "HardSigmoid", "HardSwish", "SiLU"})
       QTest::newRow(qPrintable(QString("act_") + a)) << QString("act_") + a;
@@ -301,6 +341,8 @@ class OnnxExportTest : public QObject {
     else if (n == "arithmetic_zoo") project = arithmeticZoo();
     else if (n.rfind("loss_", 0) == 0) project = withLoss(n.substr(5));
     else if (n.rfind("act_", 0) == 0) project = withActivation(n.substr(4));
+    else if (n == "normalization_zoo") project = normalizationZoo();
+    else if (n.rfind("norm_", 0) == 0) project = withNormalization(n.substr(5));
     else project = sampleProject(n);
     const std::string path = saveProject(m_dir, n, project);
     const QString run = m_dir.filePath("run-" + name);
@@ -311,7 +353,10 @@ class OnnxExportTest : public QObject {
     const QString model = m_dir.filePath(name + ".onnx");
     const CliRun exported = runCli({"export", run, "--onnx", model});
     QVERIFY2(exported.exitCode == 0, exported.stderrText.constData());
-    QVERIFY(exported.stdoutText.contains("opset 13"));
+    // Note [Opset per model]: 13, or 17 for a model with a LayerNormalization.
+    bool layerNorm = false;
+    for (const Json& nd : project["network"]["nodes"]) layerNorm = layerNorm || nd["type"] == "LayerNormalization";
+    QVERIFY2(exported.stdoutText.contains(layerNorm ? "opset 17" : "opset 13"), exported.stdoutText.constData());
     const PyRun checked = python("/usr/bin/python3", {"check", model});
     QVERIFY2(checked.exitCode == 0, qPrintable(checked.output));
     qInfo("%s", qPrintable(checked.output));

@@ -9,6 +9,7 @@
 #include "engine/eval/evaluation.h"
 #include "engine/eval/output_head.h"
 #include "engine/project/project_io.h"
+#include "engine/train/metrics.h"
 
 using namespace netsmith;
 
@@ -165,6 +166,73 @@ class EvaluationTest : public QObject {
     QVERIFY(outputHeadOf(kl) == OutputHead::Identity);
     const ClassReading c = classReadingOf(kl);
     QVERIFY(c.classification && !c.binary && c.classes == 10);
+  }
+
+  // Note [Output head]: the head and the reading come from the loss's schema, not its name. The
+  // MLP's loss as CategoricalCrossEntropy (probabilities: identity head, 10 classes), as
+  // SigmoidCrossEntropy over 10 outputs (multi-label: no classes), and as a loss type unknown to
+  // every name test, declared in a registry of its own with a sigmoid head and per-label logits.
+  void lossReadingComesFromTheSchema() {
+    Project p = loadProject(std::string(NETSMITH_SOURCE_DIR) + "/projects/fashion_mnist_mlp.nsproj");
+    const auto lossTo = [&](const std::string& type) {
+      for (NodeSpec& n : p.network.nodes)
+        if (n.type == "Custom" || OpRegistry::builtin().get(n.type).isLoss()) n.type = type;
+    };
+    lossTo("CategoricalCrossEntropy");
+    const Graph cce = buildGraph(p.network, OpRegistry::builtin());
+    QVERIFY(outputHeadOf(cce) == OutputHead::Identity);
+    const ClassReading c = classReadingOf(cce);
+    QVERIFY(c.classification && !c.binary && c.classes == 10);
+    lossTo("SigmoidCrossEntropy");
+    const Graph multiLabel = buildGraph(p.network, OpRegistry::builtin());
+    QVERIFY(outputHeadOf(multiLabel) == OutputHead::Sigmoid);
+    const ClassReading m = classReadingOf(multiLabel);
+    QVERIFY(!m.classification);
+    QVERIFY2(m.why.find("multi-label") != std::string::npos, m.why.c_str());
+
+    OpRegistry custom;
+    for (const OpSchema* s : OpRegistry::builtin().all()) custom.add(*s);
+    OpSchema logits = OpRegistry::builtin().get("SquaredError");
+    logits.name = "Custom";
+    logits.aliases.clear();
+    logits.outputHead = OutputHead::Sigmoid;
+    logits.prediction = LossPrediction::LabelLogits;
+    custom.add(logits);
+    lossTo("Custom");
+    const Graph g = buildGraph(p.network, custom);
+    QVERIFY(outputHeadOf(g) == OutputHead::Sigmoid);
+    QVERIFY(!classReadingOf(g).classification);
+    // countBatch reads per-label logits as yes when > 0, per-label probabilities when > 0.5.
+    const Tensor perSample(Shape{1, 1});
+    Tensor prediction(Shape{1, 3}), labels(Shape{1, 3});
+    for (int i = 0; i < 3; ++i) prediction[i] = 0.25f * static_cast<float>(i);  // 0, 0.25, 0.5
+    labels[0] = 1;
+    labels[1] = 1;
+    labels[2] = 0;
+    const BatchCounts asLogits = countBatch(custom.get("Custom"), perSample, prediction, labels);
+    QCOMPARE(asLogits.counted, int64_t{3});
+    QCOMPARE(asLogits.errors, int64_t{2});  // 0 is no, 0.5 is yes
+    logits.prediction = LossPrediction::LabelProbabilities;
+    const BatchCounts asProbabilities = countBatch(logits, perSample, prediction, labels);
+    QCOMPARE(asProbabilities.errors, int64_t{2});  // 0 and 0.25 are no, 0.5 is no
+    logits.prediction = LossPrediction::Values;
+    QCOMPARE(countBatch(logits, perSample, prediction, labels).counted, int64_t{0});
+
+    // Every loss declares what its prediction means; a loss that does not is refused.
+    for (const OpSchema* s : OpRegistry::builtin().all()) QCOMPARE(s->isLoss(), s->prediction != LossPrediction::None);
+    OpSchema undeclared = OpRegistry::builtin().get("SquaredError");
+    undeclared.name = "Undeclared";
+    undeclared.aliases.clear();
+    undeclared.prediction = LossPrediction::None;
+    QVERIFY_EXCEPTION_THROWN(custom.add(undeclared), Error);
+  }
+
+  // usesBatchStatistics: BatchNormalization's statistics span the batch, the per-sample
+  // normalizations' do not (the trainer's small-batch warning reads the flag).
+  void batchStatisticsFlag() {
+    QVERIFY(OpRegistry::builtin().get("BatchNormalization").usesBatchStatistics);
+    for (const char* op : {"LayerNormalization", "InstanceNormalization", "GroupNormalization", "Dropout"})
+      QVERIFY2(!OpRegistry::builtin().get(op).usesBatchStatistics, op);
   }
 
   // config.save_best: default true, read and written when false, a non-boolean named by path.

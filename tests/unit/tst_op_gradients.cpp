@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -412,6 +413,52 @@ class TestOpGradients : public QObject {
     // A prediction of 0 where the target is not: clamped to 1e-7, a large finite loss.
     QTest::newRow("KLDivergence saturated") << "KLDivergence" << "{}" << QVector<float>{0.0f, 1.0f}
                                             << QVector<float>{1, 0} << -std::log(1e-7);
+  }
+
+  // CategoricalCrossEntropy reads probabilities: -log x[label]; a probability of 0 for the label
+  // is taken as FLT_MIN, as nnabla does, giving -log(FLT_MIN) = 87.34 rather than infinity.
+  void categoricalCrossEntropyValues_data() {
+    QTest::addColumn<QVector<float>>("x");
+    QTest::addColumn<float>("label");
+    QTest::addColumn<double>("expected");
+    QTest::addColumn<double>("expectedGradient");  // of x[label], weight 1
+    QTest::newRow("uniform") << QVector<float>{0.5f, 0.5f} << 1.0f << std::log(2.0) << -2.0;
+    QTest::newRow("three classes") << QVector<float>{0.2f, 0.05f, 0.75f} << 2.0f << -std::log(0.75) << -1.0 / 0.75;
+    QTest::newRow("certain") << QVector<float>{0.0f, 1.0f} << 1.0f << 0.0 << -1.0;
+    QTest::newRow("zero for the label") << QVector<float>{1.0f, 0.0f} << 1.0f
+                                        << -std::log(static_cast<double>(FLT_MIN))
+                                        << -1.0 / static_cast<double>(FLT_MIN);
+  }
+  void categoricalCrossEntropyValues() {
+    QFETCH(QVector<float>, x);
+    QFETCH(float, label);
+    QFETCH(double, expected);
+    QFETCH(double, expectedGradient);
+    const OpSchema& schema = requireOp("CategoricalCrossEntropy");
+    const Json filled = validateParams(schema, nullptr, "params");
+    const OpParams p(filled);
+    const Shape sample{x.size()};
+    CpuDeviceContext device("cpu:0", 1);
+    auto kernel = schema.kernels.at("cpu")(KernelSetup{device, {sample}, Shape{1}, p});
+    Tensor in(withBatch(1, sample)), target(Shape{1, 1}), out(Shape{1, 1}), weight(Shape{1, 1}), dx(in.shape());
+    std::copy(x.begin(), x.end(), in.data());
+    target[0] = label;
+    weight[0] = 1.0f;
+    const Tensor* inputs[] = {&in};
+    Tensor* grads[] = {&dx};
+    KernelCall call{.device = device, .inputs = inputs, .params = {}, .output = out};
+    call.target = &target;
+    call.outputGrad = &weight;
+    call.inputGrads = grads;
+    kernel->forward(call);
+    kernel->backward(call);
+    QVERIFY2(std::fabs(out[0] - expected) <= 1e-5 * std::max(1.0, std::fabs(expected)),
+             cstr(format("loss {}, expected {}", out[0], expected)));
+    for (int64_t c = 0; c < dx.size(); ++c) {
+      const double want = c == static_cast<int64_t>(label) ? expectedGradient : 0.0;
+      QVERIFY2(std::isfinite(dx[c]) && std::fabs(dx[c] - want) <= 1e-5 * std::max(1.0, std::fabs(want)),
+               cstr(format("dx[{}] = {}, expected {}", c, dx[c], want)));
+    }
   }
 
   void lossValues() {

@@ -115,6 +115,7 @@ using Converter = std::function<void(ImportContext&, const OnnxNodeDef&)>;
 using ConverterTable = std::map<std::string, Converter>;
 void addLayerConverters(ConverterTable& table);   // onnx_convert_layers.cpp
 void addShapeConverters(ConverterTable& table);   // onnx_convert_shapes.cpp
+void addNormalizationConverters(ConverterTable& table);  // onnx_convert_normalization.cpp
 const ConverterTable& converterTable();
 
 }  // namespace netsmith::onnx_import

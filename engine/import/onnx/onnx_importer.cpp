@@ -28,6 +28,7 @@ const ConverterTable& converterTable() {
     ConverterTable t;
     addLayerConverters(t);
     addShapeConverters(t);
+    addNormalizationConverters(t);
     return t;
   }();
   return table;
@@ -332,7 +333,8 @@ ImportedNetwork ImportContext::run() {
   for (const MadeNode& m : m_nodes)
     readByOthers = readByOthers || std::count(m.inputs.begin(), m.inputs.end(), prediction) > 0;
   std::string head;
-  if (!readByOthers && ((loss == "SoftmaxCrossEntropy" && endsInSoftmax) || (loss == "SigmoidCrossEntropy" && endsInSigmoid))) {
+  const OutputHead lossHead = lossSchema->outputHead;  // Note [Output head]
+  if (!readByOthers && ((lossHead == OutputHead::Softmax && endsInSoftmax) || (lossHead == OutputHead::Sigmoid && endsInSigmoid))) {
     head = last.spec.id;
     note(format("the model's last {} '{}' became the output head of the {} loss", last.spec.type, last.spec.id, loss));
     prediction = last.inputs[0];

@@ -15,6 +15,7 @@ void register_absolute_error(OpRegistry& registry) {
           "(a regression loss less swayed by outliers than SquaredError).";
   s.inputs = {"x"};
   s.lossTarget = LossTarget::SameAsPrediction;
+  s.prediction = LossPrediction::Values;
   s.inferShape = [](const std::vector<Shape>&, const OpParams&) { return Shape{1}; };
   s.kernels["cpu"] = [](const KernelSetup&) {
     return cpu::makeElementwiseLossKernel("AbsoluteError", cuda::AbsoluteErrorFormula{});

@@ -18,6 +18,7 @@ void register_batch_normalization(OpRegistry& registry) {
   s.doc = "Normalizes each channel to zero mean and unit variance over the batch (and height and width), "
           "then applies a learned scale (gamma) and shift (beta); inference uses the running mean and variance.";
   s.inputs = {"x"};
+  s.usesBatchStatistics = true;
   s.params = {
       {.name = "axes", .type = ParamType::Ints, .defaultValue = Json::array({1}), .min = 0.0,
        .help = "the channel axis, counting the batch axis as Neural Network Console does; only [1] is supported"},

@@ -33,6 +33,7 @@ void register_binary_cross_entropy(OpRegistry& registry) {
           "same shape: -(t log x + (1 - t) log(1 - x)), summed over each sample's elements.";
   s.inputs = {"x"};
   s.lossTarget = LossTarget::SameAsPrediction;
+  s.prediction = LossPrediction::LabelProbabilities;
   s.inferShape = [](const std::vector<Shape>&, const OpParams&) { return Shape{1}; };
   s.kernels["cpu"] = [](const KernelSetup&) {
     return cpu::makeElementwiseLossKernel("BinaryCrossEntropy", BinaryCrossEntropyFormula{});

@@ -34,6 +34,7 @@ void register_huber_loss(OpRegistry& registry) {
   s.params = {{.name = "delta", .type = ParamType::Float, .defaultValue = 1.0, .min = 0.0,
                .help = "distance from the target where the loss turns from quadratic to linear; > 0"}};
   s.lossTarget = LossTarget::SameAsPrediction;
+  s.prediction = LossPrediction::Values;
   s.inferShape = [](const std::vector<Shape>&, const OpParams& params) {
     NS_CHECK(params.number("delta") > 0.0, "delta = 0 makes HuberLoss constant: choose a delta above 0");
     return Shape{1};

@@ -15,6 +15,7 @@ void register_kl_divergence(OpRegistry& registry) {
           "target distribution t of the same shape (a class label is one-hot encoded), per sample.";
   s.inputs = {"x"};
   s.lossTarget = LossTarget::SameAsPrediction;
+  s.prediction = LossPrediction::ClassProbabilities;
   s.inferShape = [](const std::vector<Shape>&, const OpParams&) { return Shape{1}; };
   s.kernels["cpu"] = [](const KernelSetup&) {
     return cpu::makeElementwiseLossKernel("KLDivergence", cuda::KLDivergenceFormula{});

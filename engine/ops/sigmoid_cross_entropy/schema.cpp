@@ -29,6 +29,8 @@ void register_sigmoid_cross_entropy(OpRegistry& registry) {
           "in a numerically stable way; summed over each sample's elements.";
   s.inputs = {"x"};
   s.lossTarget = LossTarget::SameAsPrediction;
+  s.outputHead = OutputHead::Sigmoid;  // Note [Output head]
+  s.prediction = LossPrediction::LabelLogits;
   s.inferShape = [](const std::vector<Shape>&, const OpParams&) { return Shape{1}; };
   s.kernels["cpu"] = [](const KernelSetup&) {
     return cpu::makeElementwiseLossKernel("SigmoidCrossEntropy", SigmoidCrossEntropyFormula{});

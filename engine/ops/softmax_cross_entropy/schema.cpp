@@ -18,6 +18,8 @@ void register_softmax_cross_entropy(OpRegistry& registry) {
           "scores (logits) per sample and the class index from the dataset's label.";
   s.inputs = {"x"};
   s.lossTarget = LossTarget::ClassIndex;
+  s.outputHead = OutputHead::Softmax;  // Note [Output head]
+  s.prediction = LossPrediction::ClassScores;
   s.inferShape = [](const std::vector<Shape>& inputs, const OpParams&) {
     const Shape& x = inputs.at(0);
     NS_CHECK(x.size() == 1,

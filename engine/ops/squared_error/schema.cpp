@@ -21,6 +21,7 @@ void register_squared_error(OpRegistry& registry) {
   s.doc = "Squared error (x - t)^2 against a target of the same shape, summed over each sample's elements.";
   s.inputs = {"x"};
   s.lossTarget = LossTarget::SameAsPrediction;
+  s.prediction = LossPrediction::Values;
   s.inferShape = [](const std::vector<Shape>&, const OpParams&) { return Shape{1}; };
   s.kernels["cpu"] = [](const KernelSetup&) {
     return cpu::makeElementwiseLossKernel("SquaredError", SquaredErrorFormula{});

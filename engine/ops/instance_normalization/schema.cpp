@@ -1,0 +1,46 @@
+// InstanceNormalization: each channel of each sample normalized over its own values (an image's
+// height and width), then scaled and shifted per channel (nnabla's InstanceNormalization; Note
+// [Row normalization]).
+#include "engine/ops/instance_normalization/instance_norm_shape.h"
+#include "engine/ops/op_registry.h"
+#include "engine/ops/row_normalization_kernel.h"
+
+namespace netsmith::ops {
+
+void register_instance_normalization(OpRegistry& registry) {
+  OpSchema s;
+  s.name = "InstanceNormalization";
+  s.category = "Normalization";
+  s.doc = "Normalizes each channel of each sample to zero mean and unit variance over the axes after it (an "
+          "image's height and width; never over the batch), then applies a learned per-channel scale (gamma) and "
+          "shift (beta).";
+  s.inputs = {"x"};
+  s.params = {
+      {.name = "channel_axis", .type = ParamType::Int, .defaultValue = 1, .min = 0.0,
+       .help = "the channel axis, counting the batch axis as 0 as Neural Network Console does; only 1 is supported"},
+      {.name = "eps", .type = ParamType::Float, .defaultValue = 1e-5, .min = 0.0,
+       .help = "added to the variance before the square root; greater than 0"},
+      {.name = "no_scale", .type = ParamType::Bool, .defaultValue = false, .help = "true: no gamma (scale 1)"},
+      {.name = "no_bias", .type = ParamType::Bool, .defaultValue = false, .help = "true: no beta (shift 0)"},
+  };
+  s.inferShape = [](const std::vector<Shape>& inputs, const OpParams& params) {
+    instanceNormGeometry(inputs.at(0), params);
+    return inputs.at(0);
+  };
+  s.parameterBlobs = [](const std::vector<Shape>& inputs, const OpParams& params) {
+    return channelNormBlobs(inputs.at(0), params);
+  };
+  s.multiplyAdds = [](const std::vector<Shape>& inputs, const Shape&, const OpParams&) { return 2 * numel(inputs.at(0)); };
+  s.kernels["cpu"] = [](const KernelSetup& setup) {
+    return cpu::makeRowNormalizationKernel(instanceNormGeometry(setup.inputShapes.at(0), setup.params));
+  };
+  // Note [Op examples]: cases the tests that walk the registry add to the main one.
+  s.examples = {
+      {.name = "sequence", .inputs = {{4, 6}}, .params = {{"eps", 1e-3}}},
+      {.name = "no_scale", .inputs = {{2, 4, 4}}, .params = {{"no_scale", true}}},
+      {.name = "no_bias", .inputs = {{3, 3, 3}}, .params = {{"no_bias", true}}},
+  };
+  registry.add(std::move(s));
+}
+
+}  // namespace netsmith::ops
