@@ -1,5 +1,6 @@
-// netsmith-cli import MODEL.onnx --output DIR/NAME.nsproj: an ONNX model as a Netsmith project and
-// its initial parameters (Note [ONNX import], Note [Imported output head], Note [Atomic import]).
+// netsmith-cli import MODEL.onnx|NET.nntxt|MODEL.nnp --output DIR/NAME.nsproj: an ONNX model or a
+// Neural Network Console / nnabla network as a Netsmith project and its initial parameters (Note
+// [ONNX import], Note [NNabla import], Note [Imported output head], Note [Atomic import]).
 #include "engine/cli/import_command.h"
 
 #include <cstdio>
@@ -8,6 +9,8 @@
 
 #include "engine/core/error.h"
 #include "engine/import/imported_project.h"
+#include "engine/import/nnabla/nnabla_importer.h"
+#include "engine/import/nnabla/nnabla_settings.h"
 #include "engine/import/onnx/onnx_importer.h"
 #include "engine/import/onnx/onnx_reader.h"
 
@@ -17,8 +20,9 @@ namespace netsmith::cli {
 
 const CommandSpec kImport{
     "import",
-    "MODEL.onnx --output DIR/NAME.nsproj [--loss TYPE] [--input-shape C,H,W] [--dataset CSV] [--force] [--json]",
-    "Imports an ONNX model (opsets 7 to 18) as a project whose initial parameters are the model's weights.",
+    "MODEL.onnx|NET.nntxt|MODEL.nnp --output DIR/NAME.nsproj [--loss TYPE] [--input-shape C,H,W] [--network NAME] "
+    "[--dataset CSV] [--force] [--json]",
+    "Imports an ONNX model (opsets 7 to 18) or a Neural Network Console / nnabla network (.nntxt, .nnp) as a project.",
     "Writes DIR/NAME.nsproj and DIR/NAME.nsparams (config.initial_parameters), both or neither. Each ONNX\n"
     "operator becomes a Netsmith layer (Conv → Convolution, Gemm and MatMul+Add → Affine, Clip(0, 6) →\n"
     "ReLU6, x·Sigmoid(x) → Swish, ...); constant subgraphs such as the shape arithmetic before a Reshape are\n"
@@ -27,11 +31,19 @@ const CommandSpec kImport{
     "SigmoidCrossEntropy in place of a final Sigmoid, else SquaredError (so `infer` gives the model's\n"
     "output values); --loss chooses another (SoftmaxCrossEntropy to fine-tune a classifier that ends in raw\n"
     "scores). `netsmith-cli infer NAME.nsproj --input X.npy` runs the imported model; `train` starts from\n"
-    "its weights. Exit status: 0 done, 1 failed, 2 bad command line.",
+    "its weights.\n"
+    "A .nntxt or .nnp (Neural Network Console's project export, nnabla's saved network) brings its training\n"
+    "network (the optimizer's, NNC's \"Main\"; else the executor's; --network picks another) with its repeat\n"
+    "blocks expanded, its loss, its parameters (a .nnp's parameter.protobuf; a .nntxt alone has none, so no\n"
+    "NAME.nsparams is written and training starts from the initialisers) and the settings that map: epochs,\n"
+    "batch size, the dataset CSVs, shuffle, the solver and its learning rate, weight decay, the learning-rate\n"
+    "multiplier; what does not map is listed. A function with no Netsmith layer is an error naming it and its\n"
+    "type, with the file, line and column. Exit status: 0 done, 1 failed, 2 bad command line.",
     {{"--output", "FILE.nsproj", "the project to write; its parameters go beside it as NAME.nsparams"},
-     {"--loss", "TYPE", "the loss layer to end in (default: chosen from the last operator, see above)"},
-     {"--input-shape", "C,H,W", "the per-sample input shape, for a model whose input has symbolic sizes"},
-     {"--dataset", "CSV", "dataset.training of the project (default NAME.csv beside it, to be made)"},
+     {"--loss", "TYPE", "the loss layer to end in (default: the file's loss, else chosen from the last layer, see above)"},
+     {"--input-shape", "C,H,W", "ONNX: the per-sample input shape, for a model whose input has symbolic sizes"},
+     {"--network", "NAME", ".nntxt/.nnp: the network to import (default: the optimizer's, else the executor's)"},
+     {"--dataset", "CSV", "dataset.training of the project (default: the file's training dataset when it is a CSV path here, else NAME.csv beside it, to be made)"},
      {"--validation", "CSV", "dataset.validation of the project"},
      {"--force", "", "replace an existing project and parameters file"},
      {"--json", "", "print a JSON summary"}},
@@ -55,6 +67,71 @@ Shape parseShape(const std::string& text) {
   return s;
 }
 
+// Note [NNabla import]: a .nntxt or .nnp file.
+int runNnablaImport(const ParsedArgs& args, const std::string& source) {
+  if (args.has("--input-shape")) throw UsageError{"--input-shape is for ONNX models; a .nntxt declares its input's shape"};
+  nnabla_import::NnablaImportOptions options;
+  if (args.has("--loss")) options.loss = args.value("--loss");
+  options.network = args.value("--network");
+  const nnabla_import::NnablaFile file = nnabla_import::readNnablaFile(source);
+  nnabla_import::NnablaImport imported = nnabla_import::importNnabla(file, options);
+  const nnabla_import::NnablaSettings settings = nnabla_import::mapSettings(file, imported.networkName);
+  onnx_import::ImportedNetwork& network = imported.network;
+  const size_t layers = network.network.nodes.size();
+  const Shape inputShape = network.inputShape;
+  const std::string loss = network.loss, output = network.outputNode;
+  const std::vector<std::string> notes = network.notes;
+  const bool withParameters = !file.parameters.empty();
+  ImportedProjectOptions target;
+  target.projectPath = args.value("--output");
+  target.sourceFile = source;
+  target.trainingCsv = args.has("--dataset") ? args.value("--dataset") : settings.trainingCsv;
+  target.validationCsv = args.has("--validation") ? args.value("--validation") : settings.validationCsv;
+  target.overwrite = args.has("--force");
+  target.writeParameters = withParameters;
+  target.adjust = [&settings](Project& p) { settings.apply(p); };
+  const ImportedProjectFiles files = writeImportedProject(network, target);
+  if (args.has("--json")) {
+    const Json summary = {{"model", source},
+                          {"network", imported.networkName},
+                          {"nnp_version", file.version},
+                          {"functions", imported.functions},
+                          {"layers", layers},
+                          {"input_shape", inputShape},
+                          {"output_layer", output},
+                          {"output_shape", imported.outputShape},
+                          {"loss", loss},
+                          {"trainable_parameters", imported.trainableParameters},
+                          {"source_trainable_parameters", imported.sourceTrainableParameters},
+                          {"parameter_values", files.parameterValues},
+                          {"project", files.project},
+                          {"parameters", files.parameters},
+                          {"notes", notes},
+                          {"not_mapped", settings.notMapped}};
+    std::printf("%s\n", summary.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+    return 0;
+  }
+  std::printf("Imported network '%s' of %s: %lld functions as %zu layers, %lld trainable parameters (the file's: %lld)\n",
+              imported.networkName.c_str(), source.c_str(), static_cast<long long>(imported.functions), layers,
+              static_cast<long long>(imported.trainableParameters), static_cast<long long>(imported.sourceTrainableParameters));
+  std::printf("  input (%s), output of layer '%s' (%s), loss %s\n", shapeToString(inputShape).c_str(), output.c_str(),
+              shapeToString(imported.outputShape).c_str(), loss.c_str());
+  for (const auto& n : notes) std::printf("  %s\n", n.c_str());
+  if (!settings.notMapped.empty()) {
+    std::printf("Not mapped (set these in the project if they matter):\n");
+    for (const auto& n : settings.notMapped) std::printf("  %s\n", n.c_str());
+  }
+  if (withParameters)
+    std::printf("Wrote %s and %s (%lld parameter values)\n", files.project.c_str(), files.parameters.c_str(),
+                static_cast<long long>(files.parameterValues));
+  else
+    std::printf("Wrote %s (the file holds no parameter values: training starts from the initialisers)\n", files.project.c_str());
+  if (target.trainingCsv.empty())
+    std::printf("Before training, make %s (or choose a dataset on the Dataset page).\n",
+                (fs::path(files.project).parent_path() / (fs::path(files.project).stem().string() + ".csv")).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int runImport(const ParsedArgs& args) {
@@ -63,10 +140,8 @@ int runImport(const ParsedArgs& args) {
   if (fs::path(args.value("--output")).extension() != ".nsproj")
     throw UsageError{"--output: expected a project file name ending in .nsproj, got '" + args.value("--output") + "'"};
   const std::string extension = fs::path(model).extension().string();
-  if (extension == ".nntxt" || extension == ".nnp")
-    throw Error(format("{}: Neural Network Console files are not imported by this version; export the network as ONNX "
-                       "from Neural Network Console (or nnabla's converter) and import that",
-                       model));
+  if (extension == ".nntxt" || extension == ".nnp") return runNnablaImport(args, model);
+  if (args.has("--network")) throw UsageError{"--network is for .nntxt and .nnp files"};
   onnx_import::ImportOptions options;
   if (args.has("--loss")) options.loss = args.value("--loss");
   if (args.has("--input-shape")) options.inputShape = parseShape(args.value("--input-shape"));

@@ -24,8 +24,8 @@ Project importedProject(const onnx_import::ImportedNetwork& network, const Impor
   p.network = network.network;
   const std::string training = options.trainingCsv.empty() ? stem + ".csv" : options.trainingCsv;
   // Relative spellings are kept by the writer when they name the same file (project_io.h).
-  p.original = {{"config", {{"initial_parameters", stem + ".nsparams"}}},
-                {"dataset", {{"training", {{"csv", training}}}}}};
+  p.original = {{"dataset", {{"training", {{"csv", training}}}}}};
+  if (options.writeParameters) p.original["config"] = {{"initial_parameters", stem + ".nsparams"}};
   const auto resolve = [&](const std::string& s) {
     const fs::path f(s);
     return (f.is_absolute() ? f : folder / f).lexically_normal().string();
@@ -37,18 +37,19 @@ Project importedProject(const onnx_import::ImportedNetwork& network, const Impor
     p.dataset.validation.csv = resolve(options.validationCsv);
     p.original["dataset"]["validation"] = {{"csv", options.validationCsv}};
   }
-  p.config.initialParameters = (folder / (stem + ".nsparams")).string();
+  if (options.writeParameters) p.config.initialParameters = (folder / (stem + ".nsparams")).string();
   p.parallel.devices = {"cpu:0"};
+  if (options.adjust) options.adjust(p);
   return p;
 }
 
 ImportedProjectFiles writeImportedProject(onnx_import::ImportedNetwork& network, const ImportedProjectOptions& options) {
   const Project project = importedProject(network, options);
   const fs::path target(project.path);
-  const fs::path params(project.config.initialParameters);
+  const fs::path params = target.parent_path() / (target.stem().string() + ".nsparams");
   for (const fs::path& f : {target, params}) {
     std::error_code ec;
-    if (!options.overwrite && fs::exists(f, ec))
+    if (!options.overwrite && (options.writeParameters || f == target) && fs::exists(f, ec))
       NS_THROW("{}: already exists: choose another --output, or give --force to replace it", f.string());
   }
   std::error_code ec;
@@ -61,7 +62,7 @@ ImportedProjectFiles writeImportedProject(onnx_import::ImportedNetwork& network,
                {"producer", network.producer},
                {"opset", network.opset},
                {"imported_by", "netsmith-cli import"}};
-  ImportedProjectFiles files{target.string(), params.string(), 0};
+  ImportedProjectFiles files{target.string(), options.writeParameters ? params.string() : std::string(), 0};
   for (auto& [name, tensor] : network.parameters) {
     files.parameterValues += tensor.size();
     data.tensors.emplace_back(name, std::move(tensor));
@@ -77,14 +78,14 @@ ImportedProjectFiles writeImportedProject(onnx_import::ImportedNetwork& network,
     fs::remove(projectTemp, ignored);
   };
   try {
-    writeCheckpoint(paramsTemp.string(), data);
+    if (options.writeParameters) writeCheckpoint(paramsTemp.string(), data);
     // The project is checked as a file would be read: the same text, loaded back.
     Project written = project;
     saveProject(written, projectTemp.string());
     Project check = parseProjectText(projectToText(written, target.string()), target.string());
-    NS_CHECK(check.config.initialParameters == params.string(), "internal: the written project names {} as its parameters",
-             check.config.initialParameters);
-    fs::rename(paramsTemp, params);
+    NS_CHECK(check.config.initialParameters == (options.writeParameters ? params.string() : std::string()),
+             "internal: the written project names {} as its parameters", check.config.initialParameters);
+    if (options.writeParameters) fs::rename(paramsTemp, params);
     fs::rename(projectTemp, target);
   } catch (const fs::filesystem_error& e) {
     cleanUp();

@@ -2,6 +2,7 @@
 // DIR/NAME.nsparams, the project's config.initial_parameters naming the parameters file.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "engine/import/onnx/onnx_importer.h"
@@ -14,6 +15,11 @@ struct ImportedProjectOptions {
   std::string trainingCsv;   // dataset.training (a dataset CSV); empty: NAME.csv beside the project, to be made
   std::string validationCsv; // dataset.validation; empty: none
   bool overwrite = false;    // replace existing files (otherwise an existing project is an error)
+  // false: the source has no weights (an .nntxt network alone): no NAME.nsparams is written and
+  // config.initial_parameters stays empty, so training starts from the layers' initialisers.
+  bool writeParameters = true;
+  // Settings the source file gives (an nnabla import's solver, epochs, ...), applied last.
+  std::function<void(Project&)> adjust;
 };
 
 // What was written.
