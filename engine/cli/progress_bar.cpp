@@ -53,7 +53,10 @@ void ProgressBarSink::publish(const Json& json) {
   else if (const auto* e = std::get_if<protocol::IterationEvent>(&event)) showIteration(*e);
   else if (const auto* e = std::get_if<protocol::EpochEvent>(&event)) showEpoch(*e);
   else if (const auto* e = std::get_if<protocol::FinishedEvent>(&event)) showFinished(*e);
-  else if (const auto* e = std::get_if<protocol::WarningEvent>(&event)) showMessage("warning", e->message);
+  else if (const auto* e = std::get_if<protocol::InitialParametersEvent>(&event)) {
+    endBarLine();  // Note [Initial parameters]: the report, layer by layer
+    for (const std::string& line : e->report.lines()) std::fprintf(m_out, "%s\n", line.c_str());
+  } else if (const auto* e = std::get_if<protocol::WarningEvent>(&event)) showMessage("warning", e->message);
   else if (const auto* e = std::get_if<protocol::ErrorEvent>(&event)) showMessage("error", e->message);
   else if (const auto* e = std::get_if<protocol::PausedEvent>(&event)) showPosition("paused", *e);
   else if (const auto* e = std::get_if<protocol::ResumedEvent>(&event)) showPosition("resumed", *e);

@@ -140,7 +140,7 @@ class Sgd final : public Optimizer {
  private:
   template <bool kL2>
   void run(const Piece& p) const {
-    const float lr = m_lr, wd = m_wd;
+    const float lr = m_lr * p.lrMult, wd = m_wd;
     forEach<0>(p, [=](auto g, auto& w) { w -= lr * decayed<kL2>(g, w, wd); });
   }
   float m_lr = 0;
@@ -162,7 +162,7 @@ class Momentum final : public Optimizer {
  private:
   template <bool kL2>
   void run(const Piece& p) const {
-    const float lr = m_lr, wd = m_wd, mu = m_mu;
+    const float lr = m_lr * p.lrMult, wd = m_wd, mu = m_mu;
     forEach<1>(p, [=](auto g, auto& w, auto& v) {
       v = mu * v + lr * decayed<kL2>(g, w, wd);
       w -= v;
@@ -187,7 +187,7 @@ class Nesterov final : public Optimizer {
  private:
   template <bool kL2>
   void run(const Piece& p) const {
-    const float lr = m_lr, wd = m_wd, mu = m_mu, onePlusMu = 1.0f + m_mu;
+    const float lr = m_lr * p.lrMult, wd = m_wd, mu = m_mu, onePlusMu = 1.0f + m_mu;
     forEach<1>(p, [=](auto g, auto& w, auto& v) {
       const auto prev = v;
       v = mu * prev - lr * decayed<kL2>(g, w, wd);
@@ -212,7 +212,7 @@ class Adagrad final : public Optimizer {
  private:
   template <bool kL2>
   void run(const Piece& p) const {
-    const float lr = m_lr, wd = m_wd, eps = m_eps;
+    const float lr = m_lr * p.lrMult, wd = m_wd, eps = m_eps;
     forEach<1>(p, [=](auto g, auto& w, auto& acc) {
       const auto gi = decayed<kL2>(g, w, wd);
       acc += gi * gi;
@@ -240,7 +240,7 @@ class RmsProp final : public Optimizer {
  private:
   template <bool kL2>
   void run(const Piece& p) const {
-    const float lr = m_lr, wd = m_wd, rho = m_rho, oneMinusRho = m_oneMinusRho, eps = m_eps;
+    const float lr = m_lr * p.lrMult, wd = m_wd, rho = m_rho, oneMinusRho = m_oneMinusRho, eps = m_eps;
     forEach<1>(p, [=](auto g, auto& w, auto& v) {
       const auto gi = decayed<kL2>(g, w, wd);
       v = v * rho + gi * gi * oneMinusRho;
@@ -287,7 +287,7 @@ class AdamFamily final : public Optimizer {
   void run(const Piece& p) const {
     const float b1 = float(m_beta1), b2 = float(m_beta2);
     const float oneMinusB1 = float(1.0 - m_beta1), oneMinusB2 = float(1.0 - m_beta2);
-    const float alphaT = m_alphaT, eps = m_eps, wd = float(weightDecay()), etaWd = m_etaWd;
+    const float alphaT = m_alphaT * p.lrMult, eps = m_eps, wd = float(weightDecay()), etaWd = m_etaWd * p.lrMult;
     forEach<2>(p, [=](auto g, auto& w, auto& m, auto& v) {
       const auto gi = decayed<kL2>(g, w, wd);
       m = b1 * m + oneMinusB1 * gi;
@@ -437,7 +437,7 @@ void Optimizer::step(std::span<const ParamSlot> slots, double lr) {
     for (int64_t begin = 0; begin < n; begin += kPieceFloats) {
       const int64_t len = std::min(kPieceFloats, n - begin);
       pieces.push_back({slot.value->data() + begin, slot.grad->data() + begin, s[0] ? s[0] + begin : nullptr,
-                        s[1] ? s[1] + begin : nullptr, len});
+                        s[1] ? s[1] + begin : nullptr, len, slot.lrMult});
     }
   }
 

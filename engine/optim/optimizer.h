@@ -32,6 +32,9 @@ struct ParamSlot {
   std::string name;
   Tensor* value = nullptr;
   const Tensor* grad = nullptr;
+  // The layer's lr_mult (Note [Frozen layers], engine/project/graph.h): this slot's update uses
+  // lr × lrMult (Adam's α_t × lrMult, AdamW's decoupled decay too). 1 changes nothing, bit for bit.
+  float lrMult = 1.0f;
 };
 
 class Optimizer {
@@ -85,6 +88,7 @@ class Optimizer {
     float* s0;
     float* s1;
     int64_t n;
+    float lrMult;  // the slot's
   };
 
  protected:

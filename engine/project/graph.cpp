@@ -1,5 +1,6 @@
 #include "engine/project/graph.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -177,6 +178,18 @@ Analysis analyse(const NetworkSpec& spec, const OpRegistry& registry) {
     }
   }
 
+  // Note [Frozen layers]: only layers with trainable parameters can be frozen or given an lr_mult.
+  for (int i = 0; i < n; ++i) {
+    const NodeState& s = a.nodes[i];
+    const NodeSpec& node = spec.nodes[i];
+    if (!s.schema || !s.shapeOk || (!node.frozen && node.lrMult == 1.0)) continue;
+    const bool trainable = std::any_of(s.blobs.begin(), s.blobs.end(), [](const ParamBlob& b) { return b.trainable; });
+    if (!trainable)
+      problem(node.id, nodePath(i) + (node.frozen ? ".frozen" : ".lr_mult"),
+              format("{} '{}' has no parameters to {}: remove \"{}\" from it", s.schema->name, node.id,
+                     node.frozen ? "freeze" : "give a learning-rate multiplier", node.frozen ? "frozen" : "lr_mult"));
+  }
+
   // Exactly one Input and one loss, the loss at the end, nothing left dangling.
   std::vector<int> inputs, losses;
   for (int i = 0; i < n; ++i) {
@@ -227,6 +240,8 @@ Graph buildGraph(const NetworkSpec& spec, const OpRegistry& registry) {
     node.schema = s.schema;
     node.params = std::move(s.params);
     node.specIndex = i;
+    node.frozen = spec.nodes[i].frozen;
+    node.lrMult = spec.nodes[i].lrMult;
     for (int p : s.inputs) {
       node.inputs.push_back(position[p]);
       node.inputShapes.push_back(a.nodes[p].shape);

@@ -21,6 +21,10 @@ struct GraphNode {
   int64_t parameterCount = 0;  // trainable values
   int64_t multiplyAdds = 0;    // per sample
   int specIndex = 0;           // index in NetworkSpec::nodes (for JSON paths in messages)
+  bool frozen = false;         // Note [Frozen layers]
+  double lrMult = 1.0;
+  // Its trainable blobs get gradients and optimizer updates: not frozen, and lr_mult > 0.
+  bool learns() const { return !frozen && lrMult > 0; }
 };
 
 struct Graph {
@@ -35,6 +39,20 @@ struct Graph {
   // The node whose output the loss reads: the network's prediction.
   const GraphNode& prediction() const { return nodes[nodes[lossNode].inputs.at(0)]; }
 };
+
+// Note [Frozen layers]
+// A node's "frozen": true (NodeSpec::frozen) holds its parameters as they are while the rest of
+// the network trains (transfer learning: the early layers of an imported model). Network gives
+// its blobs no gradient tensors, so the optimizer keeps no state for them and the all-reduce does
+// not carry them (Replica builds both from the blobs that have a gradient); they stay bit for
+// bit what the initialisers or config.initial_parameters gave. A frozen BatchNormalization
+// normalises with its running statistics and does not update them (its forward runs in
+// inference mode), so those are held too. Backward still runs through a frozen layer when a layer
+// before it learns (its input gradient is needed), and skips it when nothing before it learns.
+// "lr_mult" (>= 0, default 1) multiplies the learning rate of the layer's parameters (each blob's
+// update in the optimizer); 0 means not updated: like frozen, no gradients and no optimizer state,
+// but a BatchNormalization still updates its running statistics. Both apply only to layers with
+// parameters: on another layer they are a problem of the network.
 
 // One problem found in a network, tied to a node where there is one (GUI marks it in red).
 struct GraphProblem {

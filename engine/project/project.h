@@ -19,6 +19,11 @@ struct NodeSpec {
   std::string type;
   Json params = Json::object();  // as written by the user; the graph validates and fills defaults
   std::array<double, 2> pos{0, 0};
+  // Note [Frozen layers] (engine/project/graph.h): "frozen": true keeps the layer's parameters as
+  // they are (no gradients, no optimizer state, BatchNormalization in inference mode); "lr_mult"
+  // scales the learning rate of its parameters (0: not updated). Written only when set.
+  bool frozen = false;
+  double lrMult = 1.0;
 };
 
 struct LinkSpec {
@@ -81,9 +86,10 @@ struct TrainingConfig {
   bool saveBest = true;  // keep the best validation epoch's parameters as RUN/best.nsparams
   int64_t earlyStopping = 0;         // patience in validations; 0: off (engine/train/early_stopping.h)
   double earlyStoppingMinDelta = 0;  // an improvement is a decrease by more than this
-  // config.initial_parameters: a parameters file (.nsparams) the trainer starts from instead of the
-  // initialisers, every blob matched by layer name and shape (engine/train/initial_parameters.h);
-  // absolute after loading, empty: none.
+  // config.initial_parameters: a parameters file (.nsparams) or a run folder the trainer starts
+  // from instead of the initialisers, blobs matched by layer name and shape, the rest initialised
+  // and reported (Note [Initial parameters], engine/train/initial_parameters.h); absolute after
+  // loading, empty: none.
   std::string initialParameters;
   Augmentation augmentation;  // config.augmentation (training samples only)
 };

@@ -18,7 +18,7 @@ namespace {
 
 const std::vector<std::string> kTopKeys{"format", "version", "name", "network", "dataset", "config", "optimizer", "parallel"};
 const std::vector<std::string> kNetworkKeys{"nodes", "links"};
-const std::vector<std::string> kNodeKeys{"id", "type", "params", "pos"};
+const std::vector<std::string> kNodeKeys{"id", "type", "params", "frozen", "lr_mult", "pos"};
 const std::vector<std::string> kLinkKeys{"from", "to", "port"};
 const std::vector<std::string> kDatasetKeys{"training", "validation", "scale", "shuffle", "on_error"};
 const std::vector<std::string> kSourceKeys{"format", "images", "labels", "csv"};
@@ -91,6 +91,8 @@ class ProjectReader {
           m_c.fail(child(at, "params"), format("expected an object of layer parameters such as {\"outmaps\": 16}, got {}", shown(*params)));
         node.params = *params;
       }
+      if (const Json* frozen = m_c.find(n, "frozen")) node.frozen = m_c.boolean(*frozen, child(at, "frozen"));
+      if (const Json* mult = m_c.find(n, "lr_mult")) node.lrMult = m_c.number(*mult, child(at, "lr_mult"), Bound{0, false});
       if (const Json* pos = m_c.find(n, "pos")) {
         const bool ok = pos->is_array() && pos->size() == 2 && (*pos)[0].is_number() && (*pos)[1].is_number() &&
                         std::isfinite((*pos)[0].get<double>()) && std::isfinite((*pos)[1].get<double>());

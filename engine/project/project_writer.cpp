@@ -59,6 +59,8 @@ OrderedJson buildJson(const Project& p, const fs::path& baseDir) {
     node["id"] = n.id;
     node["type"] = n.type;
     if (!n.params.is_null() && !(n.params.is_object() && n.params.empty())) node["params"] = OrderedJson(n.params);
+    if (n.frozen) node["frozen"] = true;                     // Note [Frozen layers]: only when set
+    if (n.lrMult != 1.0) node["lr_mult"] = numberJson(n.lrMult);
     node["pos"] = {numberJson(n.pos[0]), numberJson(n.pos[1])};
     nodes.push_back(std::move(node));
   }

@@ -181,8 +181,9 @@ std::vector<Setting> buildTable() {
           .unlessDefault("0")
           .field([](auto& p) -> auto& { return p.config.earlyStoppingMinDelta; }));
   add(Row(G::GlobalConfig, "initial_parameters", T::Path, "Initial parameters",
-          "A parameters file (.nsparams: an imported model's, or a run's parameters.nsparams) to start training from "
-          "instead of random weights; every layer's parameters must be in it with the same shape. Empty: none.")
+          "A parameters file (.nsparams: an imported model's, or a run's parameters.nsparams) or a run folder to start "
+          "training from instead of random weights. Parameters are matched by layer name and shape; layers not in it, "
+          "or of another shape, start from their initialisers, and the run reports which. Empty: none.")
           .optionalPath(&TrainingConfig::initialParameters));
 
   // --- config.augmentation: every key optional, absent ones off ------------------------------

@@ -373,7 +373,7 @@ Event eventFromJson(const Json& json) {
       readAs<EpochEvent>(name, json, e) || readAs<CheckpointEvent>(name, json, e) || readAs<PausedEvent>(name, json, e) ||
       readAs<ResumedEvent>(name, json, e) || readAs<ResumedFromCheckpointEvent>(name, json, e) ||
       readAs<WarningEvent>(name, json, e) || readAs<ErrorEvent>(name, json, e) || readAs<ProfileEvent>(name, json, e) ||
-      readAs<FinishedEvent>(name, json, e);
+      readAs<FinishedEvent>(name, json, e) || readAs<InitialParametersEvent>(name, json, e);
   if (!e) e = UnknownEvent{name, json};
   return *e;
 }

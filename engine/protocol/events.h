@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "engine/protocol/initial_parameters_report.h"
 #include "engine/protocol/json_fields.h"
 #include "engine/protocol/training_plan.h"
 
@@ -253,7 +254,8 @@ struct UnknownEvent {
 };
 
 using Event = std::variant<StartedEvent, PlanEvent, IterationEvent, EpochEvent, CheckpointEvent, PausedEvent, ResumedEvent,
-                           ResumedFromCheckpointEvent, WarningEvent, ErrorEvent, ProfileEvent, FinishedEvent, UnknownEvent>;
+                           ResumedFromCheckpointEvent, WarningEvent, ErrorEvent, ProfileEvent, FinishedEvent,
+                           InitialParametersEvent, UnknownEvent>;
 
 // The event's "event" name.
 std::string eventName(const Event& event);

@@ -7,38 +7,67 @@
 
 namespace netsmith {
 
-CheckpointData readInitialParameters(const std::string& path, const Graph& graph) {
-  NS_CHECK(std::filesystem::is_regular_file(path),
-           "config.initial_parameters: {} does not exist: import the model again, or correct the path", path);
-  CheckpointData data = readCheckpoint(path);
-  std::map<std::string, const Tensor*> byName;
-  for (const auto& [name, tensor] : data.tensors) byName[name] = &tensor;
-  for (const GraphNode& node : graph.nodes)
+namespace fs = std::filesystem;
+
+std::string initialParametersFile(const std::string& source) {
+  std::error_code ec;
+  if (fs::is_directory(source, ec)) {
+    for (const char* name : {"parameters.nsparams", "best.nsparams"}) {
+      const fs::path file = fs::path(source) / name;
+      if (fs::is_regular_file(file, ec)) return file.string();
+    }
+    NS_THROW("config.initial_parameters: the folder {} has no parameters.nsparams or best.nsparams: give a run folder "
+             "that finished an epoch, or a .nsparams file",
+             source);
+  }
+  NS_CHECK(fs::is_regular_file(source, ec),
+           "config.initial_parameters: {} does not exist: import the model again, or correct the path", source);
+  return source;
+}
+
+InitialParameters readInitialParameters(const std::string& source, const Graph& graph) {
+  InitialParameters out;
+  out.report.source = source;
+  out.report.file = initialParametersFile(source);
+  CheckpointData file = readCheckpoint(out.report.file);
+  std::map<std::string, Tensor*> byName;
+  for (auto& [name, tensor] : file.tensors) byName[name] = &tensor;
+  out.data.meta = file.meta;
+  for (const GraphNode& node : graph.nodes) {
+    if (node.blobs.empty()) continue;
+    protocol::InitialParametersReport::Layer layer;
+    layer.id = node.id;
+    layer.type = node.schema->name;
     for (const ParamBlob& blob : node.blobs) {
       const std::string name = node.id + "/" + blob.name;
       const auto it = byName.find(name);
-      NS_CHECK(it != byName.end(),
-               "config.initial_parameters: {} has no parameter '{}' for layer '{}' ({}, {} of shape ({})): every layer's "
-               "parameters must be in the file",
-               path, name, node.id, node.schema->name, blob.name, shapeToString(blob.shape));
-      NS_CHECK(it->second->shape() == blob.shape,
-               "config.initial_parameters: {}: layer '{}' ({}) has {} of shape ({}) but the file's '{}' has shape ({})", path,
-               node.id, node.schema->name, blob.name, shapeToString(blob.shape), name,
-               shapeToString(it->second->shape()));
-      byName.erase(it);
+      if (it == byName.end()) {
+        layer.fresh.push_back(blob.name);
+      } else if (it->second->shape() != blob.shape) {
+        layer.reshaped.push_back({blob.name, blob.shape, it->second->shape()});
+        byName.erase(it);
+      } else {
+        layer.loaded.push_back(blob.name);
+        out.data.tensors.emplace_back(name, std::move(*it->second));
+        byName.erase(it);
+      }
     }
-  NS_CHECK(byName.empty(), "config.initial_parameters: {} holds '{}', which no layer of the network has", path,
-           byName.empty() ? "" : byName.begin()->first);
-  return data;
+    out.report.layers.push_back(std::move(layer));
+  }
+  // What is left no layer has; in the file's order.
+  for (const auto& [name, tensor] : file.tensors)
+    if (byName.count(name)) out.report.unused.push_back({name, tensor.shape()});
+  return out;
 }
 
-void applyInitialParameters(const CheckpointData& parameters, Network& network) {
+void applyInitialParameters(const InitialParameters& parameters, Network& network) {
   std::map<std::string, const Tensor*> byName;
-  for (const auto& [name, tensor] : parameters.tensors) byName[name] = &tensor;
+  for (const auto& [name, tensor] : parameters.data.tensors) byName[name] = &tensor;
   for (ParameterRef& p : network.parameters()) {
     const auto it = byName.find(p.name);
-    NS_CHECK(it != byName.end() && it->second->shape() == p.value->shape(),
-             "internal: initial parameters were not checked against the network ({})", p.name);
+    if (it == byName.end()) continue;  // new or re-initialised: the initialisers' values stay
+    NS_CHECK(it->second->shape() == p.value->shape(), "internal: initial parameter {} was not checked against the network",
+             p.name);
     p.value->copyFrom(*it->second);
   }
 }

@@ -26,6 +26,12 @@ using ProfileClock = LayerProfiler::Clock;
 void fitShape(Tensor& t, const Shape& shape) {
   if (t.shape() != shape) t.resize(shape);
 }
+
+// Note [Frozen layers]: training leaves the blob as it is: every blob of a frozen layer, and the
+// trainable ones of a layer with lr_mult 0 (whose running statistics still follow the batches).
+bool isHeld(const GraphNode& node, size_t blob) {
+  return node.frozen || (node.blobs[blob].trainable && !node.learns());
+}
 }  // namespace
 
 struct Network::NodeRuntime {
@@ -68,19 +74,23 @@ Network::Network(const Graph& graph, DeviceContext& device, bool fuse)
     auto rt = std::make_unique<NodeRuntime>();
     rt->output = Tensor(m_deviceMemory);
     rt->outputGrad = Tensor(m_deviceMemory);
+    // Note [Frozen layers]: a layer that does not learn has no gradient tensors, so nothing
+    // downstream (optimizer, all-reduce) sees its blobs, and backward skips it when no layer
+    // before it learns either (m_needsGrad).
     bool hasTrainable = false;
     for (const ParamBlob& blob : node.blobs) {
+      const bool learned = blob.trainable && node.learns();
       rt->params.emplace_back(blob.shape, m_deviceMemory);
-      rt->grads.emplace_back(blob.trainable ? Tensor(blob.shape, m_deviceMemory) : Tensor());
+      rt->grads.emplace_back(learned ? Tensor(blob.shape, m_deviceMemory) : Tensor());
       if (onDevice()) {
         rt->hostParams.emplace_back(blob.shape);
-        rt->hostGrads.emplace_back(blob.trainable ? Tensor(blob.shape) : Tensor());
+        rt->hostGrads.emplace_back(learned ? Tensor(blob.shape) : Tensor());
       }
-      hasTrainable = hasTrainable || blob.trainable;
+      hasTrainable = hasTrainable || learned;
     }
     for (size_t b = 0; b < node.blobs.size(); ++b) {
       rt->paramPtrs.push_back(&rt->params[b]);
-      rt->gradPtrs.push_back(node.blobs[b].trainable ? &rt->grads[b] : nullptr);
+      rt->gradPtrs.push_back(node.blobs[b].trainable && node.learns() ? &rt->grads[b] : nullptr);
     }
     bool upstream = hasTrainable;
     for (int p : node.inputs) upstream = upstream || m_needsGrad[p];
@@ -244,7 +254,7 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
     fitShape(output, written.batchShape);
     KernelCall call{m_device, inputs, rt.paramPtrs, output};
     call.target = node.schema->isLoss() ? target : nullptr;
-    call.training = training;
+    call.training = training && !node.frozen;  // a frozen BatchNormalization: inference mode
     call.random = random;
     call.random.node = i;
     rt.kernel->forward(call);
@@ -383,7 +393,8 @@ std::vector<ParameterRef> Network::parameters() {
         grad = &rt.hostGrads[b];
         m_device.download(grad->data(), rt.grads[b].data(), rt.grads[b].size());
       }
-      out.push_back({node.id + "/" + node.blobs[b].name, &rt.hostParams[b], grad});
+      out.push_back({node.id + "/" + node.blobs[b].name, &rt.hostParams[b], grad, isHeld(node, b),
+                     static_cast<float>(node.lrMult)});
     }
   }
   m_hostViewOut = true;
@@ -395,7 +406,8 @@ std::vector<ParameterRef> Network::kernelParameters() {
   for (size_t i = 0; i < m_nodes.size(); ++i) {
     const GraphNode& node = m_graph.nodes[i];
     for (size_t b = 0; b < node.blobs.size(); ++b)
-      out.push_back({node.id + "/" + node.blobs[b].name, m_nodes[i]->paramPtrs[b], m_nodes[i]->gradPtrs[b]});
+      out.push_back({node.id + "/" + node.blobs[b].name, m_nodes[i]->paramPtrs[b], m_nodes[i]->gradPtrs[b],
+                     isHeld(node, b), static_cast<float>(node.lrMult)});
   }
   return out;
 }

@@ -37,11 +37,15 @@ class LayerProfiler;
 // optimizer and the all-reduce touch stays on the device (DeviceSolver, NCCL).
 
 // A named parameter blob of the replica: "conv1/W". `grad` is null for blobs that are not
-// trainable (BatchNormalization's running statistics).
+// trainable (BatchNormalization's running statistics) and for those of a layer that does not
+// learn (Note [Frozen layers], engine/project/graph.h), which are also `held`: training leaves
+// them as they are (a frozen BatchNormalization's running statistics too).
 struct ParameterRef {
   std::string name;
   Tensor* value = nullptr;
   Tensor* grad = nullptr;
+  bool held = false;
+  float lrMult = 1.0f;  // the layer's lr_mult
 };
 
 class Network {
@@ -83,6 +87,9 @@ class Network {
   int fusedRelus() const;
   // The node whose forward writes `node`'s output (Note [Fused ReLU]); -1 when `node` runs its own.
   int forwardDoneBy(int node) const;
+  // Whether backward() runs node `node`: false when no layer at or before it learns (Note [Frozen
+  // layers]: a frozen first block costs no backward work).
+  bool runsBackward(int node) const { return m_needsGrad[static_cast<size_t>(node)]; }
   // Bytes of the replica's tensors: parameters, gradients, activations and their gradients.
   int64_t tensorBytes() const;
 

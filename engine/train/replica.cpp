@@ -50,8 +50,8 @@ Replica::Replica(const Graph& graph, const TrainingPlan& plan, const DevicePlan&
     for (size_t b = 0; b < graph.nodes[i].blobs.size(); ++b) byNode[i].push_back(&params[k++]);
   m_gradientsOfNode.resize(graph.nodes.size());
   for (const ParameterRef& p : params) {
-    if (p.grad) m_slots.push_back({p.name, p.value, p.grad});
-    else m_runningStats.push_back(p.value);
+    if (p.grad) m_slots.push_back({p.name, p.value, p.grad, p.lrMult});
+    else if (!p.held) m_runningStats.push_back(p.value);  // Note [Frozen layers]: held blobs take no part
   }
   // Backward finishes nodes in reverse graph order: Note [Bucket order].
   for (int i = static_cast<int>(graph.nodes.size()) - 1; i >= 0; --i) {

@@ -75,6 +75,8 @@ class RunFiles {
   // From here on a failure is recorded in run.json (recordFailure; best effort).
   void markStarted() { m_record.markStarted(); }
   void recordFailure(const std::string& message) { m_record.recordFailure(message); }
+  // run.json's "initial_parameters": what config.initial_parameters gave (Note [Initial parameters]).
+  void recordInitialParameters(const Json& report) { m_record.recordInitialParameters(report); }
 
   // Leader: writes checkpoints/eEPOCH_iITERATION.ckpt (and classes.txt), publishes `checkpoint`
   // and prunes the run's older checkpoints.

@@ -170,6 +170,11 @@ void RunRecord::recordTraining(const Json& training, const Json& change, const s
   writeSettings();
 }
 
+void RunRecord::recordInitialParameters(const Json& report) {
+  m_settings["initial_parameters"] = report;
+  writeSettings();
+}
+
 void RunRecord::writeResult(const Json& result) {
   m_settings["result"] = result;
   writeSettings();

@@ -41,6 +41,10 @@ class RunRecord {
   // list a later resume continues on. Throws Error when run.json cannot be written.
   void recordTraining(const Json& training, const Json& change, const std::vector<std::string>& devices);
 
+  // A new run, on the leader, after create(): run.json's "initial_parameters" becomes `report`
+  // (Note [Initial parameters]). Throws Error when run.json cannot be written.
+  void recordInitialParameters(const Json& report);
+
   // From here on a failure of the run is recorded in run.json.
   void markStarted() { m_started = true; }
   // Sets run.json's "result" and writes it; throws Error when it cannot be written.

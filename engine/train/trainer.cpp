@@ -198,6 +198,7 @@ TrainResult TrainingRun::run() {
     if (r.validationError) earlyStopping.observe(r.epoch, *r.validationError);
   try {
     if (leader) m_bus.publish(started);
+    if (leader && m_initialReport) m_bus.publish(protocol::InitialParametersEvent{*m_initialReport});
     if (leader && earlyStopping.enabled() && !m_validation)
       m_bus.publish(protocol::WarningEvent{"config.early_stopping is on, but the project has no validation set: nothing "
                                            "is counted and the run trains all its epochs"});

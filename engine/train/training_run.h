@@ -94,6 +94,8 @@ class TrainingRun {
   Dataset m_train;
   std::optional<Dataset> m_validation;
   FaultInjection m_fault;
+  // What config.initial_parameters gave a new run (Note [Initial parameters]).
+  std::optional<protocol::InitialParametersReport> m_initialReport;
 
   // Declared in this order so that the pool's threads end first, then the replicas, the devices
   // and last the communicators and the job (see ~TrainingRun).

@@ -268,9 +268,12 @@ void TrainingRun::startWorkers() {
     group->communicator(w).abort(reason);
   });
   // Note [Initial parameters]: a new run reads config.initial_parameters once; a resume does not.
-  std::optional<CheckpointData> initial;
-  if (m_options.resumeRun.empty() && !m_project.config.initialParameters.empty())
+  std::optional<InitialParameters> initial;
+  if (m_options.resumeRun.empty() && !m_project.config.initialParameters.empty()) {
     initial = readInitialParameters(m_project.config.initialParameters, *m_graph);
+    m_initialReport = initial->report;  // published after `started` (trainer.cpp)
+    if (m_sync.leader()) m_files.recordInitialParameters(initial->report.toJson());
+  }
   m_pool->runOnAll([&](int w) {
     const auto i = static_cast<size_t>(w);
     DeviceOptions device;

@@ -54,7 +54,7 @@ void forEachChunk(DeviceMemoryAccess& m, const Chunk* table, unsigned blocks, Pe
   const Chunk* host = m.at(table, blocks);
   for (unsigned b = 0; b < blocks; ++b) {
     const Chunk& d = host[b];
-    const Chunk c{m.at(d.w, d.n), m.at(d.g, d.n), m.at(d.s0, d.n), m.at(d.s1, d.n), d.n};
+    const Chunk c{m.at(d.w, d.n), m.at(d.g, d.n), m.at(d.s0, d.n), m.at(d.s1, d.n), d.n, d.lrMult};
     perChunk(c);
   }
 }
@@ -232,7 +232,7 @@ class CudaSolver final : public DeviceSolver {
       const int64_t n = slot.value->size();
       for (int64_t begin = 0; begin < n; begin += kChunk)
         m_chunks.push_back({slot.value->data() + begin, slot.grad->data() + begin, s[0] ? s[0] + begin : nullptr,
-                            s[1] ? s[1] + begin : nullptr, std::min(kChunk, n - begin)});
+                            s[1] ? s[1] + begin : nullptr, std::min(kChunk, n - begin), slot.lrMult});
     }
     GpuRuntime& runtime = gpuRuntime();
     m_device.makeCurrent();

@@ -17,6 +17,7 @@ struct Chunk {
   float* s0;
   float* s1;
   int64_t n;
+  float lrMult;  // the layer's lr_mult (Note [Frozen layers]): scales lr, alpha_t and AdamW's decay
 };
 
 enum class Kind { Sgd, Momentum, Nesterov, Adagrad, RmsProp, Adam, AdamW };
@@ -31,32 +32,33 @@ NS_HOST_DEVICE inline void update(const Chunk& c, int64_t i, const StepScalars& 
   float w = c.w[i];
   float g = c.g[i];
   if (kL2) g = g + s.wd * w;
+  const float lr = s.lr * c.lrMult;  // × 1 is exact: lr_mult 1 changes nothing
   if constexpr (K == Kind::Sgd) {
-    w -= s.lr * g;
+    w -= lr * g;
   } else if constexpr (K == Kind::Momentum) {
-    const float v = s.mu * c.s0[i] + s.lr * g;
+    const float v = s.mu * c.s0[i] + lr * g;
     c.s0[i] = v;
     w -= v;
   } else if constexpr (K == Kind::Nesterov) {
     const float prev = c.s0[i];
-    const float v = s.mu * prev - s.lr * g;
+    const float v = s.mu * prev - lr * g;
     c.s0[i] = v;
     w += -s.mu * prev + s.onePlusMu * v;
   } else if constexpr (K == Kind::Adagrad) {
     const float acc = c.s0[i] + g * g;
     c.s0[i] = acc;
-    w -= s.lr * g / (sqrtf(acc) + s.eps);
+    w -= lr * g / (sqrtf(acc) + s.eps);
   } else if constexpr (K == Kind::RmsProp) {
     const float v = c.s0[i] * s.rho + g * g * s.oneMinusRho;
     c.s0[i] = v;
-    w -= s.lr / (sqrtf(v) + s.eps) * g;
+    w -= lr / (sqrtf(v) + s.eps) * g;
   } else {
     const float m = s.b1 * c.s0[i] + s.oneMinusB1 * g;
     const float v = s.b2 * c.s1[i] + s.oneMinusB2 * g * g;
     c.s0[i] = m;
     c.s1[i] = v;
-    float next = w - s.alphaT * m / (sqrtf(v) + s.eps);
-    if constexpr (K == Kind::AdamW) next -= s.etaWd * w;
+    float next = w - (s.alphaT * c.lrMult) * m / (sqrtf(v) + s.eps);
+    if constexpr (K == Kind::AdamW) next -= (s.etaWd * c.lrMult) * w;
     w = next;
   }
   c.w[i] = w;
