@@ -3,8 +3,14 @@
 // `infer` on the run folder and on the imported project with the same .npy inputs); the project
 // names its parameters in config.initial_parameters; an operator with no Netsmith layer is an
 // error naming the node and its op type, and nothing is written; training starts from the
-// imported parameters, and a parameter of another shape is an error naming the layer and both
-// shapes.
+// imported parameters, and a parameter of another shape is re-initialised and reported with the
+// layer and both shapes. Opsets: each exported model is also converted to opsets 11 and 17 (onnx.version_converter,
+// Debian's python3-onnx) and imported with the same outputs; small models made with onnx.helper at
+// opsets 18 and 11 (ReduceMean, Resize linear and nearest, Transpose, Split, Slice with a step) give
+// PyTorch's and onnxruntime's outputs (tests/support/onnx_opsets.py; onnxruntime from the test
+// command's virtual environment, Note [Test Python]: without it the comparison with it is skipped,
+// saying so); a Transpose that moves the batch axis is refused saying so.
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
@@ -16,6 +22,7 @@
 #include "engine/project/project_io.h"
 #include "engine/train/checkpoint.h"
 #include "support/cli_runner.h"
+#include "support/test_python.h"
 #include "support/train_runner.h"
 
 using namespace netsmith;
@@ -25,6 +32,25 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kRoundTripTolerance = 1e-5;
+
+struct PyRun {
+  int exitCode = -1;
+  QString output;
+};
+
+PyRun opsetsScript(const QString& python, const QStringList& args) {
+  QProcess p;
+  p.setProcessChannelMode(QProcess::MergedChannels);
+  p.start(python, QStringList{sourcePath("tests/support/onnx_opsets.py")} + args);
+  p.waitForFinished(600000);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll()).trimmed()};
+}
+
+double maxAbsDifference(const std::vector<float>& a, const std::vector<float>& b) {
+  double worst = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) worst = std::max(worst, std::fabs(double(a[i]) - double(b[i])));
+  return worst;
+}
 
 Json node(const std::string& id, const std::string& type, Json params = Json::object()) {
   return {{"id", id}, {"type", type}, {"params", std::move(params)}};
@@ -172,10 +198,76 @@ class OnnxImportTest : public QObject {
     std::vector<int64_t> shapeA, shapeB;
     const std::vector<float> ya = readValues(fromRun.toStdString(), &shapeA), yb = readValues(fromImport.toStdString(), &shapeB);
     QCOMPARE(shapeA, shapeB);
-    double worst = 0;
-    for (size_t i = 0; i < ya.size(); ++i) worst = std::max(worst, std::fabs(double(ya[i]) - double(yb[i])));
+    const double worst = maxAbsDifference(ya, yb);
     qInfo("%s: max abs difference %.3g over %zu outputs", qPrintable(name), worst, ya.size());
     QVERIFY2(worst <= kRoundTripTolerance, qPrintable(QString("max abs difference %1").arg(worst)));
+
+    // The same model at PyTorch 1.13's lowest and highest opsets: each operator's form there
+    // (Squeeze, Unsqueeze and Split axes, Softmax's axis, Clip's bounds, Dropout's ratio) imports
+    // to the same network.
+    for (int opset : {11, 17}) {
+      const QString tag = QString("%1-opset%2").arg(name).arg(opset);
+      const QString converted = path(tag + ".onnx");
+      const PyRun c = opsetsScript("/usr/bin/python3", {"convert", model, converted, QString::number(opset)});
+      QVERIFY2(c.exitCode == 0, qPrintable(c.output));
+      const QString project = path("imported/" + tag + ".nsproj"), values = path(tag + "-imported.npy");
+      const CliRun i = runCli({"import", converted, "--output", project});
+      QVERIFY2(i.exitCode == 0, i.stderrText.constData());
+      QVERIFY2(i.stdoutText.contains(QString("(opset %1,").arg(opset).toUtf8()), i.stdoutText.constData());
+      const CliRun r = runCli({"infer", project, "--input", m_inputs, "--output", values});
+      QVERIFY2(r.exitCode == 0, r.stderrText.constData());
+      const std::vector<float> yc = readValues(values.toStdString());
+      QCOMPARE(yc.size(), ya.size());
+      const double d = maxAbsDifference(ya, yc);
+      qInfo("%s: max abs difference %.3g (%s)", qPrintable(tag), d, qPrintable(c.output));
+      QVERIFY2(d <= kRoundTripTolerance, qPrintable(QString("%1: max abs difference %2").arg(tag).arg(d)));
+    }
+  }
+
+  // Opset 18's forms (ReduceMean's axes as an input, Split by num_outputs) and opset 11's, with
+  // Resize (linear pytorch_half_pixel and nearest asymmetric floor), a Transpose of per-sample
+  // axes and a Slice with a step, against PyTorch's functions and onnxruntime.
+  void handMadeOpsetModels() {
+    const QString python = testPython();
+    const QString dir = path("handmade");
+    QVERIFY(QDir().mkpath(dir));
+    const PyRun made = opsetsScript(python, {"handmade", dir});
+    if (made.exitCode == 77) QSKIP(qPrintable(made.output));
+    QVERIFY2(made.exitCode == 0, qPrintable(made.output));
+    QStringList withoutOrt;
+    for (const char* m : {"resize_split_opset18", "resize_split_opset11"}) {
+      const QString base = dir + "/" + m;
+      const CliRun i = runCli({"import", base + ".onnx", "--output", base + "-imported/" + m + ".nsproj"});
+      QVERIFY2(i.exitCode == 0, i.stderrText.constData());
+      const CliRun r = runCli({"infer", base + "-imported/" + m + ".nsproj", "--input", base + "-x.npy", "--output",
+                               base + "-netsmith.npy"});
+      QVERIFY2(r.exitCode == 0, r.stderrText.constData());
+      const std::vector<float> y = readValues((base + "-netsmith.npy").toStdString());
+      for (const char* peer : {"torch", "ort"}) {
+        const QString file = base + "-" + peer + ".npy";
+        if (!QFileInfo::exists(file)) {
+          QVERIFY2(QString(peer) == "ort", "PyTorch's reference outputs are missing");
+          withoutOrt << m;
+          qWarning("%s: NOT compared with onnxruntime (%s): compared with PyTorch only", m, qPrintable(made.output));
+          continue;
+        }
+        const std::vector<float> ref = readValues(file.toStdString());
+        QCOMPARE(y.size(), ref.size());
+        const double d = maxAbsDifference(y, ref);
+        qInfo("%s vs %s: max abs difference %.3g over %zu values", m, peer, d, y.size());
+        QVERIFY2(d <= kRoundTripTolerance, qPrintable(QString("%1 vs %2: %3").arg(m, peer).arg(d)));
+      }
+    }
+    const CliRun refused = runCli({"import", dir + "/transpose_batch_opset13.onnx", "--output", dir + "/refused/t.nsproj"});
+    QCOMPARE(refused.exitCode, 1);
+    QVERIFY2(refused.stderrText.contains("node 'Transpose_0' (op Transpose)") &&
+                 refused.stderrText.contains("perm (1, 0, 2, 3): it moves the batch axis"),
+             refused.stderrText.constData());
+    QVERIFY(!QFileInfo::exists(dir + "/refused/t.nsproj"));
+    if (!withoutOrt.isEmpty())
+      QSKIP(qPrintable(QString("onnxruntime is missing (%1): %2 NOT compared with onnxruntime, only with PyTorch; "
+                               "installer/test.sh installs it into build/test-venv (Note [Test Python])")
+                           .arg(made.output, withoutOrt.join(", "))));
   }
 
   // GELU (exact) exports with Erf, which no Netsmith layer computes: the error names the node and
