@@ -4,7 +4,8 @@
 // ONNX's Python package import as Netsmith's layers, and `netsmith-cli infer` on the imported
 // project gives onnxruntime's outputs (max abs difference <= 1e-4; skipped without onnxruntime);
 // Netsmith models with LayerNormalization and InstanceNormalization trained briefly, exported and
-// imported again give the run's outputs (<= 1e-5).
+// imported again give the run's outputs (<= 1e-5), their Softmax head read back as
+// SoftmaxCrossEntropy.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -166,12 +167,18 @@ class OnnxImportNormalizationTest : public QObject {
     const CliRun exported = runCli({"export", run, "--onnx", model});
     QVERIFY2(exported.exitCode == 0, exported.stderrText.constData());
     const QString imported = path(QString::fromStdString("trip/" + name + ".nsproj"));
-    const CliRun import = runCli({"import", model, "--output", imported});
+    const CliRun import = runCli({"import", model, "--output", imported, "--json"});
     QVERIFY2(import.exitCode == 0, import.stderrText.constData());
+    // The exported Softmax head becomes SoftmaxCrossEntropy's again (its OutputHead is Softmax).
+    QCOMPARE(Json::parse(import.stdoutText.toStdString())["loss"].get<std::string>(), std::string("SoftmaxCrossEntropy"));
     const Project p = loadProject(imported.toStdString());
-    bool found = false;
-    for (const NodeSpec& n : p.network.nodes) found = found || n.type == type.toStdString();
+    bool found = false, softmax = false;
+    for (const NodeSpec& n : p.network.nodes) {
+      found = found || n.type == type.toStdString();
+      softmax = softmax || n.type == "Softmax";
+    }
     QVERIFY(found);
+    QVERIFY(!softmax);
 
     const QString fromRun = path(QString::fromStdString(name + "-run.npy"));
     const QString fromImport = path(QString::fromStdString(name + "-imported.npy"));
