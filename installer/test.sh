@@ -10,6 +10,21 @@ export PATH="/usr/local/cuda/bin:$PATH"
 jobs=$(nproc)
 
 ./installer/build.sh
+# Note [Test Python] (tests/support/test_python.h): onnxruntime is not a Debian package; the ONNX
+# tests compare with it from a virtual environment over Debian's Python and its packages (torch,
+# numpy 1.24, onnx stay Debian's). Without network access pip fails: the tests then say, as skips,
+# what they compared with PyTorch only, and the run goes on.
+ort_version=1.32.0
+venv=build/test-venv
+if [[ ! -x $venv/bin/python3 ]]; then
+  /usr/bin/python3 -m venv --system-site-packages "$venv" ||
+    echo "netsmith: could not create $venv (python3-venv): the ONNX tests compare with PyTorch only" >&2
+fi
+if [[ -x $venv/bin/python3 ]] && ! "$venv/bin/python3" -c 'import onnxruntime' 2>/dev/null; then
+  "$venv/bin/python3" -m pip install --disable-pip-version-check --quiet --timeout 30 --retries 1 \
+    "onnxruntime==$ort_version" ||
+    echo "netsmith: pip could not install onnxruntime $ort_version: the ONNX tests compare with PyTorch only and say so" >&2
+fi
 # Every label but gpu (a real GPU); CTest's label filters are regular expressions, hence the anchors.
 no_gpu='^gpu$'
 # Note [Simulated GPUs]: wherever the CUDA backend is built, its host code runs on simulated GPUs

@@ -1,8 +1,9 @@
 // netsmith-cli export --onnx: every sample project, a project with every other layer type, one
 // with every activation whose ONNX form is composite or parametrised, and one per loss are
 // trained briefly and exported (and the per-sample normalizations, in a zoo and one by one); each model passes onnx.checker (Debian's
-// python3-onnx, /usr/bin/python3) and, when onnxruntime is importable (by /usr/bin/python3 or
-// $NETSMITH_ORT_PYTHON), gives Netsmith's outputs on 1,000 validation images within 1e-4.
+// python3-onnx, /usr/bin/python3) and gives Netsmith's outputs on 1,000 validation images within
+// 1e-4 in onnxruntime (from the test command's virtual environment, Note [Test Python]; where it is
+// not importable the row is skipped after its checks, saying the comparison was not made).
 // A run on a dataset with classes.txt puts the names in the model's metadata (class_names).
 #include <QProcess>
 #include <QTemporaryDir>
@@ -16,6 +17,7 @@
 #include "engine/project/project_io.h"
 #include "support/cli_runner.h"
 #include "support/named_dataset.h"
+#include "support/test_python.h"
 #include "support/train_runner.h"
 #include "unit/dataset_test_files.h"
 
@@ -48,10 +50,7 @@ Json onnxMetadata(const QString& model) {
   return r.exitCode == 0 ? Json::parse(r.output.toStdString(), nullptr, false) : Json();
 }
 
-QString ortPython() {
-  const QByteArray env = qgetenv("NETSMITH_ORT_PYTHON");
-  return env.isEmpty() ? QStringLiteral("/usr/bin/python3") : QString::fromUtf8(env);
-}
+QString ortPython() { return testPython(); }
 
 Json node(const std::string& id, const std::string& type, Json params = Json::object()) {
   return {{"id", id}, {"type", type}, {"params", std::move(params)}};
@@ -367,10 +366,9 @@ class OnnxExportTest : public QObject {
     const PyRun compared = python(ortPython(), {"compare", model, QString::fromStdString(m_images),
                                                 QString::number(kCompared), QString::number(m_scale, 'g', 17), ours,
                                                 kTolerance});
-    if (compared.exitCode == 77) {
-      qWarning("%s", qPrintable(compared.output));
-      return;
-    }
+    if (compared.exitCode == 77)
+      QSKIP(qPrintable(QString("%1: exported and checked, NOT compared with onnxruntime: %2 (Python %3)")
+                           .arg(name, compared.output, ortPython())));
     QVERIFY2(compared.exitCode == 0, qPrintable(compared.output));
     qInfo("%s: %s", qPrintable(name), qPrintable(compared.output));
   }
