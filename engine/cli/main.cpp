@@ -16,6 +16,7 @@
 #include "engine/cli/eval_commands.h"
 #include "engine/cli/import_command.h"
 #include "engine/cli/progress_bar.h"
+#include "engine/cli/project_command.h"
 #include "engine/cli/sweep_command.h"
 #include "engine/comm/mpi_job.h"
 #include "engine/core/error.h"
@@ -97,7 +98,7 @@ const CommandSpec kDevices{"devices",
                            0,
                            0};
 
-const std::vector<const CommandSpec*> kCommands{&kTrain, &kSweep, &kValidate, &kEvaluate, &kInfer, &kExport, &kImport, &kDataset, &kOps, &kDevices};
+const std::vector<const CommandSpec*> kCommands{&kTrain, &kSweep, &kValidate, &kEvaluate, &kInfer, &kExport, &kImport, &kDataset, &kProject, &kOps, &kDevices};
 
 std::string mainHelp() {
   std::string s =
@@ -353,11 +354,11 @@ int dispatch(int argc, char** argv) {
   const std::map<std::string, int (*)(const ParsedArgs&)> handlers{
       {"train", runTrain},       {"sweep", runSweepWithSignals}, {"validate", runValidate}, {"evaluate", runEvaluate},
       {"infer", runInfer},       {"export", runExport},          {"import", runImport},     {"dataset", runDataset},
-      {"ops", runOps},           {"devices", runDevices}};
+      {"project", runProject},   {"ops", runOps},                {"devices", runDevices}};
   const auto it = handlers.find(args[0]);
   if (it == handlers.end()) {
     std::fprintf(stderr,
-                 "netsmith-cli: unknown command '%s' (commands: train, sweep, validate, evaluate, infer, export, import, "
+                 "netsmith-cli: unknown command '%s' (commands: train, sweep, validate, evaluate, infer, export, import, project, "
                  "dataset, ops, devices; see --help)\n",
                  args[0].c_str());
     return kExitUsage;

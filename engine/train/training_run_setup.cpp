@@ -11,6 +11,7 @@
 #include "engine/data/label_check.h"
 #include "engine/monitor/devices.h"
 #include "engine/optim/optimizer.h"
+#include "engine/project/classifier_head.h"
 #include "engine/project/device_name.h"
 #include "engine/project/project_io.h"
 #include "engine/train/checkpoint.h"
@@ -189,6 +190,11 @@ void TrainingRun::prepare(bool planOnly) {
     m_train = loadDataSource(ds.training, ds.scale, ds.onError);
     if (ds.validation.present() && !planOnly) m_validation = loadDataSource(ds.validation, ds.scale, ds.onError);
   });
+  // Note [Classifier head]: more classes than the head's outputs is said with the command that
+  // fixes it, before the labels are checked; fewer is one of the plan's warnings.
+  const ClassCountCheck classCheck = checkClassCount(
+      *m_graph, std::max<int64_t>(m_train.numClasses, static_cast<int64_t>(m_train.classNames.size())), m_project.path);
+  NS_CHECK(!classCheck.fatal, "{}", classCheck.message);
   // Every label against the loss now, not when it first reaches a batch (an epoch late for validation).
   const LabelRule labelRule = labelRuleOf(*m_graph);
   checkLabels(m_train, labelRule, ds.onError);
@@ -212,6 +218,7 @@ void TrainingRun::prepare(bool planOnly) {
   const std::optional<KeptBatch> kept = resumed ? keptBatchOf(settings, m_project) : std::nullopt;
   m_plan = planTraining(m_project, m_train.size, maxEpoch, availableCores() * m_sync.processes(), hasBatchNorm,
                         kept ? &*kept : nullptr);
+  if (!classCheck.message.empty()) m_plan.warnings.push_back(classCheck.message);
   const Json training = trainingRecord(m_plan);
   m_files.setTraining(training, resumed ? describeDeviceChange(settings.value("training", Json()), training, loadNote)
                                         : Json(nullptr));

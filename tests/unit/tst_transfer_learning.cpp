@@ -15,6 +15,7 @@
 #include "engine/core/rng.h"
 #include "engine/ops/op_registry.h"
 #include "engine/optim/optimizer.h"
+#include "engine/project/classifier_head.h"
 #include "engine/project/graph.h"
 #include "engine/project/project_io.h"
 #include "engine/protocol/events.h"
@@ -292,6 +293,58 @@ class TransferLearningTest : public QObject {
     const InitialParameters ip = readInitialParameters(run.string(), graphOf(smallProject()));
     QCOMPARE(QString::fromStdString(ip.report.source), QString::fromStdString(run.string()));
     QCOMPARE(ip.report.loadedBlobs(), int64_t{1});
+  }
+
+  // Note [Classifier head]: found through Softmax/pooling, set to N classes, and the messages
+  // training gives when the dataset's classes differ.
+  void classifierHeadIsFoundAndSet() {
+    Project p = parseProject(smallProject(), "");
+    auto head = findClassifierHead(buildGraph(p.network, OpRegistry::builtin()));
+    QVERIFY(head);
+    QCOMPARE(QString::fromStdString(head->nodeId), QString("head"));
+    QCOMPARE(head->outputs, int64_t{3});
+    const ClassifierHead was = setClassCount(p, 5);
+    QCOMPARE(was.outputs, int64_t{3});
+    QCOMPARE(p.network.nodes[6].params["n_outmaps"], Json({5}));
+    QCOMPARE(findClassifierHead(buildGraph(p.network, OpRegistry::builtin()))->outputs, int64_t{5});
+
+    // A convolution head read through GlobalAveragePooling and Flatten (SqueezeNet's form).
+    Json conv = smallProject();
+    Json& nodes = conv["network"]["nodes"];
+    nodes[4] = {{"id", "cls"}, {"type", "Convolution"}, {"params", {{"outmaps", 10}, {"kernel", {1, 1}}}}};
+    nodes[5] = {{"id", "gap"}, {"type", "GlobalAveragePooling"}};
+    nodes[6] = {{"id", "sm"}, {"type", "Flatten"}};
+    for (Json& l : conv["network"]["links"])
+      for (const char* k : {"from", "to"}) {
+        if (l[k] == "fc") l[k] = "cls";
+        if (l[k] == "relu2") l[k] = "gap";
+        if (l[k] == "head") l[k] = "sm";
+      }
+    Project c = parseProject(conv, "");
+    const auto convHead = findClassifierHead(buildGraph(c.network, OpRegistry::builtin()));
+    QVERIFY(convHead);
+    QCOMPARE(QString::fromStdString(convHead->type), QString("Convolution"));
+    QCOMPARE(convHead->outputs, int64_t{10});
+    setClassCount(c, 4);
+    QCOMPARE(c.network.nodes[4].params["outmaps"], Json(4));
+
+    // A regression loss has no head; setClassCount says so.
+    Json regression = smallProject();
+    regression["network"]["nodes"][7]["type"] = "SquaredError";
+    regression["network"]["nodes"][6]["params"]["n_outmaps"] = {1};
+    Project r = parseProject(regression, "");
+    QVERIFY(!findClassifierHead(buildGraph(r.network, OpRegistry::builtin())));
+    QVERIFY_THROWS_EXCEPTION(Error, setClassCount(r, 3));
+
+    const Graph g = graphOf(smallProject());
+    QVERIFY(checkClassCount(g, 3, "p.nsproj").message.empty());
+    const ClassCountCheck more = checkClassCount(g, 7, "p.nsproj");
+    QVERIFY(more.fatal);
+    QVERIFY2(more.message.find("The dataset has 7 classes but the network outputs 3 (head 'head', Affine)") == 0 &&
+                 more.message.find("netsmith-cli project set-classes p.nsproj 7") != std::string::npos,
+             more.message.c_str());
+    const ClassCountCheck fewer = checkClassCount(g, 2, "p.nsproj");
+    QVERIFY(!fewer.fatal && fewer.message.find("has 2 classes") != std::string::npos);
   }
 
   // The optimizer's per-slot multiplier: lr × 2 is the step of twice the learning rate, bit for
