@@ -12,7 +12,8 @@ namespace netsmith::gui {
 
 QString importModelDialog(QWidget* parent, const QString& startFolder) {
   const QString model = QFileDialog::getOpenFileName(parent, QObject::tr("Import model"), startFolder,
-                                                     QObject::tr("ONNX models (*.onnx);;All files (*)"));
+                                                     QObject::tr("Models (*.onnx *.nntxt *.nnp);;ONNX models (*.onnx);;"
+                                                                 "Neural Network Console / nnabla (*.nntxt *.nnp);;All files (*)"));
   if (model.isEmpty()) return {};
   const QFileInfo info(model);
   const QString suggested = info.absoluteDir().filePath(info.completeBaseName() + QStringLiteral(".nsproj"));
@@ -32,6 +33,13 @@ QString importModelDialog(QWidget* parent, const QString& startFolder) {
                           why.isEmpty() ? QObject::tr("netsmith-cli import did not finish: %1").arg(cli.errorString()) : why);
     return {};
   }
+  // A Neural Network Console file's settings that have no Netsmith counterpart are listed by the
+  // import (Note [NNabla settings]): show them, as the terminal would.
+  const QString said = QString::fromUtf8(cli.readAllStandardOutput());
+  const qsizetype notMapped = said.indexOf(QStringLiteral("Not mapped"));
+  if (notMapped >= 0)
+    QMessageBox::information(parent, QObject::tr("Imported"),
+                             said.mid(notMapped).section(QStringLiteral("\nWrote "), 0, 0).trimmed());
   return project;
 }
 

@@ -97,7 +97,7 @@ void MainWindow::createMenus() {
   m_samplesMenu->setEnabled(!m_samplesMenu->isEmpty());
   file->addAction(tr("New from &template…"), this, &MainWindow::newFromTemplate)->setObjectName(QStringLiteral("newFromTemplate"));
   file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::open);
-  file->addAction(tr("&Import…"), this, [this] {  // an ONNX model as a project (docs/onnx-import.md)
+  file->addAction(tr("&Import…"), this, [this] {  // an ONNX model or NNC file as a project (docs/onnx-import.md, docs/nnabla-import.md)
     if (!maybeSave()) return;
     const QString project = importModelDialog(this, m_doc.path().isEmpty() ? QString() : QFileInfo(m_doc.path()).absolutePath());
     if (!project.isEmpty()) openProject(project);
