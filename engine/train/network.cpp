@@ -21,7 +21,7 @@ using ProfileClock = LayerProfiler::Clock;
 // tst_step_allocations.cpp checks it). Tensor::resize takes its Shape by value, so even an
 // unchanged shape would cost a vector copy: Network keeps each node's batch shape, recomputed
 // only when the batch size changes, and resizes a tensor only when its shape differs; a
-// fanned-out gradient's second contribution has a scratch tensor per shape (scratchFor). The
+// fanned-out gradient's later contribution has a scratch tensor per shape and port (scratchFor). The
 // per-call argument lists (inputs, input gradients) are members too.
 void fitShape(Tensor& t, const Shape& shape) {
   if (t.shape() != shape) t.resize(shape);
@@ -300,8 +300,10 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
     // (fan-out, or the same producer on two ports) goes to scratch and is added after the call.
     inputs.clear();
     inputGrads.clear();
-    int deferredPort = -1;
-    Tensor* scratch = nullptr;
+    // Ports whose gradient goes to scratch: each its own tensor, added in port order after the
+    // call (Add2(a, b) where a and b also feed later layers defers both ports).
+    std::vector<std::pair<int, Tensor*>>& deferred = m_callDeferred;
+    deferred.clear();
     for (size_t port = 0; port < node.inputs.size(); ++port) {
       const int p = node.inputs[port];
       inputs.push_back(&m_nodes[p]->output);
@@ -316,10 +318,9 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
         fitShape(producer.outputGrad, outputShapeOf(p));  // its output may be folded away
         inputGrads.push_back(&producer.outputGrad);
       } else {
-        NS_CHECK(deferredPort < 0, "layer '{}' takes the same gradient target on several ports", node.id);
-        scratch = &scratchFor(outputShapeOf(p));
+        Tensor* scratch = &scratchFor(outputShapeOf(p), static_cast<int>(deferred.size()));
         inputGrads.push_back(scratch);
-        deferredPort = static_cast<int>(port);
+        deferred.emplace_back(static_cast<int>(port), scratch);
       }
     }
     KernelCall call{m_device, inputs, rt.paramPtrs, rt.output};
@@ -333,23 +334,24 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
     rt.kernel->backward(call);
     if (m_timing) m_timing->addBackward(i, start);
     handOff(onNodeDone, i);
-    if (m_timing && deferredPort >= 0) start = m_timing->now();
+    if (m_timing && !deferred.empty()) start = m_timing->now();
     for (size_t port = 0; port < node.inputs.size(); ++port) {
       const int p = node.inputs[port];
       if (!m_needsGrad[p]) continue;
-      if (static_cast<int>(port) == deferredPort) {
-        Tensor& acc = m_nodes[p]->outputGrad;
-        m_device.accumulate(acc.data(), scratch->data(), acc.size());
-      }
+      for (const auto& [deferredPort, scratch] : deferred)
+        if (deferredPort == static_cast<int>(port)) {
+          Tensor& acc = m_nodes[p]->outputGrad;
+          m_device.accumulate(acc.data(), scratch->data(), acc.size());
+        }
       m_nodes[p]->gradWritten = true;
     }
-    if (m_timing && deferredPort >= 0) m_timing->addBackward(i, start, false);  // the fan-out's addition
+    if (m_timing && !deferred.empty()) m_timing->addBackward(i, start, false);  // the fan-out's addition
   }
 }
 
-Tensor& Network::scratchFor(const Shape& shape) {
+Tensor& Network::scratchFor(const Shape& shape, int nth) {
   for (auto& t : m_scratch)
-    if (t->shape() == shape) return *t;
+    if (t->shape() == shape && nth-- == 0) return *t;
   m_scratch.push_back(std::make_unique<Tensor>(shape, m_deviceMemory));
   return *m_scratch.back();
 }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/ops/op_schema.h"
@@ -111,7 +112,8 @@ class Network {
   void setBatch(int64_t batch);                 // m_batch and every node's batchShape
   bool onDevice() const { return m_deviceMemory != nullptr; }
   void uploadHostView();
-  Tensor& scratchFor(const Shape& shape);  // m_scratch's tensor of that shape, made on first use
+  // m_scratch's nth tensor of that shape (one per deferred port of a call), made on first use.
+  Tensor& scratchFor(const Shape& shape, int nth);
   // onNodeDone(node), when given; timed as the profile's "buckets" (Note [Layer profile]).
   void handOff(const std::function<void(int node)>& onNodeDone, int node);
 
@@ -127,6 +129,7 @@ class Network {
   // so that a network whose fan-outs differ in shape (ResNet's stages) does not resize a shared
   // one, and allocate its shape, at every step (Note [No allocation per step], network.cpp).
   std::vector<std::unique_ptr<Tensor>> m_scratch;
+  std::vector<std::pair<int, Tensor*>> m_callDeferred;  // backward(): (port, scratch) per deferred port
   // Device memory only: host copies of the loss and prediction, and the host view's blobs.
   Tensor m_lossHost;
   Tensor m_predictionHost;
