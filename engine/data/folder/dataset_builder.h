@@ -34,7 +34,7 @@ namespace netsmith {
 // is colour) unless given; decode, convert and resize each image (decodeImage, prepareImage),
 // write its PNG; draw the split among the images that decoded (Note [Validation split]); write
 // CSVs, stores, classes.txt, report, dataset.json. Reading and decoding run on `threads` threads
-// (Note [Ordered pipeline] in the .cpp), but every output is ordered by the candidates' order alone, so the same source, options and seed give
+// (Note [Ordered pipeline], ordered_pipeline.h), but every output is ordered by the candidates' order alone, so the same source, options and seed give
 // the same bytes in every file, whatever the thread timing.
 // Atomic: DIR is built as a hidden sibling DIR/../.NAME.partial-XXXXXX (locked with flock while
 // its builder lives), synced (syncfs) and renamed to DIR at the end; a cancelled build removes

@@ -1,0 +1,46 @@
+// folderDatasetManifest and isFolderDataset.
+#include "engine/data/folder/dataset_manifest.h"
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace netsmith {
+
+namespace {
+
+constexpr const char* kManifestFormat = "netsmith-folder-dataset";
+
+}  // namespace
+
+std::string folderDatasetManifest(const FolderDatasetResult& result, const FolderScan& scan) {
+  nlohmann::ordered_json manifest;
+  manifest["format"] = kManifestFormat;
+  manifest["version"] = 1;
+  manifest["made_by"] = "netsmith-cli dataset create " NETSMITH_VERSION;
+  manifest["source"] = scan.source.string();
+  manifest["layout"] = scan.layout == FolderLayout::GivenSplit ? "train/" + scan.validationFolder : "class folders";
+  manifest["width"] = result.width;
+  manifest["height"] = result.height;
+  manifest["channels"] = result.channels;
+  manifest["resize"] = resizeModeName(result.resize);
+  if (scan.layout == FolderLayout::ClassFolders) {
+    manifest["validation_percent"] = result.validationPercent;
+    manifest["seed"] = result.seed;
+  }
+  manifest["classes"] = scan.classNames;
+  manifest["training"] = result.trainingCount;
+  manifest["validation"] = result.validationCount;
+  manifest["skipped"] = result.skipped.size();
+  manifest["duplicates"] = result.duplicates.size();
+  return manifest.dump(2) + "\n";
+}
+
+bool isFolderDataset(const std::filesystem::path& dir) {
+  std::ifstream in(dir / kFolderDatasetManifestName);
+  if (!in) return false;
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  return j.is_object() && j.value("format", "") == kManifestFormat;
+}
+
+}  // namespace netsmith
