@@ -9,6 +9,11 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QDir>
+#include <QFileInfo>
+#include <QFileDialog>
+#include <QMenu>
+#include <QToolButton>
 #include <QScrollArea>
 #include <QVBoxLayout>
 
@@ -82,7 +87,7 @@ void ConfigPage::addSettings(QFormLayout* form, SettingGroup group) {
       case SettingType::Number: kind = Kind::Number; break;
       case SettingType::Flag: kind = Kind::Flag; break;
       case SettingType::Choice: kind = Kind::Choice; break;
-      case SettingType::Path: kind = Kind::Text; break;
+      case SettingType::Path: kind = Kind::Path; break;
     }
     QStringList choices;
     for (const auto& c : row->choices) choices << qs(c);
@@ -121,7 +126,7 @@ void ConfigPage::addField(QFormLayout* form, const QString& path, const QString&
       // Checked on every keystroke; written only when valid.
       connect(line, &QLineEdit::textEdited, this, [this, path, kind](const QString& text) {
         if (text.trimmed().isEmpty()) return edited(path, Json());
-        edited(path, kind == Kind::Text ? Json(ss(text)) : valueFromText(text));
+        edited(path, kind == Kind::Text || kind == Kind::Path ? Json(ss(text)) : valueFromText(text));
       });
       editor = line;
       break;
@@ -129,13 +134,57 @@ void ConfigPage::addField(QFormLayout* form, const QString& path, const QString&
   }
   editor->setToolTip(help);
   editor->setObjectName(path);
-  const FieldCell field = makeFieldCell(this, editor);
+  const FieldCell field = makeFieldCell(this, editor, kind == Kind::Path ? makePathChooser(path) : nullptr);
   auto* name = new QLabel(label, this);
   name->setToolTip(help);
   form->addRow(name, field.cell);
   m_editors.insert(path, editor);
   m_errors.insert(path, field.error);
   m_kinds.insert(path, kind);
+}
+
+// Note [Initial parameters]: a parameters file, or a previous run of this project (its folder).
+QWidget* ConfigPage::makePathChooser(const QString& path) {
+  auto* button = new QToolButton(this);
+  button->setText(tr("Choose…"));
+  button->setObjectName(path + QStringLiteral(".choose"));
+  button->setPopupMode(QToolButton::InstantPopup);
+  auto* menu = new QMenu(button);
+  button->setMenu(menu);
+  connect(menu, &QMenu::aboutToShow, this, [this, menu] {
+    menu->clear();
+    menu->addAction(tr("A parameters file (.nsparams)…"), this, [this] {
+      const QString file = QFileDialog::getOpenFileName(this, tr("Initial parameters"), QFileInfo(m_doc->path()).absolutePath(),
+                                                        tr("Parameters (*.nsparams);;All files (*)"));
+      if (!file.isEmpty()) chooseInitialParameters(file);
+    });
+    const QStringList runs = previousRuns();
+    if (!runs.isEmpty()) menu->addSection(tr("A previous run of this project"));
+    for (const QString& run : runs)
+      menu->addAction(QFileInfo(run).fileName(), this, [this, run] { chooseInitialParameters(run); });
+    if (runs.isEmpty()) menu->addAction(tr("(no finished run of this project yet)"))->setEnabled(false);
+    menu->addSeparator();
+    menu->addAction(tr("None (random initial weights)"), this, [this] { chooseInitialParameters({}); });
+  });
+  return button;
+}
+
+QStringList ConfigPage::previousRuns() const {
+  if (m_doc->path().isEmpty()) return {};
+  const QFileInfo project(m_doc->path());
+  const QDir runs(project.dir().filePath(project.completeBaseName() + QStringLiteral(".runs")));
+  QStringList out;
+  for (const QFileInfo& run : runs.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name | QDir::Reversed))
+    if (QFileInfo::exists(run.filePath() + QStringLiteral("/parameters.nsparams")) ||
+        QFileInfo::exists(run.filePath() + QStringLiteral("/best.nsparams")))
+      out << run.absoluteFilePath();
+  return out;
+}
+
+void ConfigPage::chooseInitialParameters(const QString& source) {
+  const QString path = QStringLiteral("config.initial_parameters");
+  if (auto* line = qobject_cast<QLineEdit*>(m_editors.value(path))) line->setText(source);
+  edited(path, source.isEmpty() ? Json() : Json(ss(source)));
 }
 
 QString ConfigPage::errorFor(const QString& path) const {

@@ -27,9 +27,16 @@ class ConfigPage : public QWidget {
   QString errorFor(const QString& path) const;
   // Types `text` into the field at `path` as a user would (tests).
   void enterText(const QString& path, const QString& text);
+  // Note [Initial parameters]: the runs of this project a new run can start from (folders of
+  // <project>.runs/ holding parameters.nsparams or best.nsparams), newest first; the
+  // "Choose…" menu of config.initial_parameters lists them after "A parameters file…".
+  QStringList previousRuns() const;
+  // Sets config.initial_parameters to `source` (a file or a run folder) as the menu does.
+  void chooseInitialParameters(const QString& source);
 
  private:
-  enum class Kind { Text, Integer, Number, Choice, Flag };
+  enum class Kind { Text, Path, Integer, Number, Choice, Flag };
+  QWidget* makePathChooser(const QString& path);
   void addField(QFormLayout* form, const QString& path, const QString& label, Kind kind, const QString& help,
                 const QStringList& choices = {});
   // One field per row of the settings table's group (Note [Settings table]).

@@ -177,6 +177,15 @@ SetParamsCommand::SetParamsCommand(GraphDocument* doc, const std::string& id, Js
 void SetParamsCommand::redo() { m_doc->setNodeParams(m_id, m_after); }
 void SetParamsCommand::undo() { m_doc->setNodeParams(m_id, m_before); }
 
+SetNodeTrainingCommand::SetNodeTrainingCommand(GraphDocument* doc, const std::string& id, Values before, Values after)
+    : m_doc(doc), m_id(id), m_before(before), m_after(after) {
+  setText(before.frozen != after.frozen ? (after.frozen ? tr("Freeze %1") : tr("Unfreeze %1")).arg(qs(id))
+                                        : tr("Set the learning-rate multiplier of %1").arg(qs(id)));
+}
+
+void SetNodeTrainingCommand::redo() { m_doc->setNodeTraining(m_id, m_after.frozen, m_after.lrMult); }
+void SetNodeTrainingCommand::undo() { m_doc->setNodeTraining(m_id, m_before.frozen, m_before.lrMult); }
+
 RenameNodeCommand::RenameNodeCommand(GraphDocument* doc, const std::string& from, const std::string& to)
     : m_doc(doc), m_from(from), m_to(to) {
   setText(tr("Rename %1 to %2").arg(qs(from), qs(to)));

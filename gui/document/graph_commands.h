@@ -98,6 +98,23 @@ class SetParamsCommand : public QUndoCommand {
   Json m_before, m_after;
 };
 
+// Sets a node's "frozen" and "lr_mult" (Note [Frozen layers]).
+class SetNodeTrainingCommand : public QUndoCommand {
+ public:
+  struct Values {
+    bool frozen = false;
+    double lrMult = 1.0;
+  };
+  SetNodeTrainingCommand(GraphDocument* doc, const std::string& id, Values before, Values after);
+  void redo() override;
+  void undo() override;
+
+ private:
+  GraphDocument* m_doc;
+  std::string m_id;
+  Values m_before, m_after;
+};
+
 class RenameNodeCommand : public QUndoCommand {
  public:
   RenameNodeCommand(GraphDocument* doc, const std::string& from, const std::string& to);

@@ -132,6 +132,16 @@ void GraphDocument::setNodeParams(const std::string& id, const Json& params) {
   emit analysisChanged();
 }
 
+void GraphDocument::setNodeTraining(const std::string& id, bool frozen, double lrMult) {
+  const int i = nodeIndex(id);
+  if (i < 0) return;
+  m_spec.nodes[i].frozen = frozen;
+  m_spec.nodes[i].lrMult = lrMult;
+  reanalyse();
+  emit nodeParamsChanged(qs(id));
+  emit analysisChanged();
+}
+
 void GraphDocument::renameNode(const std::string& from, const std::string& to) {
   const int i = nodeIndex(from);
   if (i < 0) return;

@@ -53,6 +53,9 @@ class GraphDocument : public QObject {
   NodeSpec removeNodeAt(int index);  // links must already be gone
   void setNodePos(const std::string& id, QPointF pos);
   void setNodeParams(const std::string& id, const Json& params);
+  // Note [Frozen layers] (engine/project/graph.h): the node's "frozen" and "lr_mult"; emits
+  // nodeParamsChanged (the block redraws, the panel follows an undo).
+  void setNodeTraining(const std::string& id, bool frozen, double lrMult);
   void renameNode(const std::string& from, const std::string& to);  // links follow
   void insertLink(int index, const LinkSpec& link);
   LinkSpec removeLinkAt(int index);

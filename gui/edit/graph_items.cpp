@@ -68,6 +68,12 @@ void NodeItem::refresh(const GraphDocument& doc) {
       m_shapeLine = QStringLiteral("→ ?");
     }
   }
+  // Note [Frozen layers]: said first on the parameters' line, so that cutting it short keeps it.
+  m_frozen = node->frozen;
+  QStringList training;
+  if (node->frozen) training << QObject::tr("frozen");
+  if (node->lrMult != 1.0) training << QObject::tr("lr ×%1").arg(QLocale().toString(node->lrMult));
+  if (!training.isEmpty()) m_summary = (training + QStringList(m_summary)).join(QStringLiteral(" · "));
   if (!schema) m_problems << QObject::tr("unknown layer type '%1'").arg(m_type);
   QString tip = QStringLiteral("<b>%1</b> %2").arg(m_id.toHtmlEscaped(), m_type.toHtmlEscaped());
   if (schema && m_inputPorts > 1 && !schema->variadic)
@@ -138,9 +144,21 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
   const bool selected = option->state & QStyle::State_Selected;
   QPen border(bad ? QColor(0xc0, 0x39, 0x2b) : (selected ? QColor(0x1e, 0x6f, 0xd9) : QColor(0x80, 0x80, 0x80)),
               bad || selected ? 2.5 : 1);
+  if (m_frozen && !bad && !selected) border.setStyle(Qt::DashLine);
   painter->setPen(border);
-  painter->setBrush(bad ? QColor(0xfd, 0xec, 0xea) : QColor(0xfb, 0xfb, 0xfb));
+  painter->setBrush(bad ? QColor(0xfd, 0xec, 0xea) : m_frozen ? QColor(0xd9, 0xe2, 0xee) : QColor(0xfb, 0xfb, 0xfb));
   painter->drawRoundedRect(body, 5, 5);
+  if (m_frozen) {  // a padlock at the block's bottom-right corner: its parameters are held
+    const QPointF at(kWidth - 16, kHeight - 15);
+    painter->setPen(QPen(QColor(0x4a, 0x55, 0x68), 1.4));
+    painter->setBrush(Qt::NoBrush);
+    painter->drawArc(QRectF(at.x() + 1.5, at.y(), 7, 8), 0, 180 * 16);
+    painter->drawLine(QPointF(at.x() + 1.5, at.y() + 4), QPointF(at.x() + 1.5, at.y() + 6));
+    painter->drawLine(QPointF(at.x() + 8.5, at.y() + 4), QPointF(at.x() + 8.5, at.y() + 6));
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(QColor(0x4a, 0x55, 0x68));
+    painter->drawRoundedRect(QRectF(at.x(), at.y() + 6, 10, 7), 1.5, 1.5);
+  }
   // Category stripe on the left.
   painter->setPen(Qt::NoPen);
   painter->setBrush(categoryColor(m_category));

@@ -25,6 +25,9 @@ class NodeItem : public QGraphicsItem {
   bool hasProblems() const { return !m_problems.isEmpty(); }
   QString summaryText() const { return m_summary; }
   QString shapeText() const { return m_shapeLine; }
+  // Note [Frozen layers]: a frozen block is drawn with a grey-blue fill, a dashed border and a
+  // padlock; its parameters' line starts with "frozen" (and "lr ×N" for a multiplier other than 1).
+  bool isFrozen() const { return m_frozen; }
 
   // Input ports along the top edge, one per input of the op (the analysis says how many), spread
   // evenly; a link ends at the port it fills (NetworkAnalysis::linkPorts).
@@ -54,6 +57,7 @@ class NodeItem : public QGraphicsItem {
   QStringList m_problems;
   int m_inputPorts = 1;
   bool m_hasOutput = true;
+  bool m_frozen = false;
 };
 
 class LinkItem : public QGraphicsPathItem {

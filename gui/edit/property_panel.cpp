@@ -1,6 +1,7 @@
 #include "gui/edit/property_panel.h"
 
 #include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QKeyEvent>
@@ -158,6 +159,8 @@ void PropertyPanel::rebuild() {
   m_fieldErrors.clear();
   m_erroredValue.clear();
   m_idEdit = nullptr;
+  m_frozen = nullptr;
+  m_lrMult = nullptr;
   m_error->clear();
   m_form->hide();
   m_form->deleteLater();
@@ -261,15 +264,51 @@ void PropertyPanel::rebuild() {
       m_fieldErrors.insert(name, error);
       m_order << name;
     }
+    if (schema->parameterBlobs) addTrainingFields();
   }
   syncValues();
   refreshFacts();
+}
+
+// Note [Frozen layers]: two fields under the layer's own parameters.
+void PropertyPanel::addTrainingFields() {
+  m_frozen = new QCheckBox(m_form);
+  m_frozen->setObjectName(QStringLiteral("frozen"));
+  m_frozen->setToolTip(tr("<b>Frozen</b> (<tt>frozen</tt> in the project file)<br>The layer's parameters get no "
+                          "gradients and no optimizer state and stay as the initial parameters give them (transfer "
+                          "learning); a BatchNormalization uses its running statistics and does not update them."));
+  connect(m_frozen, &QCheckBox::toggled, this, [this](bool on) { commitTraining(on, m_lrMult->value()); });
+  watchKeys(m_frozen);
+  m_formLayout->addRow(tr("Frozen"), m_frozen);
+  m_lrMult = new QDoubleSpinBox(m_form);
+  m_lrMult->setObjectName(QStringLiteral("lr_mult"));
+  m_lrMult->setRange(0, 1000);
+  m_lrMult->setDecimals(3);
+  m_lrMult->setSingleStep(0.1);
+  m_lrMult->setKeyboardTracking(false);
+  m_lrMult->setToolTip(tr("<b>Learning-rate multiplier</b> (<tt>lr_mult</tt> in the project file)<br>The optimizer "
+                          "updates this layer's parameters with the learning rate × this. 1: as the others; 0: not "
+                          "updated."));
+  connect(m_lrMult, &QDoubleSpinBox::valueChanged, this, [this](double v) { commitTraining(m_frozen->isChecked(), v); });
+  watchKeys(m_lrMult);
+  m_formLayout->addRow(tr("Learning-rate multiplier"), m_lrMult);
+}
+
+void PropertyPanel::commitTraining(bool frozen, double lrMult) {
+  const NodeSpec* node = m_doc->node(ss(m_id));
+  if (!node || (node->frozen == frozen && node->lrMult == lrMult)) return;
+  m_undo->push(new SetNodeTrainingCommand(m_doc, node->id, {node->frozen, node->lrMult}, {frozen, lrMult}));
 }
 
 void PropertyPanel::syncValues() {
   const NodeSpec* node = m_doc->node(ss(m_id));
   const OpSchema* schema = node ? OpRegistry::builtin().find(node->type) : nullptr;
   if (!schema) return;
+  if (m_frozen && m_lrMult) {
+    const QSignalBlocker blockFrozen(m_frozen), blockMult(m_lrMult);
+    m_frozen->setChecked(node->frozen);
+    m_lrMult->setValue(node->lrMult);
+  }
   for (const ParamSpec& spec : schema->params) {
     QWidget* editor = m_editors.value(qs(spec.name));
     if (!editor) continue;

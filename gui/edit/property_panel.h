@@ -13,6 +13,8 @@
 
 #include "gui/document/graph_document.h"
 
+class QCheckBox;
+class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;
@@ -31,6 +33,10 @@ class PropertyPanel : public QWidget {
   // For tests and the page: the editor of `param`, and the last refusal shown (empty: none).
   QWidget* editorFor(const QString& param) const { return m_editors.value(param); }
   QLineEdit* idEditor() const { return m_idEdit; }
+  // Note [Frozen layers]: "Frozen" and "Learning-rate multiplier", shown for layers with
+  // parameters only (null otherwise).
+  QCheckBox* frozenEditor() const { return m_frozen; }
+  QDoubleSpinBox* lrMultEditor() const { return m_lrMult; }
   // Every error shown (the name's, then each field's in form order), one a line.
   QString errorText() const;
   QString fieldError(const QString& param) const;
@@ -46,6 +52,8 @@ class PropertyPanel : public QWidget {
   void commit(const QString& param, const Json& value);
   void commitText(const QString& param, ParamType type, const QString& text);
   void rename();
+  void addTrainingFields();
+  void commitTraining(bool frozen, double lrMult);
   Json currentValue(const ParamSpec& spec) const;
   // Shows `message` under `param`'s field (empty: clears it).
   void setFieldError(const QString& param, const QString& message);
@@ -62,6 +70,8 @@ class PropertyPanel : public QWidget {
   QLabel* m_problems = nullptr;
   QLabel* m_error = nullptr;
   QLineEdit* m_idEdit = nullptr;
+  QCheckBox* m_frozen = nullptr;
+  QDoubleSpinBox* m_lrMult = nullptr;
   QHash<QString, QWidget*> m_editors;
   QStringList m_order;                     // parameters in form order
   QHash<QString, QLabel*> m_fieldErrors;   // under each field

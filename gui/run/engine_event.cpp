@@ -91,6 +91,15 @@ EngineEvent toEngineEvent(const protocol::Event& event) {
         else if constexpr (std::is_same_v<T, protocol::WarningEvent>) return MessageEvent{false, qstr(e.message)};
         else if constexpr (std::is_same_v<T, protocol::ErrorEvent>) return MessageEvent{true, qstr(e.message)};
         else if constexpr (std::is_same_v<T, protocol::ProfileEvent>) return UnknownEvent{QString::fromLatin1(T::kName)};
+        else if constexpr (std::is_same_v<T, protocol::InitialParametersEvent>) {
+          InitialParametersEvent out;
+          for (const std::string& line : e.report.lines()) out.lines << qstr(line);
+          out.loaded = e.report.loadedBlobs();
+          out.fresh = e.report.newBlobs();
+          out.reinitialized = e.report.reshapedBlobs();
+          out.unused = static_cast<long long>(e.report.unused.size());
+          return out;
+        }
         else return UnknownEvent{qstr(e.name)};
       },
       event);
@@ -126,6 +135,7 @@ QString eventName(const EngineEvent& event) {
         else if constexpr (std::is_same_v<T, MessageEvent>) return e.isError ? QStringLiteral("error") : QStringLiteral("warning");
         else if constexpr (std::is_same_v<T, FinishedEvent>) return QStringLiteral("finished");
         else if constexpr (std::is_same_v<T, PlanEvent>) return QStringLiteral("plan");
+        else if constexpr (std::is_same_v<T, InitialParametersEvent>) return QStringLiteral("initial_parameters");
         else return e.type;
       },
       event);

@@ -124,12 +124,20 @@ struct PlanEvent {
 };
 
 // An event the GUI does not show (a newer engine's, or `profile`).
+// `initial_parameters` (Note [Initial parameters]): what the run took from its initial
+// parameters, as the lines the Training page's log shows (the summary, then a line per layer
+// that was not simply loaded and per unused entry).
+struct InitialParametersEvent {
+  QStringList lines;
+  long long loaded = 0, fresh = 0, reinitialized = 0, unused = 0;
+};
+
 struct UnknownEvent {
   QString type;
 };
 
 using EngineEvent = std::variant<StartedEvent, IterationEvent, EpochEvent, CheckpointEvent, ControlEvent, MessageEvent,
-                                 FinishedEvent, PlanEvent, UnknownEvent>;
+                                 FinishedEvent, PlanEvent, InitialParametersEvent, UnknownEvent>;
 
 // The GUI's view of a protocol event.
 EngineEvent toEngineEvent(const protocol::Event& event);

@@ -221,6 +221,9 @@ void TrainingPage::onEvent(const EngineEvent& event) {
     } else {
       m_log->appendPlainText(tr("resumed from checkpoint %1").arg(e->path));
     }
+  } else if (const auto* e = std::get_if<InitialParametersEvent>(&event)) {
+    // Note [Initial parameters]: the load report, layer by layer.
+    for (const QString& line : e->lines) m_log->appendPlainText(line);
   } else if (const auto* e = std::get_if<MessageEvent>(&event)) {
     m_log->appendHtml(QStringLiteral("<span style='color:%1'>%2: %3</span>")
                           .arg(e->isError ? QStringLiteral("#c0392b") : QStringLiteral("#b9770e"),
