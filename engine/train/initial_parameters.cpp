@@ -60,16 +60,20 @@ InitialParameters readInitialParameters(const std::string& source, const Graph& 
   return out;
 }
 
+// Straight into the tensors the kernels use (Note [Device memory]): through the host view, a later
+// parameters() call (the replicas' check at the start) would download the device's values over the
+// copies before the next forward uploaded them, and a GPU replica would keep its initialisers'.
 void applyInitialParameters(const InitialParameters& parameters, Network& network) {
   std::map<std::string, const Tensor*> byName;
   for (const auto& [name, tensor] : parameters.data.tensors) byName[name] = &tensor;
-  for (ParameterRef& p : network.parameters()) {
+  for (const ParameterRef& p : network.kernelParameters()) {
     const auto it = byName.find(p.name);
     if (it == byName.end()) continue;  // new or re-initialised: the initialisers' values stay
     NS_CHECK(it->second->shape() == p.value->shape(), "internal: initial parameter {} was not checked against the network",
              p.name);
-    p.value->copyFrom(*it->second);
+    network.device().upload(p.value->data(), it->second->data(), p.value->size());
   }
+  network.device().synchronize();  // the file's tensors may go once this returns
 }
 
 }  // namespace netsmith
