@@ -104,7 +104,11 @@ void Replica::scatterRunningStats(const float* in) {
 }
 
 Optimizer& Replica::optimizer() {
-  if (m_solver) {
+  // Pull only when the device holds the newer state. Once handed out, the host state stays the
+  // newer one until the next step pushes it: a resume restores it on the host, and a checkpoint
+  // taken before that step (a run stopped at an epoch's last iteration resumes into the
+  // epoch's end) must not overwrite it with the device's empty state on one replica only.
+  if (m_solver && !m_optimizerViewOut) {
     m_solver->pullState(*m_optimizer);
     m_optimizerViewOut = true;
   }

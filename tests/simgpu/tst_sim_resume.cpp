@@ -36,7 +36,7 @@ class TestSimResume : public QObject {
     const Json before = stopped.last("started");
 
     const CliRun resumed = runProcess(cliPath(), {"train", "--resume", runDir, "--devices", "cuda:0,cuda:1", "--events", "-"});
-    QVERIFY2(resumed.exitCode == 0, resumed.stderrText.constData());
+    QVERIFY2(resumed.exitCode == 0, (resumed.stderrText + resumed.stdoutText.right(900)).constData());
     QCOMPARE(resumed.last("finished")["status"].get<std::string>(), std::string("completed"));
     const Json started = resumed.last("started");
     QCOMPARE(started["logical_batch"], before["logical_batch"]);
