@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "engine/core/error.h"
+#include "engine/project/project.h"
 #include "engine/project/solver_table.h"
 
 namespace netsmith {

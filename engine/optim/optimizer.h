@@ -21,10 +21,16 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/core/tensor.h"
-#include "engine/project/project.h"
 
 namespace netsmith {
+
+using Json = nlohmann::json;
+// The project's optimizer section (engine/project/project.h). Declared, not included, so the CUDA
+// backend's fused solver, which takes an Optimizer, sees no project header.
+struct OptimizerConfig;
 
 // One learnable parameter: its name (e.g. "conv1/W"), its value (updated in place) and its
 // gradient (same shape, averaged over the logical batch).

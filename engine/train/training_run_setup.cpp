@@ -212,7 +212,7 @@ void TrainingRun::prepare(bool planOnly) {
   const int64_t maxEpoch = settings.value("max_epoch", Json()).is_number() ? settings["max_epoch"].get<int64_t>()
                                                                            : m_project.config.maxEpoch;
   bool hasBatchNorm = false;
-  for (const GraphNode& n : m_graph->nodes) hasBatchNorm = hasBatchNorm || n.schema->name == "BatchNormalization";
+  for (const GraphNode& n : m_graph->nodes) hasBatchNorm = hasBatchNorm || n.schema->usesBatchStatistics;
   // Under mpirun each process counts the cores it may use (mpirun binds it to some); the job has
   // that many per process (Note [Devices of an mpirun job] assumes alike processes).
   const std::optional<KeptBatch> kept = resumed ? keptBatchOf(settings, m_project) : std::nullopt;
