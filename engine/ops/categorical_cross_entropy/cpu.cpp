@@ -5,6 +5,7 @@
 
 #include "engine/backend/cpu/parallel_for.h"
 #include "engine/core/error.h"
+#include "engine/ops/class_index_target.h"
 #include "engine/ops/categorical_cross_entropy/cuda_math.h"
 #include "engine/ops/op_schema.h"
 
@@ -35,19 +36,8 @@ class CategoricalCrossEntropyKernel final : public Kernel {
   }
 
  private:
-  // Checked before the parallel loops: an exception must not leave an OpenMP region.
   static void checkLabels(const KernelCall& call, int64_t batch, int64_t classes) {
-    NS_CHECK(call.target, "CategoricalCrossEntropy got no target: it needs the dataset's class labels");
-    NS_CHECK(call.target->size() == batch,
-             "CategoricalCrossEntropy got a target of shape ({}) for a batch of {}: it needs one class index per sample",
-             shapeToString(call.target->shape()), batch);
-    const float* t = call.target->data();
-    for (int64_t n = 0; n < batch; ++n)
-      NS_CHECK(cuda::cce::validLabel(t[n], classes),
-               "label {} (batch row {}) is not a class index: CategoricalCrossEntropy has {} classes, so labels must be "
-               "whole numbers from 0 to {}; make the layer before the loss output one probability per class (a "
-               "Softmax), or check the dataset's labels",
-               t[n], n, classes, classes - 1);
+    checkClassIndexLabels(call, "CategoricalCrossEntropy", batch, classes, "one probability per class (a Softmax)");
   }
 };
 

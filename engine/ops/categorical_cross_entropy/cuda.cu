@@ -3,6 +3,7 @@
 // trainer stops on it; the CPU kernel names the row).
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_op.h"
+#include "engine/ops/class_index_target.h"
 #include "engine/ops/categorical_cross_entropy/cuda_math.h"
 
 namespace netsmith::cuda {
@@ -34,12 +35,7 @@ class CategoricalCrossEntropyKernel final : public Kernel {
   }
 
  private:
-  static void check(const KernelCall& call) {
-    NS_CHECK(call.target, "CategoricalCrossEntropy got no target: it needs the dataset's class labels");
-    NS_CHECK(call.target->size() == call.inputs[0]->dim(0),
-             "CategoricalCrossEntropy got a target of shape ({}) for a batch of {}: it needs one class index per sample",
-             shapeToString(call.target->shape()), call.inputs[0]->dim(0));
-  }
+  static void check(const KernelCall& call) { checkClassIndexTarget(call, "CategoricalCrossEntropy", call.inputs[0]->dim(0)); }
 };
 
 }  // namespace

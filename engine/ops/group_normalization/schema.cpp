@@ -18,13 +18,8 @@ void register_group_normalization(OpRegistry& registry) {
   s.params = {
       {.name = "num_groups", .type = ParamType::Int, .defaultValue = nullptr, .min = 1.0,
        .help = "number of channel groups; it must divide the channel count"},
-      {.name = "channel_axis", .type = ParamType::Int, .defaultValue = 1, .min = 0.0,
-       .help = "the channel axis, counting the batch axis as 0 as Neural Network Console does; only 1 is supported"},
-      {.name = "eps", .type = ParamType::Float, .defaultValue = 1e-5, .min = 0.0,
-       .help = "added to the variance before the square root; greater than 0"},
-      {.name = "no_scale", .type = ParamType::Bool, .defaultValue = false, .help = "true: no gamma (scale 1)"},
-      {.name = "no_bias", .type = ParamType::Bool, .defaultValue = false, .help = "true: no beta (shift 0)"},
   };
+  for (ParamSpec& p : channelNormParams()) s.params.push_back(std::move(p));
   s.inferShape = [](const std::vector<Shape>& inputs, const OpParams& params) {
     groupNormGeometry(inputs.at(0), params);
     return inputs.at(0);

@@ -35,6 +35,19 @@ inline RowNormGeometry instanceNormGeometry(const Shape& x, const OpParams& para
   return g;
 }
 
+// The parameters InstanceNormalization and GroupNormalization share (after GroupNormalization's
+// num_groups), with nnabla's names and defaults.
+inline std::vector<ParamSpec> channelNormParams() {
+  return {
+      {.name = "channel_axis", .type = ParamType::Int, .defaultValue = 1, .min = 0.0,
+       .help = "the channel axis, counting the batch axis as 0 as Neural Network Console does; only 1 is supported"},
+      {.name = "eps", .type = ParamType::Float, .defaultValue = 1e-5, .min = 0.0,
+       .help = "added to the variance before the square root; greater than 0"},
+      {.name = "no_scale", .type = ParamType::Bool, .defaultValue = false, .help = "true: no gamma (scale 1)"},
+      {.name = "no_bias", .type = ParamType::Bool, .defaultValue = false, .help = "true: no beta (shift 0)"},
+  };
+}
+
 // beta then gamma, (C) each, as present.
 inline std::vector<ParamBlob> channelNormBlobs(const Shape& x, const OpParams& params) {
   const Shape channels{x.at(0)};

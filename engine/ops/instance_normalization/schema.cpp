@@ -15,14 +15,7 @@ void register_instance_normalization(OpRegistry& registry) {
           "image's height and width; never over the batch), then applies a learned per-channel scale (gamma) and "
           "shift (beta).";
   s.inputs = {"x"};
-  s.params = {
-      {.name = "channel_axis", .type = ParamType::Int, .defaultValue = 1, .min = 0.0,
-       .help = "the channel axis, counting the batch axis as 0 as Neural Network Console does; only 1 is supported"},
-      {.name = "eps", .type = ParamType::Float, .defaultValue = 1e-5, .min = 0.0,
-       .help = "added to the variance before the square root; greater than 0"},
-      {.name = "no_scale", .type = ParamType::Bool, .defaultValue = false, .help = "true: no gamma (scale 1)"},
-      {.name = "no_bias", .type = ParamType::Bool, .defaultValue = false, .help = "true: no beta (shift 0)"},
-  };
+  s.params = channelNormParams();
   s.inferShape = [](const std::vector<Shape>& inputs, const OpParams& params) {
     instanceNormGeometry(inputs.at(0), params);
     return inputs.at(0);

@@ -6,6 +6,7 @@
 
 #include "engine/backend/cpu/parallel_for.h"
 #include "engine/core/error.h"
+#include "engine/ops/class_index_target.h"
 #include "engine/ops/op_schema.h"
 
 namespace netsmith::cpu {
@@ -55,21 +56,8 @@ class SoftmaxCrossEntropyKernel final : public Kernel {
     return m + std::log(sum);
   }
 
-  // Checked before the parallel loops: an exception must not leave an OpenMP region.
   static void checkLabels(const KernelCall& call, int64_t batch, int64_t classes) {
-    NS_CHECK(call.target, "SoftmaxCrossEntropy got no target: it needs the dataset's class labels");
-    NS_CHECK(call.target->size() == batch,
-             "SoftmaxCrossEntropy got a target of shape ({}) for a batch of {}: it needs one class index per sample",
-             shapeToString(call.target->shape()), batch);
-    const float* t = call.target->data();
-    for (int64_t n = 0; n < batch; ++n) {
-      const float label = t[n];
-      NS_CHECK(label >= 0.0f && label < static_cast<float>(classes) && label == std::floor(label),
-               "label {} (batch row {}) is not a class index: SoftmaxCrossEntropy has {} classes, so labels must be "
-               "whole numbers from 0 to {}; make the layer before the loss output one score per class, or check the "
-               "dataset's labels",
-               label, n, classes, classes - 1);
-    }
+    checkClassIndexLabels(call, "SoftmaxCrossEntropy", batch, classes, "one score per class");
   }
 };
 

@@ -5,6 +5,7 @@
 // per-element and per-row steps are in cuda_math.h.
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_op.h"
+#include "engine/ops/class_index_target.h"
 #include "engine/ops/softmax_cross_entropy/cuda_math.h"
 
 namespace netsmith::cuda {
@@ -66,12 +67,7 @@ class SoftmaxCrossEntropyKernel final : public Kernel {
   }
 
  private:
-  static void check(const KernelCall& call) {
-    NS_CHECK(call.target, "SoftmaxCrossEntropy got no target: it needs the dataset's class labels");
-    NS_CHECK(call.target->size() == call.inputs[0]->dim(0),
-             "SoftmaxCrossEntropy got a target of shape ({}) for a batch of {}: it needs one class index per sample",
-             shapeToString(call.target->shape()), call.inputs[0]->dim(0));
-  }
+  static void check(const KernelCall& call) { checkClassIndexTarget(call, "SoftmaxCrossEntropy", call.inputs[0]->dim(0)); }
 };
 
 }  // namespace
