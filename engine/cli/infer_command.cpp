@@ -22,7 +22,8 @@ const CommandSpec kInfer{
     "RUN_FOLDER|PROJECT.nsproj --input FILE.csv|FILE.npy|IMAGE [IMAGE ...] [--output FILE.csv|FILE.npy] [--json]",
     "Runs a trained run's network on PNG or JPEG images, a dataset CSV or a NumPy array and writes the predictions.",
     "A project file instead of a run folder runs with the parameters its config.initial_parameters names\n"
-    "(an imported model: netsmith-cli import). Inputs are scaled by the project's dataset.scale, as in training; images are not resized. A NumPy\n"
+    "(an imported model: netsmith-cli import), or a run folder's parameters.nsparams (else best.nsparams)\n"
+    "when it names a run folder, as training reads it. Inputs are scaled by the project's dataset.scale, as in training; images are not resized. A NumPy\n"
     ".npy array of shape (N, C, H, W) (or (N, D)) is a batch of inputs: float arrays go to the network\n"
     "as they are, integer arrays (uint8 images) are scaled like images. --output FILE.npy writes a\n"
     "float32 array (N, outputs) of what the CSV's likelihood_ (or y_) columns hold. A CSV\n"

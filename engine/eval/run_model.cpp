@@ -10,6 +10,7 @@
 #include "engine/core/error.h"
 #include "engine/data/class_names.h"
 #include "engine/project/project_io.h"
+#include "engine/train/initial_parameters.h"
 #include "engine/train/network.h"
 #include "engine/train/parallel_plan.h"
 #include "engine/train/worker_pool.h"
@@ -62,10 +63,16 @@ void RunModel::loadProjectFile(const std::string& path, const std::string& which
            m_project.path);
   NS_CHECK(which == "last" || which == "initial",
            "--parameters {}: a project has only its initial parameters ({}); give a run folder for 'best'", which, initial);
-  m_parameters.path = initial;
+  // A run folder (its parameters.nsparams, else best.nsparams) as training takes it (Note [Initial parameters]).
+  std::string file;
+  try {
+    file = initialParametersFile(initial);
+  } catch (const Error& e) {
+    NS_THROW("{}: {}", m_project.path, e.what());
+  }
+  m_parameters.path = file;
   m_parameters.which = "initial";
-  NS_CHECK(fs::is_regular_file(initial), "{}: config.initial_parameters names {}, which does not exist", m_project.path, initial);
-  m_parameters.data = readCheckpoint(initial);
+  m_parameters.data = readCheckpoint(file);
   // The class names of the project's training data, when it has a classes.txt (Note [Run class names]).
   const DataSourceSpec& training = m_project.dataset.training;
   std::error_code ec;

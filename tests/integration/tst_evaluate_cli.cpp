@@ -3,6 +3,8 @@
 // parameters, the evaluation folder, infer on 10 PNG files equals evaluate on the same images.
 // A run on a dataset with classes.txt names its classes in every output, even once the dataset's
 // file is gone (Note [Run class names]).
+#include <QDir>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
@@ -341,6 +343,58 @@ class EvaluateCliTest : public QObject {
     const CliRun badTrain = runCli({"train", shortNames.project, "--run-dir", m_dir.filePath("run-short"), "--quiet"});
     QCOMPARE(badTrain.exitCode, 1);
     QVERIFY2(badTrain.stderrText.contains(shortNames.classesFile.toUtf8()), badTrain.stderrText.constData());
+  }
+
+  // Note [Initial parameters]: a project whose config.initial_parameters names a run folder
+  // predicts with the folder's parameters.nsparams, else its best.nsparams, as training starts
+  // from them (initialParametersFile); a folder with neither is an error naming it.
+  void inferProjectWithARunFolderAsInitialParameters() {
+    const netsmith::Project source = netsmith::loadProject(sourcePath("projects/fashion_mnist_lenet.nsproj").toStdString());
+    const netsmith::Dataset raw = netsmith::loadDataSource(source.dataset.validation, 1.0, "error");
+    QStringList pngs;
+    for (int i = 0; i < 4; ++i) {
+      const QString name = m_dir.filePath(QString("folder-source%1.png").arg(i));
+      const std::vector<float> values = raw.sampleValues(20 + i);
+      QVERIFY(writePng(name, 28, 28, PNG_COLOR_TYPE_GRAY, 8, [&](int x, int y, int) { return static_cast<int>(values[y * 28 + x]); }));
+      pngs << name;
+    }
+    const auto inferWith = [&](const QString& target, const QStringList& extra = {}) {
+      QStringList args{"infer", target, "--input"};
+      args << pngs << extra;
+      return runCli(args);
+    };
+    const auto projectFrom = [&](const QString& name, const QString& initial) {
+      netsmith::Project p = netsmith::loadProject((m_run + "/project.nsproj").toStdString());
+      p.config.initialParameters = initial.toStdString();
+      const QString path = m_dir.filePath(name);
+      netsmith::saveProject(p, path.toStdString());
+      return path;
+    };
+
+    const CliRun fromRun = inferWith(m_run);
+    QVERIFY2(fromRun.exitCode == 0, fromRun.stderrText.constData());
+    QCOMPARE(lines(fromRun.stdoutText.toStdString()).size(), size_t{5});
+    const CliRun fromFolder = inferWith(projectFrom("from-run-folder.nsproj", m_run));
+    QVERIFY2(fromFolder.exitCode == 0, fromFolder.stderrText.constData());
+    QCOMPARE(fromFolder.stdoutText, fromRun.stdoutText);
+
+    // A folder holding only best.nsparams: its best parameters.
+    const QString onlyBest = m_dir.filePath("only-best");
+    QVERIFY(QDir().mkpath(onlyBest));
+    QVERIFY(QFile::copy(m_run + "/best.nsparams", onlyBest + "/best.nsparams"));
+    const CliRun bestOfRun = inferWith(m_run, {"--parameters", "best"});
+    QVERIFY2(bestOfRun.exitCode == 0, bestOfRun.stderrText.constData());
+    const CliRun fromBest = inferWith(projectFrom("from-best.nsproj", onlyBest));
+    QVERIFY2(fromBest.exitCode == 0, fromBest.stderrText.constData());
+    QCOMPARE(fromBest.stdoutText, bestOfRun.stdoutText);
+
+    const QString empty = m_dir.filePath("no-parameters");
+    QVERIFY(QDir().mkpath(empty));
+    const QString emptyProject = projectFrom("from-empty.nsproj", empty);
+    const CliRun none = inferWith(emptyProject);
+    QCOMPARE(none.exitCode, 1);
+    QVERIFY2(none.stderrText.contains("has no parameters.nsparams or best.nsparams"), none.stderrText.constData());
+    QVERIFY2(none.stderrText.contains(emptyProject.toUtf8()), none.stderrText.constData());
   }
 
   void errorsNameWhatIsWrong() {
