@@ -75,7 +75,8 @@ int runNnablaImport(const ParsedArgs& args, const std::string& source) {
   options.network = args.value("--network");
   const nnabla_import::NnablaFile file = nnabla_import::readNnablaFile(source);
   nnabla_import::NnablaImport imported = nnabla_import::importNnabla(file, options);
-  const nnabla_import::NnablaSettings settings = nnabla_import::mapSettings(file, imported.networkName);
+  nnabla_import::NnablaSettings settings = nnabla_import::mapSettings(file, imported.networkName);
+  settings.notMapped.insert(settings.notMapped.end(), imported.notMapped.begin(), imported.notMapped.end());
   onnx_import::ImportedNetwork& network = imported.network;
   const size_t layers = network.network.nodes.size();
   const Shape inputShape = network.inputShape;

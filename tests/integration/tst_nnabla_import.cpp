@@ -206,8 +206,25 @@ class NnablaImportTest : public QObject {
     for (const char* item : {"iter_per_epoch 6", "network 'MainValidation'", "network 'MainRuntime'", "cache_dir", "monitor 'valid_error'",
                              "backend \\\"cpu:float\\\""})
       QVERIFY2(listed.find(item) != std::string::npos, (std::string(item) + " not in " + listed).c_str());
-    // BatchNormalization's statistics have multiplier 0 in every NNC file: not worth a line.
-    QVERIFY2(listed.find("learning_rate_multiplier") == std::string::npos, listed.c_str());
+    // Note [NNabla learning-rate multipliers]: the optimizer's parameter_variable lines give
+    // Convolution 0 on W and b, BatchNormalization 0.5 on beta and gamma (0 on its statistics,
+    // which are not trained, says nothing), the repeat's "Convolution_2{RepeatStart}/conv/W" and
+    // b 2 (both copies), Affine W 1 and b 3 (one lr_mult per layer: listed, the layer keeps 1).
+    const auto lrMultOf = [&p](const std::string& id) {
+      for (const NodeSpec& n : p.network.nodes)
+        if (n.id == id) return n.lrMult;
+      return -1.0;
+    };
+    QCOMPARE(lrMultOf("Convolution"), 0.0);
+    QCOMPARE(lrMultOf("BatchNormalization"), 0.5);
+    QCOMPARE(lrMultOf("Convolution_2_RepeatStart_0"), 2.0);
+    QCOMPARE(lrMultOf("Convolution_2_RepeatStart_1"), 2.0);
+    QCOMPARE(lrMultOf("Affine"), 1.0);
+    for (const NodeSpec& n : p.network.nodes) QVERIFY2(!n.frozen, n.id.c_str());
+    QVERIFY2(listed.find("learning_rate_multiplier of layer 'Affine': 'Affine/affine/W' 1, 'Affine/affine/b' 3") != std::string::npos,
+             listed.c_str());
+    QVERIFY2(listed.find("learning_rate_multiplier of layer 'Convolution'") == std::string::npos, listed.c_str());
+    QVERIFY2(listed.find("BatchNormalization/bn/mean") == std::string::npos, listed.c_str());
     // --network picks the executor's network: it has no loss, so one is appended.
     const CliRun runtime = runCli({"import", fixture("lenet_repeat.nntxt"), "--output", path("settings/runtime.nsproj"),
                                    "--network", "MainRuntime", "--loss", "SoftmaxCrossEntropy", "--json"});

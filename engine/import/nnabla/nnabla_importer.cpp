@@ -9,7 +9,9 @@
 
 #include "engine/core/error.h"
 #include "engine/import/network_layout.h"
+#include "engine/import/nnabla/learning_rate_multipliers.h"
 #include "engine/import/nnabla/nnabla_import_context.h"
+#include "engine/import/nnabla/nnabla_settings.h"
 #include "engine/import/nnabla/repeat_expansion.h"
 #include "engine/project/graph.h"
 
@@ -435,6 +437,9 @@ NnablaImport importNnabla(const NnablaFile& file, const NnablaImportOptions& opt
                                  "Netsmith layer has its own copy, trained separately",
                                  shared.size(), shared.front(), shared.size() > 1 ? ", " + shared[1] + (shared.size() > 2 ? ", ..." : "") : ""));
   result.trainableParameters = graph.parameterCount;
+  // Note [NNabla learning-rate multipliers]: the training optimizer's, on the layers' lr_mult.
+  if (const NnOptimizer* optimizer = trainingOptimizer(file, chosen.name))
+    result.notMapped = mapLearningRateMultipliers(*optimizer, graph, sources, out.network);
 
   // Parameter values, when the file has any: every blob by its parameter variable's name.
   if (!file.parameters.empty()) {

@@ -3,7 +3,6 @@
 
 #include <cctype>
 #include <filesystem>
-#include <set>
 
 #include "engine/core/error.h"
 #include "engine/project/solver_table.h"
@@ -28,6 +27,12 @@ bool isLocalPath(const std::string& uri) {
 }
 
 }  // namespace
+
+const NnOptimizer* trainingOptimizer(const NnablaFile& file, const std::string& networkName) {
+  for (const NnOptimizer& o : file.optimizers)
+    if (o.networkName == networkName) return &o;
+  return file.optimizers.empty() ? nullptr : &file.optimizers.front();
+}
 
 void NnablaSettings::apply(Project& p) const {
   if (maxEpoch) p.config.maxEpoch = *maxEpoch;
@@ -65,10 +70,7 @@ NnablaSettings mapSettings(const NnablaFile& file, const std::string& networkNam
   if (network && network->batchSize > 0) s.batchSize = network->batchSize;
 
   // Datasets: the optimizer's for training; a monitor's other one for validation.
-  const NnOptimizer* optimizer = nullptr;
-  for (const NnOptimizer& o : file.optimizers)
-    if (!optimizer && o.networkName == networkName) optimizer = &o;
-  if (!optimizer && !file.optimizers.empty()) optimizer = &file.optimizers.front();
+  const NnOptimizer* optimizer = trainingOptimizer(file, networkName);
   const NnDataset* training = optimizer ? datasetNamed(file, optimizer->datasetName) : nullptr;
   if (!training) training = datasetNamed(file, "Training");
   const NnDataset* validation = nullptr;
@@ -126,16 +128,6 @@ NnablaSettings mapSettings(const NnablaFile& file, const std::string& networkNam
                       "Netsmith's loss reads its target from the CSV's second column, so give the CSV a target column with the same values",
                       o.dataVariables[j].variable, o.dataVariables[i].variable, o.dataVariables[i].dataName));
     for (const NnSetting& x : o.other) list(format("optimizer '{}' solver {}: {}", o.name, x.name, x.value));
-    // BatchNormalization's running statistics are never trained: their multiplier 0 says nothing.
-    std::set<std::string> statistics;
-    if (network)
-      for (const NnFunction& f : network->functions)
-        if (f.type == "BatchNormalization")
-          for (size_t i = 3; i < f.inputs.size() && i < 5; ++i) statistics.insert(f.inputs[i]);
-    for (const NnVariableRef& v : o.parameterVariables)
-      if (v.hasMultiplier && v.learningRateMultiplier != 1 && !statistics.count(v.variable))
-        list(format("learning_rate_multiplier {} of parameter '{}' (every parameter trains at the solver's rate)", v.learningRateMultiplier,
-                    v.variable));
   }
   for (const NnMonitor& m : file.monitors)
     list(format("monitor '{}' (Netsmith reports training and validation loss and error itself)", m.name));

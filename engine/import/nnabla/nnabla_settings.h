@@ -25,9 +25,9 @@ namespace netsmith::nnabla_import {
 //   hyper-parameters; weight_decay → optimizer.weight_decay; lr_decay and lr_decay_interval →
 //   optimizer.lr_multiplier and lr_update_interval (NNC's own learning-rate schedule).
 // Everything else the file sets is listed: other solvers (the project keeps Adam), update_interval
-// other than 1, learning_rate_multiplier other than 1 (but 0 on BatchNormalization's statistics,
-// which are never trained), the backends of global_config, iter_per_epoch, dataset caches,
-// monitors, the networks not imported.
+// other than 1, the backends of global_config, iter_per_epoch, dataset caches, monitors, the
+// networks not imported. The optimizer's learning_rate_multiplier of each parameter becomes the
+// layers' lr_mult in the importer (Note [NNabla learning-rate multipliers]).
 struct NnablaSettings {
   std::optional<int64_t> maxEpoch, monitorInterval, batchSize, lrUpdateInterval;
   std::optional<bool> saveBest, shuffle;
@@ -39,6 +39,9 @@ struct NnablaSettings {
 
   void apply(Project& project) const;
 };
+
+// The optimizer that trains `networkName` (NNC's "Main"), else the file's first; null when none.
+const NnOptimizer* trainingOptimizer(const NnablaFile& file, const std::string& networkName);
 
 // `networkName`: the imported network (the others are listed).
 NnablaSettings mapSettings(const NnablaFile& file, const std::string& networkName);

@@ -10,4 +10,5 @@ target_sources(netsmith_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/nnabla_importer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nnabla_convert_layers.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nnabla_convert_other.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/nnabla_settings.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/nnabla_settings.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/learning_rate_multipliers.cpp)
