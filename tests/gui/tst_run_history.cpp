@@ -23,15 +23,6 @@ using namespace netsmith::gui;
 
 namespace {
 
-bool waitFor(const std::function<bool()>& condition, int timeoutMs) {
-  QDeadlineTimer deadline(timeoutMs);
-  while (!condition()) {
-    if (deadline.hasExpired()) return false;
-    QTest::qWait(20);
-  }
-  return true;
-}
-
 // A quick real run of the project by netsmith-cli, as a terminal would start it.
 int cliTrain(const QStringList& args) {
   QProcess p;
@@ -140,18 +131,18 @@ class TestRunHistory : public QObject {
     QCOMPARE(history->runs().size(), 0);  // mlp.runs does not exist yet: its parent is watched
     const QString folder = stoppedRun("cli-run");
     QVERIFY(!folder.isEmpty());
-    QVERIFY2(waitFor([&] { return runIn(history->runs(), folder) != nullptr; }, 10000), "the new run was not listed");
-    QVERIFY(waitFor([&] { return runIn(history->runs(), folder)->status == "stopped"; }, 10000));
+    QVERIFY2(QTest::qWaitFor([&] { return runIn(history->runs(), folder) != nullptr; }, 10000), "the new run was not listed");
+    QVERIFY(QTest::qWaitFor([&] { return runIn(history->runs(), folder)->status == "stopped"; }, 10000));
     QVERIFY(runIn(history->runs(), folder)->resumable());
     // Resumed in the terminal, on two workers: completed.
     QCOMPARE(cliTrain({"train", "--resume", folder, "--devices", "cpu:0,cpu:1", "--events", m_dir.filePath("e.jsonl")}), 0);
-    QVERIFY2(waitFor([&] { return runIn(history->runs(), folder)->status == "completed"; }, 10000),
+    QVERIFY2(QTest::qWaitFor([&] { return runIn(history->runs(), folder)->status == "completed"; }, 10000),
              qPrintable(runIn(history->runs(), folder)->status));
     QCOMPARE(runIn(history->runs(), folder)->epochs, 2LL);
     // A label written by another program.
     QString error;
     QVERIFY(writeRunLabel(folder, "from the terminal", &error));
-    QVERIFY(waitFor([&] { return runIn(history->runs(), folder)->label == "from the terminal"; }, 10000));
+    QVERIFY(QTest::qWaitFor([&] { return runIn(history->runs(), folder)->label == "from the terminal"; }, 10000));
     QVERIFY(history->list()->item(0)->text().startsWith("from the terminal (cli-run)"));
   }
 
@@ -200,10 +191,10 @@ class TestRunHistory : public QObject {
     menu = history->contextMenuFor(folder);
     QVERIFY(!actionNamed(menu, "resume")->isEnabled());
     QVERIFY(!actionNamed(menu, "delete")->isEnabled());
-    QVERIFY(waitFor([&] { return !page.isRunning(); }, 240000));
+    QVERIFY(QTest::qWaitFor([&] { return !page.isRunning(); }, 240000));
     QVERIFY2(page.lastOutcome() && page.lastOutcome()->status == RunOutcome::Status::Completed,
              qPrintable(page.statusText() + "\n" + page.logText()));
-    QVERIFY(waitFor([&] { return runIn(history->runs(), folder)->status == "completed"; }, 10000));
+    QVERIFY(QTest::qWaitFor([&] { return runIn(history->runs(), folder)->status == "completed"; }, 10000));
     QVERIFY(!actionNamed(history->contextMenuFor(folder), "resume")->isEnabled());  // completed: nothing to resume
 
     // Delete while another process holds the folder: refused, nothing asked, nothing moved.

@@ -23,15 +23,6 @@ using namespace netsmith;
 using namespace netsmith::gui;
 
 namespace {
-bool waitFor(const std::function<bool()>& condition, int timeoutMs) {
-  QDeadlineTimer deadline(timeoutMs);
-  while (!condition()) {
-    if (deadline.hasExpired()) return false;
-    QTest::qWait(20);
-  }
-  return true;
-}
-
 QPushButton* buttonTexted(QWidget& w, const QString& text) {
   for (QPushButton* b : w.findChildren<QPushButton*>())
     if (b->text() == text) return b;
@@ -282,7 +273,7 @@ class TestSweepDialog : public QObject {
     QVERIFY(pid > 0);
     // While it runs, the first row follows its run folder: running on cpu:0, epochs and errors coming in.
     const SweepTableModel* model = dialog.table()->sweepModel();
-    QVERIFY2(waitFor([&] { return model->rows()[0].epochs >= 2; }, 120000), qPrintable(dialog.statusText()));
+    QVERIFY2(QTest::qWaitFor([&] { return model->rows()[0].epochs >= 2; }, 120000), qPrintable(dialog.statusText()));
     QCOMPARE(cell(model, 0, "Status"), QStringLiteral("running"));
     QCOMPARE(cell(model, 0, "Device"), QStringLiteral("cpu:0"));
     QVERIFY(model->rows()[0].finalError.has_value());
@@ -311,7 +302,7 @@ class TestSweepDialog : public QObject {
       dialog.setLimits(500, 1000, 200);
       QVERIFY(dialog.start());
       pid = dialog.runner()->processId();
-      QVERIFY(waitFor([&] { return dialog.runner()->rows()[0].status == "running"; }, 60000));
+      QVERIFY(QTest::qWaitFor([&] { return dialog.runner()->rows()[0].status == "running"; }, 60000));
     }
     QVERIFY2(!processExists(pid), "the sweep outlived its dialog");
   }

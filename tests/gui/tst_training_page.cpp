@@ -19,15 +19,6 @@ using namespace netsmith;
 using namespace netsmith::gui;
 
 namespace {
-bool waitFor(const std::function<bool()>& condition, int timeoutMs) {
-  QDeadlineTimer deadline(timeoutMs);
-  while (!condition()) {
-    if (deadline.hasExpired()) return false;
-    QTest::qWait(20);
-  }
-  return true;
-}
-
 // The page's plots carry their title as a text element in the first layout row.
 QCustomPlot* plotTitled(QWidget& page, const QString& title) {
   for (QCustomPlot* plot : page.findChildren<QCustomPlot*>()) {
@@ -138,7 +129,7 @@ class TestTrainingPage : public QObject {
     TrainingPage page(&doc);
     page.setExtraArguments({"--max-epoch", "1", "--train-samples", "512", "--validation-samples", "256"});
     QVERIFY(page.start());
-    QVERIFY(waitFor([&] { return !page.isRunning(); }, 240000));
+    QVERIFY(QTest::qWaitFor([&] { return !page.isRunning(); }, 240000));
     QVERIFY2(page.lastOutcome() && page.lastOutcome()->status == RunOutcome::Status::Completed,
              qPrintable(page.statusText() + "\n" + page.logText()));
     QVERIFY(page.iterationEvents() > 0);
@@ -263,7 +254,7 @@ class TestTrainingPage : public QObject {
     QVERIFY(folder.startsWith(m_dir.filePath("lenet.runs")));
 
     // Both charts receive points through the 50 ms replot timer, one utilization line per worker.
-    QVERIFY2(waitFor(
+    QVERIFY2(QTest::qWaitFor(
                  [&] {
                    if (iterLoss->data()->size() == 0 || utilPlot->graphCount() != 2) return false;
                    for (int i = 0; i < utilPlot->graphCount(); ++i)
@@ -282,7 +273,7 @@ class TestTrainingPage : public QObject {
 
     // Pause: the state, the status line and the button say so, and no iteration arrives.
     page.pause();
-    QVERIFY2(waitFor([&] { return page.state() == TrainingPage::State::Paused; }, 30000), qPrintable(page.logText()));
+    QVERIFY2(QTest::qWaitFor([&] { return page.state() == TrainingPage::State::Paused; }, 30000), qPrintable(page.logText()));
     QVERIFY2(page.statusText().startsWith("Paused at epoch"), qPrintable(page.statusText()));
     QCOMPARE(pauseButton->text(), QString("Resume"));
     QVERIFY(page.logText().contains("paused"));
@@ -294,9 +285,9 @@ class TestTrainingPage : public QObject {
 
     // Resume: training goes on from where it paused, and the curve grows past that point.
     page.resume();
-    QVERIFY(waitFor([&] { return page.state() == TrainingPage::State::Running; }, 30000));
+    QVERIFY(QTest::qWaitFor([&] { return page.state() == TrainingPage::State::Running; }, 30000));
     QCOMPARE(pauseButton->text(), QString("Pause"));
-    QVERIFY2(waitFor(
+    QVERIFY2(QTest::qWaitFor(
                  [&] {
                    return page.iterationEvents() > seen && iterLoss->data()->size() > 0 &&
                           iterLoss->data()->at(iterLoss->data()->size() - 1)->key > pausedAt;
@@ -307,7 +298,7 @@ class TestTrainingPage : public QObject {
 
     // Stop: the engine writes a checkpoint and the run ends as stopped, not completed.
     page.stop();
-    QVERIFY(waitFor([&] { return !page.isRunning(); }, 60000));
+    QVERIFY(QTest::qWaitFor([&] { return !page.isRunning(); }, 60000));
     QVERIFY(page.lastOutcome());
     QVERIFY2(page.lastOutcome()->status == RunOutcome::Status::Stopped, qPrintable(page.statusText() + "\n" + page.logText()));
     QVERIFY2(page.statusText().contains("stopped") && page.statusText().contains("--resume"), qPrintable(page.statusText()));
@@ -339,9 +330,9 @@ class TestTrainingPage : public QObject {
     page.setExtraArguments({"--max-epoch", "2", "--train-samples", "1280", "--validation-samples", "256"});
     QVERIFY(page.start());
     const QString folder = page.currentRunFolder();
-    QVERIFY(waitFor([&] { return page.iterationEvents() > 0; }, 120000));
+    QVERIFY(QTest::qWaitFor([&] { return page.iterationEvents() > 0; }, 120000));
     page.stop();
-    QVERIFY(waitFor([&] { return !page.isRunning(); }, 60000));
+    QVERIFY(QTest::qWaitFor([&] { return !page.isRunning(); }, 60000));
     QVERIFY2(page.lastOutcome() && page.lastOutcome()->status == RunOutcome::Status::Stopped, qPrintable(page.logText()));
     QVERIFY(page.canResumeLastRun());
     QVERIFY(resumeButton->isEnabled());
@@ -353,7 +344,7 @@ class TestTrainingPage : public QObject {
     QCOMPARE(page.currentRunFolder(), folder);
     QVERIFY2(page.statusText().contains("Resuming") && page.statusText().contains("(was cpu:0)"), qPrintable(page.statusText()));
     QVERIFY(!resumeButton->isEnabled());
-    QVERIFY(waitFor([&] { return !page.isRunning(); }, 240000));
+    QVERIFY(QTest::qWaitFor([&] { return !page.isRunning(); }, 240000));
     QVERIFY2(page.lastOutcome() && page.lastOutcome()->status == RunOutcome::Status::Completed,
              qPrintable(page.statusText() + "\n" + page.logText()));
     const QString change = "Resumed on cpu:0,cpu:1 (was cpu:0): per-device batch 32 (was 64), logical batch 64 unchanged";
@@ -381,9 +372,9 @@ class TestTrainingPage : public QObject {
     TrainingPage page(&doc);
     page.setExtraArguments({"--max-epoch", "5", "--train-samples", "20000", "--validation-samples", "256"});
     QVERIFY(page.start());
-    QVERIFY(waitFor([&] { return page.iterationEvents() > 0; }, 120000));
+    QVERIFY(QTest::qWaitFor([&] { return page.iterationEvents() > 0; }, 120000));
     page.engine()->kill();
-    QVERIFY(waitFor([&] { return !page.isRunning(); }, 30000));
+    QVERIFY(QTest::qWaitFor([&] { return !page.isRunning(); }, 30000));
     QCOMPARE(page.lastOutcome()->status, RunOutcome::Status::Failed);
     QVERIFY(page.lastOutcome()->crashed);
     QVERIFY2(page.statusText().contains("signal 9") && page.statusText().contains("SIGKILL"), qPrintable(page.statusText()));

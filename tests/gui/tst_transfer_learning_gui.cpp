@@ -29,15 +29,6 @@ using namespace netsmith::gui;
 
 namespace {
 
-bool waitFor(const std::function<bool()>& condition, int timeoutMs) {
-  QDeadlineTimer deadline(timeoutMs);
-  while (!condition()) {
-    if (deadline.hasExpired()) return false;
-    QTest::qWait(20);
-  }
-  return true;
-}
-
 QImage render(NodeItem* item) {
   QImage image(static_cast<int>(NodeItem::kWidth) + 8, static_cast<int>(NodeItem::kHeight) + 8, QImage::Format_ARGB32);
   image.fill(Qt::white);
@@ -121,7 +112,7 @@ class TestTransferLearningGui : public QObject {
     TrainingPage training(&doc);
     training.setExtraArguments({"--max-epoch", "1", "--train-samples", "128", "--validation-samples", "64"});
     QVERIFY(training.start());
-    QVERIFY(waitFor([&] { return !training.isRunning(); }, 240000));
+    QVERIFY(QTest::qWaitFor([&] { return !training.isRunning(); }, 240000));
     QVERIFY2(training.lastOutcome() && training.lastOutcome()->status == RunOutcome::Status::Completed,
              qPrintable(training.logText()));
     // A folder without parameters is not offered.
@@ -141,7 +132,7 @@ class TestTransferLearningGui : public QObject {
     edit.properties()->showNode("fc1");
     edit.properties()->frozenEditor()->setChecked(true);
     QVERIFY(training.start());
-    QVERIFY(waitFor([&] { return !training.isRunning(); }, 240000));
+    QVERIFY(QTest::qWaitFor([&] { return !training.isRunning(); }, 240000));
     const QString log = training.logText();
     QVERIFY2(training.lastOutcome() && training.lastOutcome()->status == RunOutcome::Status::Completed, qPrintable(log));
     QVERIFY2(log.contains(QString("Initial parameters from %1/parameters.nsparams: 6 blob(s) loaded, 0 new").arg(runs[0])),
