@@ -8,6 +8,12 @@
         layer_all LayerNormalization (opset 17), axis 1, no bias: the whole sample
         instance  InstanceNormalization (opset 13)
         group     GroupNormalization (opset 18), 2 groups, one scale and bias per group
+        group_spelled    GroupNormalization spelled out as PyTorch writes it (opset 13): Reshape
+                         (N, 2, -1), InstanceNormalization with scale 1 and bias 0, Reshape back to
+                         a Shape of the input, Mul by gamma and Add of beta shaped (4, 1, 1)
+        instance_grouped the same Reshape and Reshape back around an InstanceNormalization with
+                         scale (1.5, 0.5) and bias (0.25, -0.75) and no Mul or Add: not GroupNorm
+        group_bad_mul    group_spelled with gamma shaped (1, 1, 12), along the width: not GroupNorm
       Needs only the onnx package (Debian's python3-onnx); no checker runs, since ONNX 1.12 knows
       no opset 18.
   onnx_normalization_models.py run MODEL.onnx IN.npy OUT.npy
@@ -48,6 +54,24 @@ def make(kind, out):
         inits += [numpy_helper.from_array(np.array([1.5, 0.5], np.float32), "scale"),
                   numpy_helper.from_array(np.array([0.25, -0.75], np.float32), "bias")]
         nodes.append(helper.make_node("GroupNormalization", ["c", "scale", "bias"], ["n"], num_groups=2, epsilon=1e-5))
+    elif kind in ("group_spelled", "instance_grouped", "group_bad_mul"):
+        opset = 13
+        unit = kind != "instance_grouped"
+        inits += [numpy_helper.from_array(np.array([0, 2, -1], np.int64), "groups"),
+                  numpy_helper.from_array(np.array([1, 1] if unit else [1.5, 0.5], np.float32), "in_scale"),
+                  numpy_helper.from_array(np.array([0, 0] if unit else [0.25, -0.75], np.float32), "in_bias")]
+        ungrouped = "u" if unit else "n"
+        nodes += [helper.make_node("Reshape", ["c", "groups"], ["g"], name="group"),
+                  helper.make_node("InstanceNormalization", ["g", "in_scale", "in_bias"], ["gn"], epsilon=1e-5,
+                                   name="normalize"),
+                  helper.make_node("Shape", ["c"], ["c_shape"], name="shape"),
+                  helper.make_node("Reshape", ["gn", "c_shape"], [ungrouped], name="ungroup")]
+        if unit:
+            along = (1, 1, 12) if kind == "group_bad_mul" else (4, 1, 1)
+            inits += [numpy_helper.from_array(rand(rng, along, 0.3, 1.0), "gamma"),
+                      numpy_helper.from_array(rand(rng, (4, 1, 1), 0.3), "beta")]
+            nodes += [helper.make_node("Mul", ["u", "gamma"], ["s"], name="scale"),
+                      helper.make_node("Add", ["s", "beta"], ["n"], name="shift")]
     else:
         raise SystemExit(f"unknown kind {kind}")
     nodes += [helper.make_node("MaxPool", ["n"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),

@@ -177,6 +177,7 @@ void add(ImportContext& c, const OnnxNodeDef& n) {
     const size_t layerInput = c.isConstant(n, 0) ? 1 : 0;
     const Value& x = c.layer(n, layerInput);
     if (foldBias(c, n, x, c.constant(n, 1 - layerInput, "addend"))) return;
+    if (foldIntoGroupNorm(c, n, false)) return;
     c.unsupported(n, "of a constant to a layer's output, except as the bias of the Gemm, MatMul or Conv before it: "
                      "Netsmith has no layer that adds a constant");
   }
@@ -310,6 +311,7 @@ void softmax(ImportContext& c, const OnnxNodeDef& n) {
 }
 
 void mul(ImportContext& c, const OnnxNodeDef& n) {
+  if (foldIntoGroupNorm(c, n, true)) return;
   c.layer(n, 0);
   c.layer(n, 1);
   c.unsupported(n, "of two layers' outputs (other than x · Sigmoid(x), which is Swish, and x · HardSigmoid(x), which is "

@@ -115,6 +115,7 @@ void reshape(ImportContext& c, const OnnxNodeDef& n) {
     if (d == -1) d = rest > 0 && count % rest == 0 ? count / rest : -1;
   if (std::count(target.begin(), target.end(), -1))
     c.fail(n, format("reshapes ({}) into ({})", shapeToString(x.shape), dimsText(t)));
+  if (groupNormReshapeBack(c, n, x, target) || deferGroupReshape(c, n, x, target)) return;
   if (channelShuffle(c, n, x, target)) return;
   reshapeTo(c, n, x, target);
 }

@@ -22,6 +22,9 @@ struct Value {
   Shape shape;       // Layer, Padded: per-sample shape (of the node's output, before the padding)
   OnnxTensor constant;  // Constant
   int64_t padHeight = 0, padWidth = 0;  // Padded: zeros added on both sides (a Pad not yet merged)
+  // Layer: the index of the Reshape whose output this is when no layer was made for it yet: `node`'s
+  // output seen as `shape` (Note [GroupNormalization import]); -1 otherwise.
+  int deferredReshape = -1;
 };
 
 // One Netsmith node made by the import, with its blobs (in the schema's blob order).
@@ -31,6 +34,9 @@ struct MadeNode {
   Shape shape;                      // per-sample output
   std::vector<std::pair<std::string, Tensor>> blobs;  // blob name → value
   const OpSchema* schema = nullptr;
+  // The ONNX nodes a pattern made this layer from ("Reshape 'a'", ...), for its note; empty for a
+  // layer made from one node.
+  std::vector<std::string> fusedFrom;
 };
 
 class ImportContext {
@@ -116,6 +122,19 @@ using ConverterTable = std::map<std::string, Converter>;
 void addLayerConverters(ConverterTable& table);   // onnx_convert_layers.cpp
 void addShapeConverters(ConverterTable& table);   // onnx_convert_shapes.cpp
 void addNormalizationConverters(ConverterTable& table);  // onnx_convert_normalization.cpp
+
+// GroupNormalization written out as Reshape, InstanceNormalization, Reshape, Mul, Add (Note
+// [GroupNormalization import], onnx_convert_normalization.cpp); each returns true when it handled `n`.
+// Reshape `n` of layer value `x` to the per-sample `target`, read by such an InstanceNormalization:
+// its output stays a view of x, no layer made.
+bool deferGroupReshape(ImportContext& c, const OnnxNodeDef& n, const Value& x, const Shape& target);
+// InstanceNormalization `n` (unit scale, zero bias) of such a view: one GroupNormalization layer.
+// Reading a view that does not match, it makes the Reshape's layer and returns false.
+bool groupNormFromInstanceNorm(ImportContext& c, const OnnxNodeDef& n);
+// Reshape `n` of that layer's (groups, rest) view back to the layer's shape.
+bool groupNormReshapeBack(ImportContext& c, const OnnxNodeDef& n, const Value& x, const Shape& target);
+// Mul (`scale`) or Add of a per-channel constant to that layer: its gamma or beta.
+bool foldIntoGroupNorm(ImportContext& c, const OnnxNodeDef& n, bool scale);
 const ConverterTable& converterTable();
 
 }  // namespace netsmith::onnx_import
