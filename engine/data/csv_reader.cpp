@@ -116,6 +116,7 @@ struct CsvLayout {
   InputKind kind = InputKind::kNumbers;
   double scale = 1.0;
   bool fromStore = false;  // the images come from the sample store: only the labels are read here
+  bool labelsOnly = false;  // readCsvLabels: the images are not read at all
   // The column naming each row's class ("class_name" or "name"); SIZE_MAX when there is none.
   size_t nameColumn = SIZE_MAX;
 };
@@ -199,7 +200,7 @@ void processRow(std::string_view text, const Record& rec, const CsvLayout& layou
     return;
   }
   out.imagePath = resolveImagePath(layout, cell);
-  if (layout.fromStore) return;
+  if (layout.fromStore || layout.labelsOnly) return;
   DecodedImage image;
   std::string why;
   if (!decodePng(out.imagePath, 1.0, image, why)) {
@@ -268,7 +269,9 @@ std::string readText(const std::string& path) {
 
 }  // namespace
 
-Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRows, int64_t maxRows) {
+namespace {
+
+Dataset readCsv(const std::string& csvPath, double scale, bool skipBadRows, int64_t maxRows, bool labelsOnly) {
   const std::string text = readText(csvPath);
   const std::string_view view(text);
   size_t pos = view.starts_with("\xEF\xBB\xBF") ? 3 : 0;  // UTF-8 byte order mark (Excel writes one)
@@ -303,6 +306,7 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
   layout.path = csvPath;
   layout.folder = fs::path(csvPath).parent_path();
   layout.scale = scale;
+  layout.labelsOnly = labelsOnly;
   const Record& headerRecord = records.front();
   {
     const std::string tooLong = tooLongLine(view, headerRecord);
@@ -360,7 +364,7 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
   // A sample store made from exactly this CSV holds its images decoded (Note [Sample store]).
   SampleStoreInfo store;
   std::string storeWarning;
-  if (layout.kind == InputKind::kImage) {
+  if (layout.kind == InputKind::kImage && !labelsOnly) {
     const fs::path storePath = sampleStorePathFor(csvPath);
     std::error_code ec;
     if (fs::exists(storePath, ec)) {
@@ -384,7 +388,7 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
   // keep them). The slot size comes from the first good image, decoded first.
   std::vector<uint8_t> slots;
   int64_t slotBytes = 0;
-  if (layout.kind == InputKind::kImage && !layout.fromStore) {
+  if (layout.kind == InputKind::kImage && !layout.fromStore && !labelsOnly) {
     std::vector<std::string> cells;
     for (int64_t r = 0; r < rowCount; ++r) {
       RowResult probe;
@@ -417,7 +421,7 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
     if (r.fatal) std::rethrow_exception(r.fatal);
 
   // Every image must match the first good one (in file order).
-  if (layout.kind == InputKind::kImage && !layout.fromStore) {
+  if (layout.kind == InputKind::kImage && !layout.fromStore && !labelsOnly) {
     const RowResult* reference = nullptr;
     int64_t referenceLine = 0;
     for (int64_t r = 0; r < rowCount; ++r) {
@@ -474,7 +478,9 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
       ++k;
     }
   }
-  if (layout.fromStore) {
+  if (labelsOnly) {
+    // No samples: the labels and class names are all a count of the classes needs.
+  } else if (layout.fromStore) {
     const fs::path storePath = sampleStorePathFor(csvPath);
     ds.sampleShape = {store.channels, store.height, store.width};
     ds.file = std::make_shared<SampleFile>(storePath.string(), "sample store", 0, store.sampleBytes(), store.count);
@@ -557,6 +563,16 @@ Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRow
     ds.classNames = std::move(names);
   }
   return ds;
+}
+
+}  // namespace
+
+Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRows, int64_t maxRows) {
+  return readCsv(csvPath, scale, skipBadRows, maxRows, /*labelsOnly=*/false);
+}
+
+Dataset readCsvLabels(const std::string& csvPath, bool skipBadRows) {
+  return readCsv(csvPath, 1.0, skipBadRows, 0, /*labelsOnly=*/true);
 }
 
 }  // namespace netsmith

@@ -13,4 +13,10 @@ namespace netsmith {
 // a quick look such as the sample shape.
 Dataset readCsvDataset(const std::string& csvPath, double scale, bool skipBadRows, int64_t maxRows = 0);
 
+// The labels alone (labels, labelWidth, numClasses, classNames of a class-name column, size): the
+// rows are checked as readCsvDataset checks them, but no image is opened (an image CSV's paths
+// are not read), so a sample's values, sampleShape and diskBytes are left empty. For counting a
+// dataset's classes (peekClassCount) without decoding it.
+Dataset readCsvLabels(const std::string& csvPath, bool skipBadRows);
+
 }  // namespace netsmith

@@ -16,6 +16,23 @@
 
 namespace netsmith {
 
+namespace {
+
+// classes.txt beside a CSV of class labels names them, and so counts them (Note [Class names in a CSV]).
+void readClassNamesFile(Dataset& data, const std::string& csv) {
+  const std::filesystem::path names = classNamesPathFor(csv);
+  std::error_code ec;
+  if (data.numClasses <= 0 || !std::filesystem::is_regular_file(names, ec)) return;
+  data.classNames = readClassNames(names);
+  NS_CHECK(static_cast<int64_t>(data.classNames.size()) >= data.numClasses,
+           "{} names {} class{}, but the labels of '{}' go up to {}: give every label 0..{} a name, one per line",
+           names.string(), data.classNames.size(), data.classNames.size() == 1 ? "" : "es", csv, data.numClasses - 1,
+           data.numClasses - 1);
+  data.numClasses = static_cast<int64_t>(data.classNames.size());
+}
+
+}  // namespace
+
 Shape peekSampleShape(const DataSourceSpec& spec) {
   if (spec.format == "idx") {
     NS_CHECK(!spec.images.empty(), "IDX dataset source has no images file");
@@ -37,19 +54,22 @@ Dataset loadDataSource(const DataSourceSpec& spec, double scale, const std::stri
   if (spec.format == "csv") {
     NS_CHECK(!spec.csv.empty(), "CSV dataset source has no csv file");
     Dataset data = readCsvDataset(spec.csv, scale, onError == "skip");
-    const std::filesystem::path names = classNamesPathFor(spec.csv);
-    std::error_code ec;
-    if (data.numClasses > 0 && std::filesystem::is_regular_file(names, ec)) {
-      data.classNames = readClassNames(names);
-      NS_CHECK(static_cast<int64_t>(data.classNames.size()) >= data.numClasses,
-               "{} names {} class{}, but the labels of '{}' go up to {}: give every label 0..{} a name, one per line",
-               names.string(), data.classNames.size(), data.classNames.size() == 1 ? "" : "es", spec.csv,
-               data.numClasses - 1, data.numClasses - 1);
-      data.numClasses = static_cast<int64_t>(data.classNames.size());
-    }
+    readClassNamesFile(data, spec.csv);
     return data;
   }
   NS_THROW("unknown dataset format \"{}\": expected \"idx\" or \"csv\"", spec.format);
+}
+
+int64_t peekClassCount(const DataSourceSpec& spec) {
+  if (spec.format == "idx") {
+    NS_CHECK(!spec.labels.empty(), "IDX dataset source has no labels file (images: '{}')", spec.images);
+    return readIdxClassCount(spec.labels);
+  }
+  NS_CHECK(spec.format == "csv", "dataset source format must be \"idx\" or \"csv\", got \"{}\"", spec.format);
+  NS_CHECK(!spec.csv.empty(), "CSV dataset source has no csv file");
+  Dataset labels = readCsvLabels(spec.csv, /*skipBadRows=*/true);
+  readClassNamesFile(labels, spec.csv);
+  return std::max<int64_t>(labels.numClasses, static_cast<int64_t>(labels.classNames.size()));
 }
 
 std::string Dataset::rowName(int64_t i) const {

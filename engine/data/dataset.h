@@ -106,6 +106,13 @@ Dataset loadDataSource(const DataSourceSpec& spec, double scale, const std::stri
 // rows (bad rows skipped). Throws Error as loadDataSource does when the source cannot be read.
 Shape peekSampleShape(const DataSourceSpec& spec);
 
+// The number of classes training counts in `spec` (the largest class label + 1, or the names of
+// classes.txt beside a CSV; what Note [Classifier head] compares with the head) without decoding
+// its samples: an IDX labels file, a CSV's label column (its images are not opened). Bad rows are
+// passed over as on_error "skip" would. 0 when the labels are vectors, not class indices. Throws
+// Error as loadDataSource does when the source cannot be read.
+int64_t peekClassCount(const DataSourceSpec& spec);
+
 // How many skipped rows the warning lists with their reasons; it counts all of them. A file whose
 // every row is bad would otherwise give a warning as large as the file.
 constexpr size_t kSkippedRowsListed = 100;

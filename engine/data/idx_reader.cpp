@@ -318,6 +318,17 @@ Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsP
   return ds;
 }
 
+int64_t readIdxClassCount(const std::string& labelsPath) {
+  const IdxFile labels = openIdx(labelsPath, "IDX labels file", "0x00000801 (unsigned bytes, one label per sample)");
+  if (labels.dims.size() != 1) return 0;  // vectors, not class indices
+  double maxLabel = 0;
+  for (int64_t i = 0; i < labels.dims[0]; ++i) {
+    const double v = idxValue(labels, i);
+    if (v >= 0 && v == std::floor(v) && v < (1 << 24)) maxLabel = std::max(maxLabel, v);
+  }
+  return static_cast<int64_t>(maxLabel) + 1;
+}
+
 }  // namespace netsmith
 
 namespace netsmith {

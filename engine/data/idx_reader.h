@@ -46,6 +46,11 @@ FileBytes readFileBytes(const std::string& path, const std::string& what);
 Dataset readIdxDataset(const std::string& imagesPath, const std::string& labelsPath, double scale,
                        bool skipBadRows = false);
 
+// The classes of an IDX labels file as readIdxDataset counts them (the largest class label + 1;
+// labels that are not class indices are passed over, as on_error "skip" leaves them out), without
+// the images; 0 for a 2-D labels file (vectors). Throws Error as readIdxDataset does.
+int64_t readIdxClassCount(const std::string& labelsPath);
+
 // The sample shape of an IDX images file (gzip or raw) from its header alone, as readIdxDataset
 // would give it: for a quick check of a project's Input shape without reading the data.
 Shape readIdxSampleShape(const std::string& imagesPath);

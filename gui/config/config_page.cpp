@@ -21,6 +21,7 @@
 #include "engine/optim/optimizer.h"
 #include "engine/project/project_io.h"
 #include "engine/project/settings_table.h"
+#include "gui/app/class_count_bar.h"
 #include "gui/app/field_cell.h"
 #include "gui/document/settings_edit.h"
 
@@ -71,6 +72,8 @@ ConfigPage::ConfigPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent),
   scroll->setWidgetResizable(true);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
+  // Note [Classifier head]: the dataset's classes against the head, with the fix.
+  layout->addWidget(new ClassCountBar(doc, this));
   layout->addWidget(scroll);
 
   connect(doc, &ProjectDocument::settingsChanged, this, &ConfigPage::showValues);

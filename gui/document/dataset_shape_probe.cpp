@@ -15,11 +15,21 @@ QString sourceKey(const DataSourceSpec& s) {
 }
 
 std::optional<DatasetSamples> probe(const DataSourceSpec& spec) {
+  DatasetSamples samples;
   try {
-    return DatasetSamples{peekSampleShape(spec), spec.format == "csv" ? spec.csv : spec.images};
+    samples.shape = peekSampleShape(spec);
+    samples.source = spec.format == "csv" ? spec.csv : spec.images;
   } catch (const std::exception&) {
     return std::nullopt;  // the Dataset page shows why the source cannot be read
   }
+  // The labels alone (no image is decoded), for Note [Classifier head]'s check; a source whose
+  // labels cannot be read leaves it off, as the trainer then says why.
+  try {
+    samples.classes = peekClassCount(spec);
+  } catch (const std::exception&) {
+    samples.classes = 0;
+  }
+  return samples;
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // changes, and hands it to the GraphDocument, whose analysis then checks the input block against
 // it — so the Edit page says "set its shape to 1,28,28" before a run is started, as the trainer
 // would refuse it. A source that cannot be read leaves the check off: the Dataset page says why.
+// It also counts the source's classes from its labels alone (engine peekClassCount: an IDX labels
+// file, a CSV's label column and classes.txt), for ClassCountBar's offer to set the head.
 #pragma once
 
 #include <QFutureWatcher>

@@ -178,7 +178,8 @@ void GraphDocument::reanalyse() {
 
 void GraphDocument::setDatasetSamples(std::optional<DatasetSamples> samples) {
   const bool same = samples.has_value() == m_samples.has_value() &&
-                    (!samples || (samples->shape == m_samples->shape && samples->source == m_samples->source));
+                    (!samples || (samples->shape == m_samples->shape && samples->source == m_samples->source &&
+                                  samples->classes == m_samples->classes));
   if (same) return;
   m_samples = std::move(samples);
   reanalyse();

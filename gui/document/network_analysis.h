@@ -43,6 +43,7 @@ struct NetworkAnalysis {
 struct DatasetSamples {
   Shape shape;         // e.g. {1, 28, 28}
   std::string source;  // the file it was read from, for the sentence
+  int64_t classes = 0;  // the classes training counts (engine peekClassCount); 0: unknown or not class labels
 };
 
 // Never throws. Shapes are inferred for every node whose inputs are known, even in a network that

@@ -19,6 +19,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include "gui/app/class_count_bar.h"
 #include "gui/run/cli_command.h"
 #include "gui/training/cluster_panel.h"
 #include "gui/training/device_table.h"
@@ -177,7 +178,17 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   clusterScroll->setFrameShape(QFrame::NoFrame);
   auto* sideTabs = new QTabWidget(this);
   sideTabs->setObjectName(QStringLiteral("trainingSideTabs"));
-  sideTabs->addTab(planScroll, tr("Plan (before starting)"));
+  // Note [Classifier head]: a dataset with another number of classes than the head outputs is
+  // offered the fix above the plan, whose warning (or refusal) says the same.
+  auto* planTab = new QWidget(this);
+  auto* planTabLayout = new QVBoxLayout(planTab);
+  planTabLayout->setContentsMargins(0, 0, 0, 0);
+  planTabLayout->setSpacing(2);
+  auto* classCount = new ClassCountBar(doc, planTab);
+  planTabLayout->addWidget(classCount);
+  planTabLayout->addWidget(planScroll, 1);
+  connect(classCount, &ClassCountBar::applied, this, [this] { m_planDebounce.start(); });
+  sideTabs->addTab(planTab, tr("Plan (before starting)"));
   sideTabs->addTab(clusterScroll, tr("Cluster"));
 
   m_history = new RunHistoryPanel(this);
@@ -271,6 +282,11 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   connect(doc, &ProjectDocument::settingsChanged, this, [this] {
     showProjectSettings();
     m_planDebounce.start();
+  });
+  // An undo or redo while this page shows (the network is edited on the Edit page, and the plan
+  // is made again when this page shows).
+  connect(doc->graph(), &GraphDocument::analysisChanged, this, [this] {
+    if (isVisible() && !isRunning()) m_planDebounce.start();
   });
   connect(m_cluster, &ClusterPanel::edited, this, &TrainingPage::clusterEdited);
   connect(doc, &ProjectDocument::pathChanged, this, [this] {
