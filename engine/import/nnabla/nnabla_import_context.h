@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/import/layer_ids.h"
 #include "engine/import/nnabla/nnabla_importer.h"
 
 namespace netsmith::nnabla_import {
@@ -63,7 +64,7 @@ class NnContext {
   std::vector<NnLoss>& losses() { return m_losses; }
   const std::map<std::string, std::string>& values() const { return m_values; }
   std::vector<std::string>& notes() { return m_notes; }
-  std::string uniqueId(const std::string& name);
+  std::string uniqueId(const std::string& name) { return m_ids.unique(name); }
 
  private:
   const NnablaFile& m_file;
@@ -74,7 +75,7 @@ class NnContext {
   std::map<std::string, std::string> m_values;  // variable → node id
   std::vector<NnMade> m_nodes;
   std::map<std::string, size_t> m_nodeIndex;
-  std::set<std::string> m_ids;
+  LayerIds m_ids;
   std::vector<NnLoss> m_losses;
   std::vector<std::string> m_notes;
 };

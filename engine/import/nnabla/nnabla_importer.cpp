@@ -157,21 +157,6 @@ std::vector<int64_t> NnContext::parameterShape(const NnFunction& f, size_t i) co
   return p->second->dims;
 }
 
-std::string NnContext::uniqueId(const std::string& name) {
-  std::string id;
-  for (char ch : name) {
-    const bool keep = std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-';
-    if (keep) id += ch;
-    else if (!id.empty() && id.back() != '_') id += '_';
-  }
-  while (!id.empty() && id.back() == '_') id.pop_back();
-  if (id.empty()) id = "node";
-  std::string unique = id;
-  for (int k = 2; m_ids.count(unique); ++k) unique = format("{}_{}", id, k);
-  m_ids.insert(unique);
-  return unique;
-}
-
 NnMade& NnContext::made(const std::string& id) {
   const auto it = m_nodeIndex.find(id);
   NS_CHECK(it != m_nodeIndex.end(), "internal: no imported node '{}'", id);

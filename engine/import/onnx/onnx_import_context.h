@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/import/layer_ids.h"
 #include "engine/import/onnx/onnx_importer.h"
 
 namespace netsmith::onnx_import {
@@ -97,7 +98,7 @@ class ImportContext {
   ImportedNetwork run();
 
  private:
-  std::string uniqueId(const std::string& onnxName);
+  std::string uniqueId(const std::string& onnxName) { return m_ids.unique(onnxName); }
   void convertNode(const OnnxNodeDef& n);
 
   const OnnxModel& m_model;
@@ -108,7 +109,7 @@ class ImportContext {
   std::set<int> m_absorbed;
   std::vector<MadeNode> m_nodes;
   std::map<std::string, size_t> m_nodeIndex;
-  std::set<std::string> m_ids;
+  LayerIds m_ids;
   std::vector<std::string> m_notes;
   int64_t m_folded = 0;
 };

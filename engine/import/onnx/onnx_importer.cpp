@@ -148,22 +148,6 @@ MadeNode& ImportContext::made(const std::string& id) {
   return m_nodes[it->second];
 }
 
-std::string ImportContext::uniqueId(const std::string& onnxName) {
-  // Parameter names are "node/blob": ids keep letters, digits, '_', '.', '-' only.
-  std::string id;
-  for (char ch : onnxName) {
-    const bool keep = std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-';
-    if (keep) id += ch;
-    else if (!id.empty() && id.back() != '_') id += '_';
-  }
-  while (!id.empty() && id.back() == '_') id.pop_back();
-  if (id.empty()) id = "node";
-  std::string unique = id;
-  for (int k = 2; m_ids.count(unique); ++k) unique = format("{}_{}", id, k);
-  m_ids.insert(unique);
-  return unique;
-}
-
 std::string ImportContext::addLayer(const OnnxNodeDef& n, const std::string& type, const std::vector<const Value*>& inputs,
                                     Json params, std::vector<std::pair<std::string, Tensor>> blobs) {
   const OpSchema* schema = m_registry.find(type);
