@@ -235,7 +235,7 @@ class OnnxImportTest : public QObject {
     if (made.exitCode == 77) QSKIP(qPrintable(made.output));
     QVERIFY2(made.exitCode == 0, qPrintable(made.output));
     QStringList withoutOrt;
-    for (const char* m : {"resize_split_opset18", "resize_split_opset11"}) {
+    for (const char* m : {"resize_split_opset18", "resize_split_opset11", "tf_style_opset13"}) {
       const QString base = dir + "/" + m;
       const CliRun i = runCli({"import", base + ".onnx", "--output", base + "-imported/" + m + ".nsproj"});
       QVERIFY2(i.exitCode == 0, i.stderrText.constData());

@@ -18,6 +18,10 @@
           Resize with roi and scales), plus a Slice with a step.
         transpose_batch_opset13: a Transpose that moves the batch axis (perm 1, 0, 2, 3), which
           Netsmith refuses (no reference outputs).
+        tf_style_opset13: what tf2onnx writes for a Keras CNN: an NHWC input and a Transpose, a
+          strided Conv with TensorFlow's SAME padding as asymmetric pads, a BatchNormalization as
+          Mul and Add by per-channel constants, an explicit asymmetric Pad, and a Conv with
+          auto_pad SAME_UPPER that pads one more column after than before.
       The last line printed says whether onnxruntime ran. Exit 77: onnx, numpy or torch missing.
 """
 import sys
@@ -174,6 +178,42 @@ def transpose_batch():
     return h.make_model(graph, opset_imports=[h.make_opsetid("", 13)], producer_name="onnx_opsets.py")
 
 
+def tf_style(rng):
+    """x (N, 9, 9, 3) NHWC -> y (N, 45)."""
+    w1 = rng.standard_normal((4, 3, 3, 3)).astype(np.float32) * 0.3
+    b1 = rng.standard_normal(4).astype(np.float32) * 0.1
+    scale = rng.uniform(0.5, 1.5, (1, 4, 1, 1)).astype(np.float32)
+    shift = rng.standard_normal((1, 4, 1, 1)).astype(np.float32) * 0.1
+    w2 = rng.standard_normal((5, 4, 3, 3)).astype(np.float32) * 0.3
+    from onnx import numpy_helper as nh
+    inits = [nh.from_array(w1, "w1"), nh.from_array(b1, "b1"), nh.from_array(scale, "scale"),
+             nh.from_array(shift, "shift"), nh.from_array(w2, "w2"),
+             nh.from_array(np.array([0, 0, 1, 2, 0, 0, 1, 0], np.int64), "pads")]
+    nodes = [h.make_node("Transpose", ["x"], ["t"], perm=[0, 3, 1, 2]),
+             h.make_node("Conv", ["t", "w1", "b1"], ["c1"], strides=[2, 2], pads=[0, 0, 1, 1]),
+             h.make_node("Mul", ["c1", "scale"], ["bn_mul"]),
+             h.make_node("Add", ["bn_mul", "shift"], ["bn"]),
+             h.make_node("Relu", ["bn"], ["r"]),
+             h.make_node("Pad", ["r", "pads"], ["p"], mode="constant"),
+             h.make_node("Conv", ["p", "w2"], ["c2"], strides=[2, 2], auto_pad="SAME_UPPER", kernel_shape=[3, 3]),
+             h.make_node("Flatten", ["c2"], ["y"], axis=1)]
+    graph = h.make_graph(nodes, "tf_style",
+                         [h.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 9, 9, 3])],
+                         [h.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 45])], inits)
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)], producer_name="onnx_opsets.py")
+
+    def reference(x):
+        import torch
+        import torch.nn.functional as F
+        t = torch.from_numpy(x).permute(0, 3, 1, 2)
+        c1 = F.conv2d(F.pad(t, (0, 1, 0, 1)), torch.from_numpy(w1), torch.from_numpy(b1), stride=2)
+        r = torch.relu(c1 * torch.from_numpy(scale) + torch.from_numpy(shift))
+        p = F.pad(r, (2, 0, 1, 1))  # (left, right, top, bottom)
+        c2 = F.conv2d(F.pad(p, (0, 1, 0, 1)), torch.from_numpy(w2), stride=2)  # SAME_UPPER: 6 -> 3
+        return c2.flatten(1).numpy()
+    return model, reference
+
+
 def handmade(out):
     try:
         import torch  # noqa: F401 (the reference)
@@ -200,6 +240,15 @@ def handmade(out):
             session = onnxruntime.InferenceSession(f"{out}/{name}.onnx", providers=["CPUExecutionProvider"])
             np.save(f"{out}/{name}-ort.npy", session.run(None, {"x": x})[0])
     onnx.save(transpose_batch(), f"{out}/transpose_batch_opset13.onnx")
+    model, reference = tf_style(rng)
+    onnx.checker.check_model(model)
+    onnx.save(model, f"{out}/tf_style_opset13.onnx")
+    x = rng.standard_normal((2, 9, 9, 3)).astype(np.float32)
+    np.save(f"{out}/tf_style_opset13-x.npy", x)
+    np.save(f"{out}/tf_style_opset13-torch.npy", reference(x))
+    if onnxruntime:
+        session = onnxruntime.InferenceSession(f"{out}/tf_style_opset13.onnx", providers=["CPUExecutionProvider"])
+        np.save(f"{out}/tf_style_opset13-ort.npy", session.run(None, {"x": x})[0])
     print(ort)
     return 0
 

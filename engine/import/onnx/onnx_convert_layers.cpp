@@ -77,7 +77,32 @@ void convolution(ImportContext& c, const OnnxNodeDef& n, bool transposed) {
   const Value x = layerOrPadded(c, n, 0);
   const OnnxTensor& w = c.constant(n, 1, "weight");
   if (w.dims.size() != 4) c.unsupported(n, format("with a weight of shape ({}): Netsmith's convolutions are 2-D", dimsText(w.dims)));
-  const Window2d win = windowOf(c, n, x, c.intsAttr(n, "kernel_shape", {w.dims[2], w.dims[3]}));
+  Window2d win = windowOf(c, n, x, c.intsAttr(n, "kernel_shape", {w.dims[2], w.dims[3]}));
+  Value in = asLayer(x);
+  // Note [Asymmetric padding]: TensorFlow's SAME padding with a stride (tf2onnx writes it as pads
+  // or auto_pad) pads one more row or column after than before; Netsmith's Convolution pads both
+  // sides alike. The difference becomes a Pad layer of zeros before it (what the convolution's own
+  // padding adds too), so the output is the same. A transposed convolution's pads crop its output
+  // instead, and pools pad with their own values: those stay an error (symmetricPad).
+  if (!transposed && (win.padBegin != win.padEnd)) {
+    const std::string asGiven = format("{},{} before and {},{} after", win.padBegin[0], win.padBegin[1], win.padEnd[0],
+                                       win.padEnd[1]);
+    Json padWidth = Json::array();
+    for (int a = 0; a < 2; ++a) {
+      const int64_t common = std::min(win.padBegin[a], win.padEnd[a]);
+      padWidth.push_back(win.padBegin[a] - common);
+      padWidth.push_back(win.padEnd[a] - common);
+      win.padBegin[a] = win.padEnd[a] = common;
+    }
+    OnnxNodeDef padNode = n;
+    padNode.name = n.name + "_pad";
+    padNode.outputs.clear();  // the Convolution below gives n's output
+    const std::string padId =
+        c.addLayer(padNode, "Pad", {&in}, {{"pad_width", padWidth}, {"mode", "constant"}, {"constant_value", 0.0}});
+    in.node = padId;
+    in.shape = c.made(padId).shape;
+    c.note(format("Conv '{}' pads (height, width) {}: the Pad layer '{}' adds the difference", n.name, asGiven, padId));
+  }
   const std::vector<int64_t> pad = symmetricPad(c, n, win);
   const int64_t group = c.intAttr(n, "group", 1);
   if (transposed) {
@@ -95,7 +120,6 @@ void convolution(ImportContext& c, const OnnxNodeDef& n, bool transposed) {
     if (b.count() != outmaps) c.fail(n, format("its bias has {} values for {} output maps", b.count(), outmaps));
     blobs.emplace_back("b", tensorOf(Shape{outmaps}, floatsOf(b)));
   }
-  const Value in = asLayer(x);
   c.addLayer(n, transposed ? "Deconvolution" : "Convolution", {&in}, params, std::move(blobs));
 }
 
@@ -150,13 +174,12 @@ void matmul(ImportContext& c, const OnnxNodeDef& n) {
 
 // --- Add ----------------------------------------------------------------------------------------
 
-// A constant added to the output of an Affine or Convolution without bias that nothing else reads
-// becomes its bias.
+// A constant added to the output of an Affine or Convolution that nothing else reads becomes its
+// bias, or is added to the bias it has.
 bool foldBias(ImportContext& c, const OnnxNodeDef& n, const Value& x, const OnnxTensor& k) {
   MadeNode& producer = c.made(x.node);
   const std::string& type = producer.spec.type;
   if (type != "Affine" && type != "Convolution" && type != "Deconvolution") return false;
-  if (producer.spec.params.value("with_bias", true)) return false;
   // Every ONNX reader of the layer's value is this node (the value was made for it alone).
   for (const MadeNode& m : c.nodes())
     if (std::count(m.inputs.begin(), m.inputs.end(), x.node)) return false;
@@ -166,8 +189,14 @@ bool foldBias(ImportContext& c, const OnnxNodeDef& n, const Value& x, const Onnx
   if (type == "Affine" && producer.spec.params["n_outmaps"].size() != 1) return false;
   const auto v = channelVector(k, channels, type != "Affine");
   if (!v) return false;
-  producer.spec.params["with_bias"] = true;
-  producer.blobs.emplace_back("b", tensorOf(Shape{channels}, *v));
+  if (producer.spec.params.value("with_bias", true)) {
+    auto b = std::find_if(producer.blobs.begin(), producer.blobs.end(), [](const auto& blob) { return blob.first == "b"; });
+    if (b == producer.blobs.end()) return false;
+    for (int64_t i = 0; i < channels; ++i) b->second[i] += (*v)[static_cast<size_t>(i)];
+  } else {
+    producer.spec.params["with_bias"] = true;
+    producer.blobs.emplace_back("b", tensorOf(Shape{channels}, *v));
+  }
   c.alias(n, c.isConstant(n, 0) ? 1 : 0);
   return true;
 }
@@ -310,8 +339,39 @@ void softmax(ImportContext& c, const OnnxNodeDef& n) {
   c.addLayer(n, "Softmax", {&x}, {{"axis", axis - 1}});
 }
 
+// A per-output-channel constant multiplied into the output of a Convolution or Affine that nothing
+// else reads scales its weights (and bias) instead: tf2onnx writes a BatchNormalization it could
+// not fold into the layer before as such a Mul, then an Add (which foldBias takes).
+bool foldScale(ImportContext& c, const OnnxNodeDef& n) {
+  if (c.isConstant(n, 0) == c.isConstant(n, 1)) return false;
+  const size_t layerInput = c.isConstant(n, 0) ? 1 : 0;
+  const Value& x = c.layer(n, layerInput);
+  MadeNode& producer = c.made(x.node);
+  const std::string& type = producer.spec.type;
+  if (type != "Affine" && type != "Convolution") return false;
+  for (const MadeNode& m : c.nodes())
+    if (std::count(m.inputs.begin(), m.inputs.end(), x.node)) return false;
+  if (c.readers(n.inputs[layerInput]).size() != 1) return false;
+  if (type == "Affine" && producer.spec.params["n_outmaps"].size() != 1) return false;
+  const int64_t channels = type == "Affine" ? x.shape.back() : x.shape.at(0);
+  const auto scale = channelVector(c.constant(n, 1 - layerInput, "factor"), channels, type != "Affine");
+  if (!scale) return false;
+  for (auto& [name, t] : producer.blobs) {
+    // Convolution W (outmaps, ...) and b (outmaps); Affine W (inputs, outmaps) and b (outmaps).
+    const int64_t inner = name == "W" && type == "Convolution" ? t.size() / channels : 1;
+    for (int64_t i = 0; i < t.size(); ++i) {
+      const int64_t channel = name == "W" && type == "Affine" ? i % channels : i / inner;
+      t[i] *= (*scale)[static_cast<size_t>(channel)];
+    }
+  }
+  c.note(format("Mul '{}' by a per-channel constant was folded into the weights of {} '{}'", n.name, type, x.node));
+  c.alias(n, layerInput);
+  return true;
+}
+
 void mul(ImportContext& c, const OnnxNodeDef& n) {
   if (foldIntoGroupNorm(c, n, true)) return;
+  if (foldScale(c, n)) return;
   c.layer(n, 0);
   c.layer(n, 1);
   c.unsupported(n, "of two layers' outputs (other than x · Sigmoid(x), which is Swish, and x · HardSigmoid(x), which is "

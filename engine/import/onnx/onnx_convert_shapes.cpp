@@ -420,16 +420,30 @@ void reduceMean(ImportContext& c, const OnnxNodeDef& n) {
 void pad(ImportContext& c, const OnnxNodeDef& n) {
   const Value& x = c.layer(n, 0);
   const std::string mode = c.stringAttr(n, "mode", "constant");
-  if (mode != "constant") c.unsupported(n, format("in mode '{}': Netsmith's layers pad with zeros", mode));
   std::vector<int64_t> pads = c.opset() < 11 ? c.intsAttr(n, "pads", {}) : intsOfConstant(c, n, 1, "pads");
   double value = c.opset() < 11 ? c.floatAttr(n, "value", 0.0f) : (c.present(n, 2) ? c.constant(n, 2, "constant_value").real(0) : 0.0);
   if (c.present(n, 3)) c.unsupported(n, "with axes: give pads for every axis");
-  if (value != 0) c.unsupported(n, format("with the value {}: Netsmith's layers pad with zeros", value));
-  if (x.shape.size() != 3 || pads.size() != 8 || pads[0] || pads[1] || pads[4] || pads[5] || pads[2] != pads[6] ||
-      pads[3] != pads[7] || pads[2] < 0 || pads[3] < 0)
-    c.unsupported(n, format("with pads ({}) on a ({}) input: only the same zeros on both sides of height and width can be "
-                            "merged into the next Conv or AveragePool",
-                            dimsText(pads), shapeToString(x.shape)));
+  const bool mergeable = mode == "constant" && value == 0 && x.shape.size() == 3 && pads.size() == 8 && !pads[0] &&
+                         !pads[1] && !pads[4] && !pads[5] && pads[2] == pads[6] && pads[3] == pads[7] && pads[2] >= 0 &&
+                         pads[3] >= 0;
+  if (!mergeable) {
+    // Anything else of the per-sample axes is a Pad layer (nnabla's pad_width: before, after per
+    // axis), as tf2onnx writes TensorFlow's asymmetric SAME padding before a strided Conv.
+    const size_t rank = x.shape.size();
+    if (pads.size() != 2 * (rank + 1))
+      c.fail(n, format("has {} pads for a rank-{} input (the batch axis included)", pads.size(), rank + 1));
+    if (pads[0] || pads[rank + 1]) c.unsupported(n, format("with pads ({}): it pads the batch axis", dimsText(pads)));
+    if (mode != "constant" && mode != "reflect")
+      c.unsupported(n, format("in mode '{}': Netsmith's Pad has the modes constant and reflect", mode));
+    Json padWidth = Json::array();
+    for (size_t a = 1; a <= rank; ++a) {
+      if (pads[a] < 0 || pads[a + rank + 1] < 0) c.unsupported(n, format("with negative pads ({}): that crops", dimsText(pads)));
+      padWidth.push_back(pads[a]);
+      padWidth.push_back(pads[a + rank + 1]);
+    }
+    c.addLayer(n, "Pad", {&x}, {{"pad_width", padWidth}, {"mode", mode}, {"constant_value", value}});
+    return;
+  }
   if (pads[2] == 0 && pads[3] == 0) return c.alias(n);
   Value v = x;
   v.kind = Value::Kind::Padded;
