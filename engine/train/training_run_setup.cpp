@@ -191,14 +191,22 @@ void TrainingRun::prepare(bool planOnly) {
     if (ds.validation.present() && !planOnly) m_validation = loadDataSource(ds.validation, ds.scale, ds.onError);
   });
   // Note [Classifier head]: more classes than the head's outputs is said with the command that
-  // fixes it, before the labels are checked; fewer is one of the plan's warnings.
+  // fixes it; fewer is one of the plan's warnings. A label beyond the outputs may as well be a
+  // broken row (a 99999 among 0..9), so the label check speaks first, naming the file, the row and
+  // the label, and the head's command follows as the other way out; with on_error "skip" such rows
+  // are skipped (and counted) like any other bad row.
   const ClassCountCheck classCheck = checkClassCount(
       *m_graph, std::max<int64_t>(m_train.numClasses, static_cast<int64_t>(m_train.classNames.size())), m_project.path);
-  NS_CHECK(!classCheck.fatal, "{}", classCheck.message);
   // Every label against the loss now, not when it first reaches a batch (an epoch late for validation).
   const LabelRule labelRule = labelRuleOf(*m_graph);
-  checkLabels(m_train, labelRule, ds.onError);
-  if (m_validation) checkLabels(*m_validation, labelRule, ds.onError);
+  try {
+    checkLabels(m_train, labelRule, ds.onError);
+    if (m_validation) checkLabels(*m_validation, labelRule, ds.onError);
+  } catch (const Error& e) {
+    if (!classCheck.fatal) throw;
+    NS_THROW("{}. If the dataset really has that many classes: {}", e.what(), classCheck.message);
+  }
+  NS_CHECK(!classCheck.fatal || ds.onError == "skip", "{}", classCheck.message);
   truncateDataset(m_train, settings.value("train_samples", int64_t{0}));
   if (m_validation) truncateDataset(*m_validation, settings.value("validation_samples", int64_t{0}));
   const Shape& inShape = m_graph->input().outputShape;

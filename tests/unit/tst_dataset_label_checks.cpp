@@ -91,7 +91,8 @@ class TestDatasetLabelChecks : public QObject {
         << QStringList{"row 4", "label 10", "10 classes", "0 to 9"};
     QTest::newRow("training label 99999")
         << "training" << header + "1,2,1\n3,4,99999\n" << "SoftmaxCrossEntropy" << 10
-        << QStringList{"row 3", "label 99999", "0 to 9"};
+        << QStringList{"row 3", "label 99999", "0 to 9", "If the dataset really has that many classes",
+                       "project set-classes"};
     QTest::newRow("one-hot label of a SquaredError")
         << "validation" << header + "1,2,2\n3,4,3\n" << "SquaredError" << 3
         << QStringList{"row 3", "label 3", "0 to 2", "'fc'"};
@@ -161,7 +162,8 @@ class TestDatasetLabelChecks : public QObject {
     const QString message = QString::fromStdString(run.result.message);
     qInfo("%s", qPrintable(message));
     QString missing;
-    QVERIFY2(hasAll(message, {d + "labels.idx", "index 2", "label 200", "0 to 9"}, missing),
+    // The label speaks first (a broken row); the head's command follows as the other way out.
+    QVERIFY2(hasAll(message, {d + "labels.idx", "index 2", "label 200", "0 to 9", "project set-classes"}, missing),
              qPrintable(QString("no '%1' in: %2").arg(missing, message)));
 
     project["dataset"]["on_error"] = "skip";
