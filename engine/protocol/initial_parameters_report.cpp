@@ -1,13 +1,12 @@
 #include "engine/protocol/initial_parameters_report.h"
 
+#include "engine/core/error.h"
+#include "engine/core/shape.h"
+
 namespace netsmith::protocol {
 namespace {
 
-std::string shapeText(const std::vector<int64_t>& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + ")";
-}
+std::string shapeText(const std::vector<int64_t>& shape) { return format("({})", shapeToString(shape)); }
 
 std::string joined(const std::vector<std::string>& names) {
   std::string s;
