@@ -73,10 +73,11 @@ void ProgressBarSink::showStarted(const protocol::StartedEvent& e) {
     threads = d.threads;
   }
   const int64_t active = plan.activeDevices;
-  std::fprintf(m_out, "Training '%s' on %s (%d thread%s%s): %lld samples, batch %lld, %lld iterations per epoch, %lld epochs\n",
+  std::fprintf(m_out, "Training '%s' on %s (%d thread%s%s): %lld samples, batch %lld, %lld iteration%s per epoch, %lld epoch%s\n",
                e.project.c_str(), devices.c_str(), threads, threads == 1 ? "" : "s", active > 1 ? " each" : "",
                static_cast<long long>(plan.trainSamples), static_cast<long long>(plan.logicalBatch),
-               static_cast<long long>(plan.iterationsPerEpoch), static_cast<long long>(plan.maxEpoch));
+               static_cast<long long>(plan.iterationsPerEpoch), plan.iterationsPerEpoch == 1 ? "" : "s",
+               static_cast<long long>(plan.maxEpoch), plan.maxEpoch == 1 ? "" : "s");
   if (active > 1)
     std::fprintf(m_out, "Data-parallel: logical batch %lld over %lld devices (lr_policy %s), learning rate %g\n",
                  static_cast<long long>(plan.logicalBatch), static_cast<long long>(active), plan.lrPolicy.c_str(),
