@@ -75,6 +75,11 @@ class Row {
     }
     return *this;
   }
+  // What an empty field reads when absent is neither a default value nor "off".
+  Row& absent(std::string text) {
+    m_s.absentText = std::move(text);
+    return *this;
+  }
   // An optional file (Path rows): absent and empty are the same, "no file".
   Row& optionalPath(std::string TrainingConfig::*member) {
     m_s.write = WritePolicy::WhenSet;
@@ -184,7 +189,8 @@ std::vector<Setting> buildTable() {
           "A parameters file (.nsparams: an imported model's, or a run's parameters.nsparams) or a run folder to start "
           "training from instead of random weights. Parameters are matched by layer name and shape; layers not in it, "
           "or of another shape, start from their initialisers, and the run reports which. Empty: none.")
-          .optionalPath(&TrainingConfig::initialParameters));
+          .optionalPath(&TrainingConfig::initialParameters)
+          .absent("none: the layers' initialisers"));
 
   // --- config.augmentation: every key optional, absent ones off ------------------------------
   add(Row(G::Augmentation, "flip_horizontal", T::Flag, "Horizontal flip", "Mirror left-right with probability 0.5.")
