@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "engine/train/checkpoint.h"
+#include "support/checkpoint_blobs.h"
 #include "support/train_runner.h"
 
 using namespace netsmith;
@@ -47,16 +48,6 @@ Json& nodeOf(Json& project, const std::string& id) {
   for (Json& n : project["network"]["nodes"])
     if (n["id"] == id) return n;
   throw std::runtime_error("no node " + id);
-}
-
-std::map<std::string, std::vector<float>> blobsOf(const std::string& file) {
-  std::map<std::string, std::vector<float>> out;
-  for (auto& [name, t] : readCheckpoint(file).tensors) out[name] = std::vector<float>(t.data(), t.data() + t.size());
-  return out;
-}
-
-bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 }  // namespace

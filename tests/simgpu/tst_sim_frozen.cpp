@@ -9,24 +9,11 @@
 #include <cstring>
 
 #include "engine/train/checkpoint.h"
+#include "support/checkpoint_blobs.h"
 #include "support/train_runner.h"
 
 using namespace netsmith;
 using namespace netsmith::test;
-
-namespace {
-
-std::map<std::string, std::vector<float>> blobsOf(const std::string& file) {
-  std::map<std::string, std::vector<float>> out;
-  for (auto& [name, t] : readCheckpoint(file).tensors) out[name] = std::vector<float>(t.data(), t.data() + t.size());
-  return out;
-}
-
-bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-}  // namespace
 
 class TestSimFrozen : public QObject {
   Q_OBJECT
