@@ -7,18 +7,29 @@ namespace netsmith::nnabla_import {
 
 namespace {
 
-// A function of one input whose Netsmith layer has the same name and the listed float arguments.
-NnConverter unary(std::string type, std::vector<std::pair<std::string, double>> numbers = {},
-                  std::vector<std::string> ignored = {"inplace"}) {
-  return [type, numbers, ignored](NnContext& ctx, const NnFunction& f) {
+// The Netsmith layer `type`'s number arguments: f's parameters, the layer's defaults where the file gives none
+// (Netsmith's layers take nnabla's names and defaults: the op registry declares both, so no list
+// here repeats them). `known` gets their names, for onlyFields.
+Json numberArguments(NnContext& ctx, const NnFunction& f, const std::string& type, const ParamReader& p,
+                     std::vector<std::string>& known) {
+  const OpSchema* schema = ctx.registry().find(type);
+  if (!schema) ctx.unsupported(f, format("(this build has no {} layer)", type));
+  Json params = Json::object();
+  for (const ParamSpec& spec : schema->params) {
+    if (spec.type != ParamType::Float) continue;
+    known.push_back(spec.name);
+    params[spec.name] = p.number(spec.name, spec.defaultValue.get<double>());
+  }
+  return params;
+}
+
+// A function of one input whose Netsmith layer has the same name and number arguments.
+NnConverter unary(std::string type) {
+  return [type](NnContext& ctx, const NnFunction& f) {
     ctx.expectInputs(f, 1, 1);
     const ParamReader p = ctx.param(f);
-    std::vector<std::string> known = ignored;
-    Json params = Json::object();
-    for (const auto& [name, fallback] : numbers) {
-      known.push_back(name);
-      params[name] = p.number(name, fallback);
-    }
+    std::vector<std::string> known{"inplace"};
+    const Json params = numberArguments(ctx, f, type, p, known);
     p.onlyFields(known);
     ctx.addLayer(f, type, {0}, params);
   };
@@ -46,22 +57,17 @@ NnConverter reduction(std::string type) {
   };
 }
 
-NnConverter loss(std::string type, std::vector<std::pair<std::string, double>> numbers = {}) {
-  return [type, numbers](NnContext& ctx, const NnFunction& f) {
+NnConverter loss(std::string type) {
+  return [type](NnContext& ctx, const NnFunction& f) {
     const ParamReader p = ctx.param(f);
     std::vector<std::string> known{"axis", "base_axis"};
-    Json params = Json::object();
-    for (const auto& [name, fallback] : numbers) {
-      known.push_back(name);
-      params[name] = p.number(name, fallback);
-    }
+    const Json params = numberArguments(ctx, f, type, p, known);
     p.onlyFields(known);
     // Netsmith's class losses work along the last axis of a class vector, nnabla's default.
     const size_t rank = ctx.inputShape(f, 0).size();
     if (p.has("axis") && sampleAxis(ctx, f, p.integer("axis", 0), rank, "axis") != static_cast<int64_t>(rank) - 1)
       ctx.fail(f, "axis is not the last axis; Netsmith's loss works along the last axis");
     if (p.integer("base_axis", 1) != 1) ctx.fail(f, "base_axis is not 1");
-    if (!ctx.registry().find(type)) ctx.unsupported(f, format("(this build has no {} layer)", type));
     ctx.addLoss(f, type, params);
   };
 }
@@ -69,12 +75,10 @@ NnConverter loss(std::string type, std::vector<std::pair<std::string, double>> n
 }  // namespace
 
 void addNnablaOtherConverters(NnConverterTable& t) {
-  for (const char* name : {"ReLU", "Sigmoid", "Tanh", "Swish", "ReLU6", "HardSigmoid", "Mish", "HardSwish"}) t[name] = unary(name);
-  t["GELU"] = unary("GELU");  // nnabla's GELU is the tanh approximation, Netsmith's default
-  t["LeakyReLU"] = unary("LeakyReLU", {{"alpha", 0.1}});
-  t["ELU"] = unary("ELU", {{"alpha", 1.0}});
-  t["SELU"] = unary("SELU", {{"scale", 1.05070098735548}, {"alpha", 1.673263242354377}});
-  t["SoftPlus"] = unary("SoftPlus", {{"beta", 1.0}});
+  // GELU: nnabla's is the tanh approximation, Netsmith's default.
+  for (const char* name : {"ReLU", "Sigmoid", "Tanh", "Swish", "ReLU6", "HardSigmoid", "Mish", "HardSwish", "GELU",
+                           "LeakyReLU", "ELU", "SELU", "SoftPlus"})
+    t[name] = unary(name);
   t["Softmax"] = [](NnContext& ctx, const NnFunction& f) {
     ctx.expectInputs(f, 1, 1);
     const ParamReader p = ctx.param(f);
@@ -99,7 +103,7 @@ void addNnablaOtherConverters(NnConverterTable& t) {
   t["Mul2"] = binary("Mul2");
   t["Sub2"] = binary("Sub2");
   t["Div2"] = binary("Div2");
-  for (const char* name : {"AddScalar", "MulScalar", "PowScalar", "RSubScalar", "RDivScalar"}) t[name] = unary(name, {{"val", 1.0}});
+  for (const char* name : {"AddScalar", "MulScalar", "PowScalar", "RSubScalar", "RDivScalar"}) t[name] = unary(name);
   t["Sum"] = reduction("Sum");
   t["Mean"] = reduction("Mean");
   t["Max"] = reduction("Max");
@@ -109,7 +113,7 @@ void addNnablaOtherConverters(NnConverterTable& t) {
   t["BinaryCrossEntropy"] = loss("BinaryCrossEntropy");
   t["SquaredError"] = loss("SquaredError");
   t["AbsoluteError"] = loss("AbsoluteError");
-  t["HuberLoss"] = loss("HuberLoss", {{"delta", 1.0}});
+  t["HuberLoss"] = loss("HuberLoss");
   t["KLMultinomial"] = loss("KLDivergence");
 }
 
