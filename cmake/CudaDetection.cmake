@@ -1,7 +1,21 @@
 # Detects the CUDA toolkit with cuBLAS, cuDNN and NCCL beside it, and says what it found. With all
-# of them, NETSMITH_HAVE_CUDA is ON and engine/CMakeLists.txt builds netsmith_engine_cuda (sm_90
-# code plus compute_90 PTX, which the driver compiles for newer GPUs). Without them the build is
-# the CPU backend only; nothing else changes.
+# of them, NETSMITH_HAVE_CUDA is ON and engine/CMakeLists.txt builds netsmith_engine_cuda for the
+# architectures of Note [CUDA architectures]. Without them the build is the CPU backend only;
+# nothing else changes.
+#
+# Note [CUDA architectures]
+# CUDA 13 supports Turing (sm_75) and newer. Every build carries compute_75 PTX, which the driver
+# compiles (once, into its cache) for any of them, so a binary loads on every GPU CUDA 13 runs.
+# NETSMITH_CUDA_ARCHITECTURES chooses the SASS (ready machine code) beside it:
+#   native (the default): SASS for the GPUs this machine has (nvidia-smi), none on a machine
+#                         without one: developer builds and CI compile each kernel once or twice;
+#   all:                  SASS for sm_75, 80, 86, 89, 90, 100 and 120 (T4, A100, RTX 3090,
+#                         RTX 4090/L4, H100/H200, B200, RTX 5090): the Debian package
+#                         (docs/install.md), so no GPU waits for the JIT;
+#   a list such as 80;90: SASS for those.
+# -DCMAKE_CUDA_ARCHITECTURES=... overrides all of this. The list built is compiled into the engine
+# (NETSMITH_CUDA_ARCHITECTURES_BUILT) so that a GPU with no code for it is named with the command
+# that rebuilds for it (cuda_device.cpp) instead of a CUDA error at the first kernel.
 set(NETSMITH_HAVE_CUDA OFF)
 if(NETSMITH_WITH_CUDA)
   if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
@@ -23,9 +37,31 @@ if(NETSMITH_WITH_CUDA)
     message(STATUS "netsmith:   NCCL:   ${NETSMITH_NCCL_LIBRARY} (${NETSMITH_NCCL_INCLUDE_DIR})")
     if(TARGET CUDA::cublas AND NETSMITH_CUDNN_LIBRARY AND NETSMITH_NCCL_LIBRARY AND NETSMITH_CUDNN_INCLUDE_DIR
        AND NETSMITH_NCCL_INCLUDE_DIR)
-      # H100/H200 code, plus PTX the driver compiles for newer GPUs; -DCMAKE_CUDA_ARCHITECTURES=... overrides.
+      set(NETSMITH_CUDA_ARCHITECTURES "native" CACHE STRING
+          "SASS beside compute_75 PTX: native (this machine's GPUs), all, or a list such as 80;90")
       if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-        set(CMAKE_CUDA_ARCHITECTURES "90-real;90-virtual")
+        set(sass "")
+        if(NETSMITH_CUDA_ARCHITECTURES STREQUAL "all")
+          set(sass 75 80 86 89 90 100 120)
+        elseif(NETSMITH_CUDA_ARCHITECTURES STREQUAL "native")
+          find_program(NETSMITH_NVIDIA_SMI nvidia-smi)
+          if(NETSMITH_NVIDIA_SMI)
+            execute_process(COMMAND ${NETSMITH_NVIDIA_SMI} --query-gpu=compute_cap --format=csv,noheader
+                            OUTPUT_VARIABLE caps RESULT_VARIABLE smi_status ERROR_QUIET)
+            if(smi_status EQUAL 0)
+              string(REPLACE "." "" caps "${caps}")
+              string(REGEX MATCHALL "[0-9]+" sass "${caps}")
+            endif()
+          endif()
+        else()
+          set(sass ${NETSMITH_CUDA_ARCHITECTURES})
+        endif()
+        list(REMOVE_DUPLICATES sass)
+        set(archs "75-virtual")
+        foreach(a IN LISTS sass)
+          list(APPEND archs "${a}-real")
+        endforeach()
+        set(CMAKE_CUDA_ARCHITECTURES "${archs}")
       endif()
       enable_language(CUDA)
       # CMake 3.25 does not know nvcc's C++20 flag; nvcc 12+ accepts it (the engine's headers are C++20).

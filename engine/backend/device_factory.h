@@ -25,6 +25,11 @@ class CommunicatorGroup {
   virtual ~CommunicatorGroup();
   virtual int size() const = 0;
   virtual Communicator& communicator(int rank) = 0;
+  // Once every rank's thread has stopped: if a rank aborted the group (a failed run), ends what
+  // the ranks left queued on their devices (NCCL: ncclCommAbort of every communicator, which
+  // stops a collective still waiting for a peer), so that the devices, destroyed before the
+  // group, can finish their streams. Nothing for a group that needs no such thing.
+  virtual void endAfterFailure() {}
 };
 
 // A solver's update on device memory: the same element-wise maths as Optimizer (whose
@@ -57,8 +62,19 @@ struct DeviceOptions {
   bool deterministic = false;  // same results on every run (cuDNN's deterministic algorithms)
 };
 
+// A device as its kind numbers it (Note [GPU numbering]): entry N of DeviceKind::listDevices is
+// kind:N, and the PCI bus id says which GPU of NVML's list it is.
+struct NumberedDevice {
+  std::string pciBusId;
+  std::string name;
+  int64_t memoryMb = 0;
+};
+
 struct DeviceKind {
   std::string kind;  // "cpu", "cuda": the part of a device id before ':'
+  // Optional: the devices that training can use as kind:0, kind:1, ... (the CUDA runtime's
+  // ordinals, after CUDA_VISIBLE_DEVICES); empty, with *why set, when there are none.
+  std::function<std::vector<NumberedDevice>(std::string* why)> listDevices;
   // Called on the worker's own thread, which it binds to the device (OpenMP team, CUDA device).
   std::function<std::unique_ptr<DeviceContext>(const DeviceOptions& options)> makeContext;
   // All workers of a run are of one kind. deviceIds[r] names rank r in errors.

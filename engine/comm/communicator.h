@@ -33,6 +33,28 @@ struct ReducePiece {
   int64_t count = 0;
 };
 
+// What finishQueued() measured on the device's clock (Note [Queued collectives]).
+struct QueuedTiming {
+  double commSeconds = 0;      // the communication stream at work on the collectives
+  double unhiddenSeconds = 0;  // of it, after the last marked work had finished (not behind compute)
+};
+
+// Note [Queued collectives]
+// A communicator of device memory (NCCL) queues its collectives on a stream, as the device
+// computes: the host is ahead of the device. For the gradient buckets (BucketReducer) it offers
+// three calls instead of a blocking all-reduce each, so that every bucket waits on the device for
+// its own gradients only, the buckets follow one another on the communication stream without the
+// host waiting in between, and the host waits once, where the optimizer needs the sums:
+//   markQueued(tag)       the worker's thread, as soon as backward has queued the gradients of
+//                         bucket `tag`: the point on the compute stream the collective waits for;
+//   queueAllReduceSumPieces(pieces, flat, tag)
+//                         the reducer's thread: allReduceSumPieces queued behind mark `tag`,
+//                         returning before it has run;
+//   finishQueued()        the worker's thread, once all are queued: returns when they have
+//                         completed, with their timing, and orders the compute stream after them.
+// A host communicator computes at once: the defaults make queueAllReduceSumPieces the blocking
+// call and the other two nothing.
+
 // One rank's handle. Collectives must be made by all ranks, in the same order, with the same
 // count (and root), each rank from one thread at a time (Note [Bucket order]); a mismatch of kind
 // or count is detected and thrown as CommError on every rank. All calls may throw CommError.
@@ -54,6 +76,13 @@ class Communicator {
   // (host buffers); a communicator of device memory copies on the device, in order with its
   // collective (NCCL: Note [NCCL collectives]).
   virtual void allReduceSumPieces(std::span<const ReducePiece> pieces, float* flat);
+  // Note [Queued collectives].
+  virtual bool queuesCollectives() const { return false; }
+  virtual void markQueued(int /*tag*/) {}
+  virtual void queueAllReduceSumPieces(std::span<const ReducePiece> pieces, float* flat, int /*tag*/) {
+    allReduceSumPieces(pieces, flat);
+  }
+  virtual QueuedTiming finishQueued() { return {}; }
   // In place: every rank's data becomes root's data.
   virtual void broadcast(float* data, int64_t count, int root) = 0;
   virtual void barrier() = 0;

@@ -1,6 +1,7 @@
 #include "engine/comm/gradient_buckets.h"
 
 #include <chrono>
+#include <optional>
 
 #include "engine/core/error.h"
 
@@ -67,7 +68,11 @@ void GradientBuckets::checkSize(int gradient) const {
 void GradientBuckets::reduce(int bucket, Communicator& comm) {
   Bucket& b = m_buckets[static_cast<size_t>(bucket)];
   if (b.flat.empty()) {
-    if (b.size > 0) comm.allReduceSum(bucketData(bucket), b.size);
+    // One gradient, reduced in place: its own buffer is the flat one.
+    if (b.size == 0) return;
+    b.pieces.assign(1, ReducePiece{bucketData(bucket), b.size});
+    if (comm.queuesCollectives()) comm.queueAllReduceSumPieces(b.pieces, b.pieces[0].data, bucket);
+    else comm.allReduceSum(b.pieces[0].data, b.size);
     return;
   }
   b.pieces.clear();
@@ -75,7 +80,7 @@ void GradientBuckets::reduce(int bucket, Communicator& comm) {
     checkSize(g);
     b.pieces.push_back({m_grads[static_cast<size_t>(g)]->data(), m_sizes[static_cast<size_t>(g)]});
   }
-  comm.allReduceSumPieces(b.pieces, b.flat.data());
+  comm.queueAllReduceSumPieces(b.pieces, b.flat.data(), bucket);
 }
 
 BucketReducer::BucketReducer(Communicator& communicator, GradientBuckets& buckets)
@@ -116,6 +121,13 @@ void BucketReducer::bucketReady(int bucket) {
   {
     std::lock_guard lock(m_mutex);
     NS_CHECK(!m_ready[static_cast<size_t>(bucket)], "bucket {} marked ready twice in one iteration", bucket);
+  }
+  // Note [Queued collectives]: the point on the device the bucket's collective waits for is where
+  // the host is now, right after queueing its gradients, not where it will be when the reducer's
+  // thread gets to the bucket (by then the host may have queued the whole backward pass).
+  m_comm.markQueued(bucket);
+  {
+    std::lock_guard lock(m_mutex);
     m_ready[static_cast<size_t>(bucket)] = 1;
     m_started = true;
   }
@@ -124,11 +136,27 @@ void BucketReducer::bucketReady(int bucket) {
 
 void BucketReducer::wait() {
   const auto start = std::chrono::steady_clock::now();
-  std::unique_lock lock(m_mutex);
-  m_changed.wait(lock, [&] { return m_error || m_reduced == m_buckets.bucketCount(); });
-  if (m_error) std::rethrow_exception(m_error);
-  m_last.commSeconds = m_commSeconds;
-  m_last.waitSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  {
+    std::unique_lock lock(m_mutex);
+    m_changed.wait(lock, [&] { return m_error || m_reduced == m_buckets.bucketCount(); });
+    if (m_error) std::rethrow_exception(m_error);
+  }
+  // Every bucket is queued; on a device the host now waits once for all of them.
+  std::optional<QueuedTiming> device;
+  if (m_comm.queuesCollectives()) {
+    try {
+      device = m_comm.finishQueued();
+    } catch (...) {
+      std::lock_guard lock(m_mutex);
+      m_error = std::current_exception();
+      throw;
+    }
+  }
+  std::lock_guard lock(m_mutex);
+  m_last.deviceClock = device.has_value();
+  m_last.commSeconds = device ? device->commSeconds : m_commSeconds;
+  m_last.waitSeconds = device ? device->unhiddenSeconds
+                              : std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fill(m_ready.begin(), m_ready.end(), 0);
   m_next = 0;
   m_reduced = 0;

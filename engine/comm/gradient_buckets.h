@@ -65,7 +65,8 @@ class GradientBuckets {
   int64_t bucketSize(int bucket) const;  // floats
   // Where the bucket's sums are formed: its flat buffer, or the gradient of a one-gradient bucket.
   float* bucketData(int bucket);
-  // Sums bucket `bucket` over the ranks of `comm`: one collective.
+  // Sums bucket `bucket` over the ranks of `comm`: one collective, queued behind mark `bucket`
+  // (Note [Queued collectives]: blocking on a host communicator).
   void reduce(int bucket, Communicator& comm);
 
  private:
@@ -89,7 +90,9 @@ class GradientBuckets {
 //
 // Per iteration, on the worker's thread: as backward finishes gradients, call gradientReady(g)
 // for each (or bucketReady(b) once a whole bucket is done); then wait(), which returns when all
-// buckets have been summed over the ranks and copied back into the gradients. A gradient must
+// buckets have been summed over the ranks and copied back into the gradients — on a communicator
+// that queues its collectives (Note [Queued collectives]), when they are queued in order behind
+// the marks bucketReady made on the compute stream and the compute stream waits for them. A gradient must
 // not be written between being marked ready and wait() returning. Errors of the communication
 // (CommError: a rank failed or is late) come out of wait(), on this and every later call.
 class BucketReducer {
@@ -111,6 +114,10 @@ class BucketReducer {
   struct Timing {
     double commSeconds = 0;  // the communication thread's time in gather + all-reduce + scatter
     double waitSeconds = 0;  // the worker's time blocked in wait(): communication not hidden
+    // Both measured on the device's clock (Note [Queued collectives]): the communication
+    // stream's time, and the part of it after backward had finished. The host's wait there
+    // includes its own device's backward, which it queued ahead.
+    bool deviceClock = false;
   };
   Timing lastIteration() const;  // of the last wait() that returned
 

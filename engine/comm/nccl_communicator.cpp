@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "engine/backend/cuda/cuda_check.h"
 #include "engine/backend/cuda/cuda_device.h"
@@ -40,19 +41,34 @@ int ordinalOf(const std::string& id) {
   return std::stoi(id.substr(5));
 }
 
-// Waits until a non-blocking communicator's last call has left ncclInProgress, at most `timeout`
-// seconds; `what` names the call and the device in the error.
-void waitReady(ncclComm_t comm, const std::string& what, double timeout) {
+// Waits until every rank's non-blocking communicator has finished starting, polling all of them
+// together, at most `timeout` seconds in all: a rank that fails is named at once (not after the
+// ranks before it have used up their own timeouts), and one that never finishes is named when the
+// time is up. Throws Error; the caller aborts the communicators.
+void waitAllReady(const std::vector<ncclComm_t>& comms, const std::vector<std::string>& names, double timeout) {
   GpuRuntime& runtime = gpuRuntime();
   const auto start = Clock::now();
+  std::vector<char> ready(comms.size(), 0);
   for (int spins = 0;; ++spins) {
-    ncclResult_t state = ncclInProgress;
-    NS_NCCL_CHECK(runtime.commGetAsyncError(comm, &state));
-    if (state == ncclSuccess) return;
-    NS_CHECK(state == ncclInProgress, "{}: NCCL reports {}: {}", what, runtime.ncclErrorString(state),
-             runtime.ncclLastError(comm));
-    NS_CHECK(std::chrono::duration<double>(Clock::now() - start).count() < timeout,
-             "{} did not finish within {} s (NCCL stayed in progress)", what, timeout);
+    size_t done = 0;
+    for (size_t r = 0; r < comms.size(); ++r) {
+      if (ready[r] && ++done) continue;
+      ncclResult_t state = ncclInProgress;
+      NS_NCCL_CHECK(runtime.commGetAsyncError(comms[r], &state));
+      if (state == ncclSuccess) ready[r] = 1, ++done;
+      else
+        NS_CHECK(state == ncclInProgress, "NCCL could not start on {}: {}: {}", names[r], runtime.ncclErrorString(state),
+                 runtime.ncclLastError(comms[r]));
+    }
+    if (done == comms.size()) return;
+    if (std::chrono::duration<double>(Clock::now() - start).count() >= timeout) {
+      std::string late;
+      for (size_t r = 0; r < comms.size(); ++r)
+        if (!ready[r]) late += (late.empty() ? "" : ", ") + names[r];
+      NS_THROW("NCCL did not start on {} within {} s (parallel.timeout_s): a GPU that cannot reach the others "
+               "(NCCL_DEBUG=INFO says why)",
+               late, timeout);
+    }
     if (spins > 1000) std::this_thread::sleep_for(std::chrono::microseconds(50));
     else std::this_thread::yield();
   }
@@ -65,6 +81,8 @@ class NcclCommunicator final : public Communicator {
     GpuRuntime& runtime = gpuRuntime();
     if (m_ready) runtime.eventDestroy(m_ready);
     if (m_done) runtime.eventDestroy(m_done);
+    for (cudaEvent_t e : m_marks) runtime.eventDestroy(e);
+    for (cudaEvent_t e : m_dones) runtime.eventDestroy(e);
     if (m_one) runtime.free(m_one);
   }
 
@@ -98,26 +116,89 @@ class NcclCommunicator final : public Communicator {
   void allReduceSumPieces(std::span<const ReducePiece> pieces, float* flat) override {
     int64_t total = 0;
     for (const ReducePiece& p : pieces) total += p.count;
-    const auto copyPieces = [&](cudaStream_t s, bool intoFlat) {
-      int64_t offset = 0;
-      for (const ReducePiece& p : pieces) {
-        if (p.count) {
-          float* dst = intoFlat ? flat + offset : p.data;
-          const float* src = intoFlat ? p.data : flat + offset;
-          NS_CUDA_CHECK(gpuRuntime().memcpyAsync(dst, src, static_cast<size_t>(p.count) * sizeof(float),
-                                                 cudaMemcpyDeviceToDevice, s));
-        }
-        offset += p.count;
-      }
-    };
     run(
         "all-reduce",
         [&](ncclComm_t comm, cudaStream_t s) {
-          copyPieces(s, true);
+          copyPieces(pieces, flat, s, true);
           return gpuRuntime().allReduceSum(flat, flat, static_cast<size_t>(total), comm, s);
         },
-        [&](cudaStream_t s) { copyPieces(s, false); });
+        [&](cudaStream_t s) { copyPieces(pieces, flat, s, false); });
   }
+
+  // Note [Queued collectives].
+  bool queuesCollectives() const override { return true; }
+
+  void markQueued(int tag) override {
+    const cudaEvent_t mark = timedEvent(m_marks, tag);
+    NS_CUDA_CHECK(gpuRuntime().eventRecord(mark, m_device->stream()));
+    std::lock_guard lock(m_queueMutex);
+    if (m_marksThisIteration++ == 0) m_firstMark = tag;
+    m_lastMark = tag;
+  }
+
+  void queueAllReduceSumPieces(std::span<const ReducePiece> pieces, float* flat, int tag) override {
+    int64_t total = 0;
+    for (const ReducePiece& p : pieces) total += p.count;
+    // A bucket of one gradient is summed in place: nothing to copy.
+    const bool inPlace = pieces.size() == 1 && pieces[0].data == flat;
+    const cudaEvent_t mark = timedEvent(m_marks, tag);
+    const cudaEvent_t done = timedEvent(m_dones, tag);
+    enqueue(
+        "all-reduce", mark,
+        [&](ncclComm_t comm, cudaStream_t s) {
+          if (!inPlace) copyPieces(pieces, flat, s, true);
+          return gpuRuntime().allReduceSum(flat, flat, static_cast<size_t>(total), comm, s);
+        },
+        [&](cudaStream_t s) {
+          if (!inPlace) copyPieces(pieces, flat, s, false);
+        },
+        done);
+    std::lock_guard lock(m_queueMutex);
+    m_queued.push_back(tag);
+  }
+
+  QueuedTiming finishQueued() override {
+    std::vector<int> queued;
+    int firstMark, lastMark;
+    {
+      std::lock_guard lock(m_queueMutex);
+      queued.swap(m_queued);
+      firstMark = m_firstMark;
+      lastMark = m_lastMark;
+      m_marksThisIteration = 0;
+    }
+    if (queued.empty()) return {};
+    GpuRuntime& runtime = gpuRuntime();
+    m_device->makeCurrent();
+    ncclComm_t comm = m_shared->comms[static_cast<size_t>(m_rank)];
+    const cudaEvent_t backwardDone = timedEvent(m_marks, lastMark);
+    const cudaEvent_t allDone = timedEvent(m_dones, queued.back());
+    // This GPU's own backward pass first, however long it takes: the timeout is for the peers.
+    waitOwnWork(comm, "all-reduce", backwardDone);
+    waitFor(comm, "all-reduce", Clock::now(), [&] { return completed(allDone, "all-reduce"); });
+    checkAsyncError(comm, "all-reduce");
+    NS_CUDA_CHECK(runtime.streamWaitEvent(m_device->stream(), allDone));
+    // The device's times, from the first mark: each bucket's collective runs from when both its
+    // gradients and the bucket before it are done to its own end.
+    const cudaEvent_t origin = timedEvent(m_marks, firstMark);
+    const auto at = [&](cudaEvent_t e) {
+      float ms = 0;
+      NS_CUDA_CHECK(runtime.eventElapsedTime(&ms, origin, e));
+      return static_cast<double>(ms) / 1000.0;
+    };
+    const double backwardEnd = at(backwardDone);
+    QueuedTiming t;
+    double previousEnd = 0;
+    for (const int tag : queued) {
+      const double end = at(timedEvent(m_dones, tag));
+      const double start = std::max(at(timedEvent(m_marks, tag)), previousEnd);
+      t.commSeconds += std::max(0.0, end - start);
+      previousEnd = end;
+    }
+    t.unhiddenSeconds = std::max(0.0, previousEnd - backwardEnd);
+    return t;
+  }
+
   void broadcast(float* data, int64_t count, int root) override {
     run("broadcast", [&](ncclComm_t comm, cudaStream_t s) {
       return gpuRuntime().broadcast(data, data, static_cast<size_t>(count), root, comm, s);
@@ -143,13 +224,15 @@ class NcclCommunicator final : public Communicator {
     throw CommError(message, culprit);
   }
 
+  // ncclCommAbort waits for NCCL's threads of this rank: it runs outside the group's mutex, which
+  // every other rank needs to report its own failure meanwhile.
   void abortComm() {
-    std::lock_guard lock(m_shared->mutex);
-    ncclComm_t& comm = m_shared->comms[static_cast<size_t>(m_rank)];
-    if (comm) {
-      gpuRuntime().commAbort(comm);
-      comm = nullptr;
+    ncclComm_t comm = nullptr;
+    {
+      std::lock_guard lock(m_shared->mutex);
+      comm = std::exchange(m_shared->comms[static_cast<size_t>(m_rank)], nullptr);
     }
+    if (comm) gpuRuntime().commAbort(comm);
   }
 
   // The rank that has started the fewest collectives: the one the others wait for.
@@ -197,10 +280,11 @@ class NcclCommunicator final : public Communicator {
     return gpuRuntime().commGetAsyncError(comm, &state) == ncclSuccess && state == ncclSuccess;
   }
 
-  // Queues call(comm, commStream) behind the compute stream's work, then after(commStream) once
-  // NCCL has the collective on the stream, and waits for both.
-  template <typename Call, typename After = void (*)(cudaStream_t)>
-  void run(const char* what, Call&& call, After&& after = [](cudaStream_t) {}) {
+  // Queues call(comm, commStream) behind `after` event `gate` (recorded on the compute stream),
+  // then after(commStream) once NCCL has the collective on the stream, then records `done` on it.
+  // Returns without waiting for the device.
+  template <typename Call, typename After>
+  void enqueue(const char* what, cudaEvent_t gate, Call&& call, After&& after, cudaEvent_t done) {
     NS_CHECK(m_device, "{}: the NCCL communicator of rank {} has no device attached (a bug)", deviceName(m_rank),
              m_rank);
     if (m_shared->aborted.load()) throwAborted();
@@ -209,9 +293,7 @@ class NcclCommunicator final : public Communicator {
     GpuRuntime& runtime = gpuRuntime();
     ncclComm_t comm = m_shared->comms[static_cast<size_t>(m_rank)];
     const cudaStream_t commStream = m_device->commStream();
-    const auto start = Clock::now();
-    NS_CUDA_CHECK(runtime.eventRecord(m_ready, m_device->stream()));
-    NS_CUDA_CHECK(runtime.streamWaitEvent(commStream, m_ready));
+    NS_CUDA_CHECK(runtime.streamWaitEvent(commStream, gate));
     const ncclResult_t queued = call(comm, commStream);
     if (queued != ncclSuccess && queued != ncclInProgress) {
       abort(format("NCCL {} failed: {} ({})", what, runtime.ncclErrorString(queued), runtime.ncclLastError(comm)));
@@ -220,28 +302,94 @@ class NcclCommunicator final : public Communicator {
     // Note [NCCL collectives]: a non-blocking communicator may return ncclInProgress; the
     // collective is on the stream only once the communicator reports ncclSuccess. The event
     // must come after it, and NCCL takes no other call before then.
-    if (queued == ncclInProgress) waitFor(comm, what, start, [&] { return ready(comm); });
+    if (queued == ncclInProgress) waitFor(comm, what, Clock::now(), [&] { return ready(comm); });
     after(commStream);
-    NS_CUDA_CHECK(runtime.eventRecord(m_done, commStream));
-    waitFor(comm, what, start, [&] {
-      const cudaError_t state = runtime.eventQuery(m_done);
-      if (state == cudaSuccess) return true;
-      if (state != cudaErrorNotReady) {
-        abort(format("CUDA error {} while waiting for the NCCL {}: {}", runtime.errorName(state), what,
-                     runtime.lastErrorDetail()));
-        throwAborted();
-      }
-      return false;
-    });
-    // A mismatch or a failed peer is reported asynchronously, after the stream has moved on.
-    ncclResult_t async = ncclSuccess;
-    runtime.commGetAsyncError(comm, &async);
-    if (async != ncclSuccess) {
-      abort(format("NCCL {} failed: {} ({})", what, runtime.ncclErrorString(async), runtime.ncclLastError(comm)));
-      throwAborted();
-    }
+    NS_CUDA_CHECK(runtime.eventRecord(done, commStream));
+  }
+
+  // A blocking collective: queued behind everything queued on the compute stream so far; returns
+  // when it has completed, the compute stream ordered after it.
+  template <typename Call, typename After = void (*)(cudaStream_t)>
+  void run(const char* what, Call&& call, After&& after = [](cudaStream_t) {}) {
+    NS_CHECK(m_device, "{}: the NCCL communicator of rank {} has no device attached (a bug)", deviceName(m_rank),
+             m_rank);
+    m_device->makeCurrent();
+    GpuRuntime& runtime = gpuRuntime();
+    NS_CUDA_CHECK(runtime.eventRecord(m_ready, m_device->stream()));
+    enqueue(what, m_ready, call, after, m_done);
+    ncclComm_t comm = m_shared->comms[static_cast<size_t>(m_rank)];
+    waitOwnWork(comm, what, m_ready);
+    waitFor(comm, what, Clock::now(), [&] { return completed(m_done, what); });
+    checkAsyncError(comm, what);
     // The optimizer, queued next on the compute stream, reads the sums.
     NS_CUDA_CHECK(runtime.streamWaitEvent(m_device->stream(), m_done));
+  }
+
+  // True once the device has reached `event`; a CUDA error there (a kernel fault, which surfaces
+  // at the next synchronisation) aborts the group naming this GPU.
+  bool completed(cudaEvent_t event, const char* what) {
+    GpuRuntime& runtime = gpuRuntime();
+    const cudaError_t state = runtime.eventQuery(event);
+    if (state == cudaSuccess) return true;
+    if (state != cudaErrorNotReady) {
+      abort(format("CUDA error {} while waiting for the NCCL {}: {}", runtime.errorName(state), what,
+                   runtime.lastErrorDetail()));
+      throwAborted();
+    }
+    return false;
+  }
+
+  // Until this GPU has done the work queued before the collective (its own backward pass): no
+  // timeout, since a long backward (a big model, a slow GPU) is not a late peer; it still ends at
+  // once when another rank aborts or NCCL reports an error.
+  void waitOwnWork(ncclComm_t comm, const char* what, cudaEvent_t event) {
+    for (int spins = 0; !completed(event, what); ++spins) {
+      if (m_shared->aborted.load()) throwAborted();
+      ncclResult_t async = ncclSuccess;
+      gpuRuntime().commGetAsyncError(comm, &async);
+      if (async != ncclSuccess && async != ncclInProgress) {
+        abort(format("NCCL {} failed: {} ({})", what, gpuRuntime().ncclErrorString(async), gpuRuntime().ncclLastError(comm)));
+        throwAborted();
+      }
+      if (spins > 1000) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      else std::this_thread::yield();
+    }
+  }
+
+  // A mismatch or a failed peer is reported asynchronously, after the stream has moved on.
+  void checkAsyncError(ncclComm_t comm, const char* what) {
+    ncclResult_t async = ncclSuccess;
+    gpuRuntime().commGetAsyncError(comm, &async);
+    if (async != ncclSuccess) {
+      abort(format("NCCL {} failed: {} ({})", what, gpuRuntime().ncclErrorString(async), gpuRuntime().ncclLastError(comm)));
+      throwAborted();
+    }
+  }
+
+  // A bucket's gradients into its flat buffer (intoFlat) or the sums back, on stream s.
+  static void copyPieces(std::span<const ReducePiece> pieces, float* flat, cudaStream_t s, bool intoFlat) {
+    int64_t offset = 0;
+    for (const ReducePiece& p : pieces) {
+      if (p.count) {
+        float* dst = intoFlat ? flat + offset : p.data;
+        const float* src = intoFlat ? p.data : flat + offset;
+        NS_CUDA_CHECK(gpuRuntime().memcpyAsync(dst, src, static_cast<size_t>(p.count) * sizeof(float),
+                                               cudaMemcpyDeviceToDevice, s));
+      }
+      offset += p.count;
+    }
+  }
+
+  // The timed event of `tag` in `events` (one per bucket), made on first use on this rank's GPU.
+  cudaEvent_t timedEvent(std::vector<cudaEvent_t>& events, int tag) {
+    std::lock_guard lock(m_queueMutex);
+    if (events.size() <= static_cast<size_t>(tag)) events.resize(static_cast<size_t>(tag) + 1, nullptr);
+    cudaEvent_t& e = events[static_cast<size_t>(tag)];
+    if (!e) {
+      m_device->makeCurrent();
+      NS_CUDA_CHECK(gpuRuntime().eventCreateTimed(&e));
+    }
+    return e;
   }
 
   std::shared_ptr<NcclGroup::Shared> m_shared;
@@ -250,6 +398,12 @@ class NcclCommunicator final : public Communicator {
   cudaEvent_t m_ready = nullptr;
   cudaEvent_t m_done = nullptr;
   float* m_one = nullptr;  // the barrier's one-float buffer
+  // Note [Queued collectives]: per bucket, the compute stream's mark and the collective's end.
+  std::mutex m_queueMutex;  // the two lists and the iteration's record below
+  std::vector<cudaEvent_t> m_marks, m_dones;
+  std::vector<int> m_queued;  // tags queued since the last finishQueued, in order
+  int m_marksThisIteration = 0;
+  int m_firstMark = 0, m_lastMark = 0;
 };
 
 }  // namespace
@@ -274,19 +428,28 @@ NcclGroup::NcclGroup(const std::vector<std::string>& deviceIds, double timeoutSe
   }
   m_shared->comms.assign(static_cast<size_t>(n), nullptr);
   GpuRuntime& runtime = gpuRuntime();
-  ncclUniqueId uid;
-  NS_NCCL_CHECK(runtime.getUniqueId(&uid));
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;
-  NS_NCCL_CHECK(runtime.groupStart());
-  for (int r = 0; r < n; ++r) {
-    NS_CUDA_CHECK(runtime.setDevice(m_shared->ordinals[static_cast<size_t>(r)]));
-    NS_NCCL_CHECK(runtime.commInitRank(&m_shared->comms[static_cast<size_t>(r)], n, uid, r, &config));
+  try {
+    ncclUniqueId uid;
+    NS_NCCL_CHECK(runtime.getUniqueId(&uid));
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    NS_NCCL_CHECK(runtime.groupStart());
+    for (int r = 0; r < n; ++r) {
+      NS_CUDA_CHECK(runtime.setDevice(m_shared->ordinals[static_cast<size_t>(r)]));
+      NS_NCCL_CHECK(runtime.commInitRank(&m_shared->comms[static_cast<size_t>(r)], n, uid, r, &config));
+    }
+    NS_NCCL_CHECK(runtime.groupEnd());
+    waitAllReady(m_shared->comms, deviceIds, timeoutSeconds);
+  } catch (...) {
+    // A communicator left alive keeps NCCL's threads (and a peer's init) waiting: abort them all.
+    for (size_t r = 0; r < m_shared->comms.size(); ++r) {
+      if (!m_shared->comms[r]) continue;
+      runtime.setDevice(m_shared->ordinals[r]);
+      runtime.commAbort(m_shared->comms[r]);
+      m_shared->comms[r] = nullptr;
+    }
+    throw;
   }
-  NS_NCCL_CHECK(runtime.groupEnd());
-  for (int r = 0; r < n; ++r)
-    waitReady(m_shared->comms[static_cast<size_t>(r)], format("NCCL start-up of {}", deviceIds[static_cast<size_t>(r)]),
-              timeoutSeconds);
   for (int r = 0; r < n; ++r) m_ranks.push_back(std::make_unique<NcclCommunicator>(m_shared, r));
 }
 
@@ -316,6 +479,21 @@ NcclGroup::~NcclGroup() {
       }
       runtime.commDestroy(comm);
     }
+  }
+}
+
+void NcclGroup::endAfterFailure() {
+  if (!m_shared->aborted.load()) return;
+  GpuRuntime& runtime = gpuRuntime();
+  for (size_t r = 0; r < m_shared->comms.size(); ++r) {
+    ncclComm_t comm = nullptr;
+    {
+      std::lock_guard lock(m_shared->mutex);
+      comm = std::exchange(m_shared->comms[r], nullptr);
+    }
+    if (!comm) continue;
+    runtime.setDevice(m_shared->ordinals[r]);
+    runtime.commAbort(comm);
   }
 }
 

@@ -4,12 +4,22 @@
 //
 // Note [NCCL collectives]
 // - Buffers are device memory of the rank's GPU (Note [Device memory]); counts as in Communicator.
-// - Ordering: a collective is queued on the worker's communication stream after an event recorded
-//   on its compute stream at the time of the call, so it reads what every kernel queued before
-//   the call wrote (the gradient backward just produced: STYLE.md, llm.c, c10d). The call returns
-//   when the collective has finished, as the interface promises; the caller (BucketReducer's
-//   thread) blocks, the worker's thread goes on queueing backward. The compute stream also waits
-//   for it before the optimizer reads the sums.
+// - Ordering: a collective is queued on the worker's communication stream after an event on its
+//   compute stream, so it reads what every kernel queued before that event wrote (the gradient
+//   backward just produced: STYLE.md, llm.c, c10d). A blocking collective (allReduceSum,
+//   broadcast, barrier) records the event at the call and returns when the collective has
+//   finished. The gradient buckets are queued instead (Note [Queued collectives] in
+//   communicator.h): each bucket's event is recorded by the worker's thread as soon as backward
+//   has queued its gradients (markQueued), the reducer's thread queues the buckets back to back
+//   on the communication stream without waiting, and the worker waits once (finishQueued), before
+//   the optimizer, which the compute stream orders after the last bucket. On a real GPU the host
+//   queues the whole backward pass long before the device runs it, so an event recorded when the
+//   reducer's thread reached a bucket would sit behind all of backward and no bucket but the
+//   first would overlap it (issue 25). finishQueued reports the communication stream's time and
+//   the part of it after backward, from timed events on the device's clock.
+// - Timeouts count the peers only: a rank first waits, without a bound, for its own GPU to reach
+//   the collective (its backward pass may be long), then at most timeoutSeconds for the
+//   collective.
 // - Communicators are non-blocking (ncclConfig_t.blocking = 0), created together with
 //   ncclGroupStart / ncclCommInitRankConfig per GPU / ncclGroupEnd — what ncclCommInitAll does,
 //   which has no config argument. A rank waits for its collective at most timeoutSeconds, polling
@@ -43,6 +53,7 @@ class NcclGroup final : public CommunicatorGroup {
 
   int size() const override;
   Communicator& communicator(int rank) override;
+  void endAfterFailure() override;
   // The worker's device: the communicator of `rank` queues on its streams. Call before the rank's
   // first collective, on the worker's thread.
   void attach(int rank, CudaDeviceContext& device);

@@ -106,10 +106,80 @@ int availableCpuThreads() {
 }
 
 std::vector<DeviceInfo> discoverDevices(std::string* gpuNote) {
-  return discoverDevices(Nvml::instance(), Nvml::instanceError(), gpuNote);
+  std::optional<std::vector<NumberedDevice>> cudaDevices;
+  std::string cudaError;
+  if (const DeviceKind* cuda = findDeviceKind("cuda:0"); cuda && cuda->listDevices)
+    cudaDevices = cuda->listDevices(&cudaError);
+  return discoverDevices(Nvml::instance(), Nvml::instanceError(), gpuNote, cudaDevices, cudaError);
 }
 
-std::vector<DeviceInfo> discoverDevices(const Nvml* nvml, const std::string& nvmlError, std::string* gpuNote) {
+namespace {
+
+// Every GPU NVML reports, as cuda:<NVML index>: a build without the CUDA backend.
+void appendNvmlGpus(const Nvml& nvml, std::vector<DeviceInfo>& devices, std::string& note) {
+  for (int i = 0; i < nvml.deviceCount(); ++i) {
+    const auto info = nvml.deviceStatic(i);
+    if (!info) continue;
+    if (!info->error.empty()) {
+      appendNote(note, format("cuda:{} left out: NVML refused it: {}", i, info->error));
+      continue;
+    }
+    DeviceInfo gpu;
+    gpu.id = format("cuda:{}", i);
+    gpu.kind = "cuda";
+    gpu.name = info->name;
+    gpu.memoryMb = info->memoryTotalMb;
+    gpu.pciBusId = info->pciBusId;
+    gpu.driver = nvml.driverVersion();
+    devices.push_back(std::move(gpu));
+  }
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible != nullptr && nvml.deviceCount() > 0)
+    appendNote(note, format("CUDA_VISIBLE_DEVICES={} is set, but this build has no CUDA backend: the list numbers "
+                            "all GPUs in NVML's (PCI bus) order",
+                            visible));
+}
+
+// The CUDA runtime's devices as cuda:<ordinal>, with NVML's name and memory where NVML has the
+// same PCI bus id (the runtime's own otherwise).
+void appendCudaGpus(const Nvml* nvml, const std::vector<NumberedDevice>& cudaDevices, std::vector<DeviceInfo>& devices,
+                    std::string& note) {
+  std::vector<std::string> renumbered;
+  for (size_t ordinal = 0; ordinal < cudaDevices.size(); ++ordinal) {
+    const NumberedDevice& d = cudaDevices[ordinal];
+    DeviceInfo gpu;
+    gpu.id = format("cuda:{}", ordinal);
+    gpu.kind = "cuda";
+    gpu.name = d.name;
+    gpu.memoryMb = d.memoryMb;
+    gpu.pciBusId = d.pciBusId;
+    if (nvml) {
+      gpu.driver = nvml->driverVersion();
+      const int index = nvml->indexOfPciBusId(d.pciBusId);
+      const auto info = index >= 0 ? nvml->deviceStatic(index) : std::nullopt;
+      if (info && info->error.empty()) {
+        gpu.name = info->name;
+        gpu.memoryMb = info->memoryTotalMb;
+        gpu.pciBusId = info->pciBusId;
+      }
+      if (index != static_cast<int>(ordinal))
+        renumbered.push_back(index >= 0 ? format("{} is nvidia-smi's {}", gpu.id, index)
+                                        : format("{} ({}) is not in NVML's list", gpu.id, d.pciBusId));
+    }
+    devices.push_back(std::move(gpu));
+  }
+  if (!renumbered.empty()) {
+    std::string list;
+    for (size_t i = 0; i < renumbered.size(); ++i) list += (i ? ", " : "") + renumbered[i];
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    appendNote(note, visible ? format("CUDA_VISIBLE_DEVICES={}: {}", visible, list) : list);
+  }
+}
+
+}  // namespace
+
+std::vector<DeviceInfo> discoverDevices(const Nvml* nvml, const std::string& nvmlError, std::string* gpuNote,
+                                        const std::optional<std::vector<NumberedDevice>>& cudaDevices,
+                                        const std::string& cudaError) {
   std::vector<DeviceInfo> devices;
   const int cores = availableCpuThreads();
   const std::string cpuName = cpuModelName();
@@ -125,34 +195,22 @@ std::vector<DeviceInfo> discoverDevices(const Nvml* nvml, const std::string& nvm
   }
 
   std::string note;
-  if (nvml == nullptr) {
+  if (cudaDevices && !cudaDevices->empty()) {
+    appendCudaGpus(nvml, *cudaDevices, devices, note);
+  } else if (nvml == nullptr) {
     note = nvmlError.empty() ? "no NVML: GPUs cannot be listed" : nvmlError;
+  } else if (nvml->deviceCount() == 0) {
+    appendNote(note, format("NVML (driver {}) reports no GPUs", nvml->driverVersion().empty()
+                                                                   ? std::string("of unknown version")
+                                                                   : nvml->driverVersion()));
+  } else if (cudaDevices) {
+    // NVML sees GPUs the CUDA runtime does not (CUDA_VISIBLE_DEVICES, a driver without CUDA).
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    appendNote(note, format("NVML reports {} GPU(s) but training can use none: {}{}", nvml->deviceCount(),
+                            cudaError.empty() ? "the CUDA runtime sees no GPU" : cudaError,
+                            visible ? format(" (CUDA_VISIBLE_DEVICES={})", visible) : ""));
   } else {
-    for (int i = 0; i < nvml->deviceCount(); ++i) {
-      const auto info = nvml->deviceStatic(i);
-      if (!info) continue;
-      if (!info->error.empty()) {
-        appendNote(note, format("cuda:{} left out: NVML refused it: {}", i, info->error));
-        continue;
-      }
-      DeviceInfo gpu;
-      gpu.id = format("cuda:{}", i);
-      gpu.kind = "cuda";
-      gpu.name = info->name;
-      gpu.memoryMb = info->memoryTotalMb;
-      gpu.pciBusId = info->pciBusId;
-      gpu.driver = nvml->driverVersion();
-      devices.push_back(std::move(gpu));
-    }
-    if (nvml->deviceCount() == 0) {
-      appendNote(note, format("NVML (driver {}) reports no GPUs", nvml->driverVersion().empty()
-                                                                     ? std::string("of unknown version")
-                                                                     : nvml->driverVersion()));
-    } else if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible != nullptr) {
-      appendNote(note, format("CUDA_VISIBLE_DEVICES={} is set, but this list numbers all GPUs in NVML's "
-                              "(PCI bus) order",
-                              visible));
-    }
+    appendNvmlGpus(*nvml, devices, note);
   }
   if (gpuNote != nullptr) *gpuNote = note;
   return devices;

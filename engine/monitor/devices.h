@@ -4,8 +4,11 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "engine/backend/device_factory.h"
 
 namespace netsmith {
 
@@ -14,7 +17,7 @@ using Json = nlohmann::json;
 class Nvml;
 
 struct DeviceInfo {
-  std::string id;        // "cpu:0", "cuda:0" (the NVML index; see Nvml for how CUDA's numbering may differ)
+  std::string id;        // "cpu:0", "cuda:0" (the CUDA runtime's ordinal: Note [GPU numbering])
   std::string kind;      // "cpu" | "cuda"
   std::string name;      // CPU model name from /proc/cpuinfo; GPU name from NVML
   int64_t memoryMb = 0;  // GPU total memory; for CPU workers the machine's MemTotal
@@ -25,14 +28,19 @@ struct DeviceInfo {
   bool operator==(const DeviceInfo&) const = default;
 };
 
-// CPU workers cpu:0..cpu:(cores-1) (a worker per core is the most that makes sense), then every GPU
-// NVML reports, in NVML order. Never fails: without libnvidia-ml.so.1 (no driver) the GPU list is
-// empty and *gpuNote says why; with GPUs listed the note is empty unless one of them was refused.
-// Thread-safe.
+// CPU workers cpu:0..cpu:(cores-1) (a worker per core is the most that makes sense), then the GPUs
+// training can use, as cuda:N with N the CUDA runtime's ordinal (after CUDA_VISIBLE_DEVICES), each
+// joined to NVML's figures by PCI bus id (Note [GPU numbering]); in a build without the CUDA
+// backend, every GPU NVML reports, in NVML order. Never fails: without a driver the GPU list is
+// empty and *gpuNote says why; with GPUs listed the note is empty unless one of them was refused
+// or CUDA_VISIBLE_DEVICES renumbers them. Thread-safe.
 std::vector<DeviceInfo> discoverDevices(std::string* gpuNote = nullptr);
-// The same with the NVML session given (null: none, and `nvmlError` is the reason), for tests and
-// for callers holding their own session.
-std::vector<DeviceInfo> discoverDevices(const Nvml* nvml, const std::string& nvmlError, std::string* gpuNote);
+// The same with the NVML session given (null: none, and `nvmlError` is the reason) and the CUDA
+// runtime's devices given (absent: list NVML's; `cudaError` says why the list is empty), for tests
+// and for callers holding their own session.
+std::vector<DeviceInfo> discoverDevices(const Nvml* nvml, const std::string& nvmlError, std::string* gpuNote,
+                                        const std::optional<std::vector<NumberedDevice>>& cudaDevices = std::nullopt,
+                                        const std::string& cudaError = "");
 
 // Hardware threads this process may run on (sched_getaffinity; at least 1).
 int availableCpuThreads();

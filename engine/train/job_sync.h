@@ -55,6 +55,10 @@ class JobSync {
   // A hung worker may still use its communicator: leave the communicators be (the process
   // exits soon).
   void abandonCommunicators();
+  // CommunicatorGroup::endAfterFailure, when connected: before the devices are destroyed.
+  void endAfterFailure() {
+    if (m_group) m_group->endAfterFailure();
+  }
 
   // The leader's decision for the next iteration ("step", "pause" or "stop"), which every process
   // follows. A failure the leader found (pendingFailure) is thrown on every process.

@@ -384,16 +384,21 @@ const Tensor& Network::prediction() const {
 
 std::vector<ParameterRef> Network::parameters() {
   if (!onDevice()) return kernelParameters();
+  // Once handed out, the host mirrors are the newer copy until the next forward() uploads them:
+  // a checkpoint restore writes them, and the replicas' check after it (or the fingerprint of a
+  // resumed completed run) asks again. Downloading then would put the device's older blobs (the
+  // initialisers') back over the restored ones.
+  const bool download = !m_hostViewOut;
   std::vector<ParameterRef> out;
   for (size_t i = 0; i < m_nodes.size(); ++i) {
     const GraphNode& node = m_graph.nodes[i];
     NodeRuntime& rt = *m_nodes[i];
     for (size_t b = 0; b < node.blobs.size(); ++b) {
-      m_device.download(rt.hostParams[b].data(), rt.params[b].data(), rt.params[b].size());
+      if (download) m_device.download(rt.hostParams[b].data(), rt.params[b].data(), rt.params[b].size());
       Tensor* grad = nullptr;
       if (rt.gradPtrs[b]) {
         grad = &rt.hostGrads[b];
-        m_device.download(grad->data(), rt.grads[b].data(), rt.grads[b].size());
+        if (download) m_device.download(grad->data(), rt.grads[b].data(), rt.grads[b].size());
       }
       out.push_back({node.id + "/" + node.blobs[b].name, &rt.hostParams[b], grad, isHeld(node, b),
                      static_cast<float>(node.lrMult)});
@@ -404,6 +409,9 @@ std::vector<ParameterRef> Network::parameters() {
 }
 
 std::vector<ParameterRef> Network::kernelParameters() {
+  // The caller may write the kernels' blobs (initial parameters): they must start from the newest
+  // values, and the host view handed out before must not be uploaded over them at the next forward.
+  if (m_hostViewOut) uploadHostView();
   std::vector<ParameterRef> out;
   for (size_t i = 0; i < m_nodes.size(); ++i) {
     const GraphNode& node = m_graph.nodes[i];

@@ -32,8 +32,11 @@ class LayerProfiler;
 //     wait of a training iteration. After an inference forward, prediction() is on the host too.
 //   - parameters() is the host view. On a GPU it downloads every blob into host mirrors and hands
 //     those out; since the caller may write them (a checkpoint restore, a test's fault), the next
-//     forward() uploads them again. Code that trains (Replica) uses kernelParameters(), the
-//     tensors themselves. On the CPU both are the same tensors and nothing is copied.
+//     forward() uploads them again. Until then the mirrors are the newer copy: asking again
+//     hands out the same mirrors without downloading (a restore followed by the replicas' check
+//     once trained on from the initialisers: issue 25). Code that trains (Replica) uses
+//     kernelParameters(), the tensors themselves, which first uploads a host view still out.
+//     On the CPU both are the same tensors and nothing is copied.
 // One GPU iteration thus copies the batch in and the loss out, and nothing else; everything the
 // optimizer and the all-reduce touch stays on the device (DeviceSolver, NCCL).
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 #include "engine/core/error.h"
 #include "engine/data/augment.h"
@@ -181,16 +182,21 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
 
   if (shared) {
     const auto waitStart = Clock::now();
+    std::optional<double> deviceWait;  // Note [Queued collectives]: measured on the device's clock
     if (m_reducer) {
       m_reducer->wait();
-      f.syncSeconds = m_reducer->lastIteration().commSeconds;
+      const BucketReducer::Timing t = m_reducer->lastIteration();
+      f.syncSeconds = t.commSeconds;
+      if (t.deviceClock) deviceWait = t.waitSeconds;
     }
+    double statsSeconds = 0;
     if (hasStats) {
       const auto statsStart = Clock::now();
       m_comm.allReduceSum(m_statsBuffer.data(), m_statsBuffer.size());
-      f.syncSeconds += secondsSince(statsStart);
+      statsSeconds = secondsSince(statsStart);
+      f.syncSeconds += statsSeconds;
     }
-    f.waitSeconds = secondsSince(waitStart);
+    f.waitSeconds = deviceWait ? *deviceWait + statsSeconds : secondsSince(waitStart);
   }
   if (hasStats && (shared || m_plan.deterministic)) scatterRunningStats(m_statsBuffer.data());
 

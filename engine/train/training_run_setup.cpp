@@ -111,7 +111,11 @@ TrainingRun::~TrainingRun() {
     for (auto& r : m_replicas) (void)r.release();
     for (auto& c : m_contexts) (void)c.release();
     m_sync.abandonCommunicators();
+    return;
   }
+  // A failed run may have left collectives queued on the devices, waiting for a peer that will
+  // never come: end them before the devices' destructors wait for their streams.
+  m_sync.endAfterFailure();
 }
 
 void TrainingRun::recordFailure(const std::string& message) {

@@ -3,8 +3,11 @@
 # (tests/gpu/README.md): the executables, the non-system libraries they load (ldd) except the
 # NVIDIA ones (cuDNN, cuBLAS, NCCL come from the PyTorch wheels there), and — separately, as it
 # does not fit in one carry — the Fashion-MNIST files. Prints the `carry` lists and their sizes.
+# With COMPUTE_SANITIZER_WHEEL (the nvidia-cuda-sanitizer-api wheel for CUDA 13, from PyPI), its
+# compute-sanitizer goes beside bin/ for verify.sh. Also packs bin/, lib/ and compute-sanitizer/
+# into one gpu-carry.tar.xz, which fits one carry together with the datasets.
 #
-#   tests/gpu/make_carry.sh [build-cuda]
+#   [COMPUTE_SANITIZER_WHEEL=...whl] tests/gpu/make_carry.sh [build-cuda]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build-cuda}
@@ -26,6 +29,16 @@ done | sort -u | while read -r name path; do
 done
 cp /usr/share/datasets/fashion-mnist/*.gz "$dest/datasets/fashion-mnist/" 2>/dev/null ||
   echo "# Fashion-MNIST not found in /usr/share/datasets: the real-data runs will be skipped" >&2
-du -sh "$dest/bin" "$dest/lib" "$dest/datasets"
-echo "carry 1: [\"$dest/bin\", \"$dest/lib\"]"
-echo "carry 2: [\"$dest/datasets\"]   (a later call; carried paths of call 1 stay while the machine is warm)"
+if [[ -n ${COMPUTE_SANITIZER_WHEEL:-} ]]; then
+  unpack=$(mktemp -d)
+  python3 -m zipfile -e "$COMPUTE_SANITIZER_WHEEL" "$unpack"
+  cp -r "$unpack"/nvidia/cu13/compute-sanitizer "$dest/compute-sanitizer"
+  chmod +x "$dest"/compute-sanitizer/compute-sanitizer "$dest"/compute-sanitizer/TreeLauncher* 2>/dev/null || true
+  rm -rf "$unpack"
+fi
+du -sh "$dest"/*
+tar -C "$dest" -cf - bin lib $( [[ -d $dest/compute-sanitizer ]] && echo compute-sanitizer ) | xz -T0 -6 >"$build/gpu-carry.tar.xz"
+du -sh "$build/gpu-carry.tar.xz"
+echo "one carry: [\"$build/gpu-carry.tar.xz\", \"$dest/datasets\"], then on the machine:"
+echo "  tar -C $dest -xJf $build/gpu-carry.tar.xz && tests/gpu/verify.sh --bin $dest/bin"
+echo "or, unpacked: carry 1: [\"$dest/bin\", \"$dest/lib\"]; carry 2: [\"$dest/datasets\"] (a later call, while the machine is warm)"

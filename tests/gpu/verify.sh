@@ -7,14 +7,17 @@
 #   1. the machine: nvidia-smi, the GPUs netsmith-cli sees;
 #   2. netsmith-gpu-check all (every op against the CPU in float, LeNet and ResNet against the CPU
 #      step by step, NCCL on every GPU with abort, the trainer on cuda:0 against every GPU);
-#   3. netsmith-gpu-check ops in half and in bfloat16;
+#   3. netsmith-gpu-check ops in half and in bfloat16, and in float from the compute_75 PTX alone;
 #   4. the Qt tests labelled gpu, where this checkout has a build with them (build/ or build-cuda/);
 #   5. the three sample projects in reproducible mode, one epoch of N samples, on cuda:0 twice and
 #      on every GPU: parameters_sha256 compared (cuda:0 twice must be equal; every GPU against
 #      cuda:0 is reported — equal on 2 GPUs, where NCCL adds two values as the reduction tree
 #      does; NCCL's ring order on more GPUs may differ in the last bits: Note [NCCL collectives]);
 #   6. LeNet in half and in bfloat16 on every GPU (one epoch);
-#   7. the GPU benchmark against PyTorch (tests/bench/run_gpu_benchmark.sh) when torch imports.
+#   7. an MLP run stopped mid-epoch (a stop line) and resumed: the parameters_sha256 of the run never stopped;
+#   8. compute-sanitizer where it is found: memcheck over the op checks and a short LeNet training,
+#      racecheck and synccheck over two LeNet steps;
+#   9. the GPU benchmark against PyTorch (tests/bench/run_gpu_benchmark.sh) when torch imports.
 # Binaries: --bin, else build-cuda/gpu-carry/bin (tests/gpu/make_carry.sh), build-cuda/bin or
 # build/bin, whichever has netsmith-cli and netsmith-gpu-check; if none has, it builds build/
 # (installer/build.sh, which needs this project's Debian packages). Exit status: 0 when every
@@ -89,6 +92,10 @@ step "netsmith-gpu-check all" required "$bin/netsmith-gpu-check" all --device cu
 for precision in half bfloat16; do
   step "netsmith-gpu-check ops --precision $precision" required "$bin/netsmith-gpu-check" ops --device cuda:0 --precision "$precision"
 done
+# Note [CUDA architectures]: every build carries compute_75 PTX for the GPUs it has no SASS for;
+# CUDA_FORCE_PTX_JIT=1 makes the driver use it here too, as on a GPU of another architecture.
+step "netsmith-gpu-check ops from the compute_75 PTX (CUDA_FORCE_PTX_JIT=1)" required env CUDA_FORCE_PTX_JIT=1 \
+  "$bin/netsmith-gpu-check" ops --device cuda:0
 for build in build-cuda build; do
   if [[ -f $build/CTestTestfile.cmake ]] && (cd "$build" && ctest -N -L '^gpu$' | grep -q 'Total Tests: [1-9]'); then
     step "Qt tests labelled gpu ($build)" required ctest --test-dir "$build" -L '^gpu$' --output-on-failure
@@ -135,11 +142,63 @@ for sample in fashion_mnist_mlp fashion_mnist_lenet fashion_mnist_resnet; do
   else say "--- $sample on $gpus: FAILED [required]"; failed=1; fi
 done
 
+# A run stopped mid-epoch (the console's Stop: a "stop" line after a third of the epoch) and
+# resumed must end as the run never stopped: the MLP in reproducible mode, against its run above.
+project=$(copy fashion_mnist_mlp float 1)
+say ""
+say "=== MLP stopped mid-epoch and resumed on $gpus"
+python3 - "$bin/netsmith-cli" "$project" "$gpus" "$samples" "$work/mlp-stopped" >"$work/mlp-stopped.out" 2>&1 <<'PY'
+import json, subprocess, sys
+cli, project, devices, samples, run_dir = sys.argv[1:]
+p = subprocess.Popen([cli, "train", project, "--devices", devices, "--max-epoch", "1", "--train-samples", samples,
+                      "--validation-samples", "1000", "--run-dir", run_dir, "--events", "-"],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+stop_at = max(2, int(samples) // 64 // 3)
+for line in p.stdout:
+    e = json.loads(line) if line.startswith("{") else {}
+    if e.get("event") == "iteration" and e.get("global_iteration", 0) >= stop_at:
+        print("stop sent after global iteration", e["global_iteration"])
+        p.stdin.write("stop\n")
+        p.stdin.flush()
+        break
+p.communicate()
+print("exit status", p.returncode)
+PY
+"$bin/netsmith-cli" train --resume "$work/mlp-stopped" --devices "$gpus" >"$work/mlp-resumed.out" 2>&1
+cat "$work/mlp-stopped.out" "$work/mlp-resumed.out" >>"$report"
+resumed=$(hash_of mlp-resumed) reference=$(hash_of fashion_mnist_mlp-all)
+say "parameters_sha256: resumed ${resumed:-none} | never stopped on $gpus ${reference:-none}"
+if [[ -n $resumed && $resumed == "$reference" ]]; then say "--- MLP stopped and resumed: ok"
+else say "--- MLP stopped and resumed: FAILED [required]"; failed=1; fi
+
 for precision in half bfloat16; do
   project=$(copy fashion_mnist_lenet "$precision" 0)
   step "LeNet in $precision on $gpus" required "$bin/netsmith-cli" train "$project" --devices "$gpus" --max-epoch 1 \
     --train-samples "$samples" --validation-samples 1000 --run-dir "$work/lenet-$precision"
 done
+
+# compute-sanitizer (memcheck, racecheck, synccheck) over the op checks and a short training, where
+# it is found: on PATH, in the toolkit, or unpacked beside the binaries by make_carry.sh.
+sanitizer=$(command -v compute-sanitizer || true)
+for candidate in /usr/local/cuda/bin/compute-sanitizer "$bin/../compute-sanitizer/compute-sanitizer"; do
+  [[ -z $sanitizer && -x $candidate ]] && sanitizer=$candidate
+done
+# Each pass is bounded (SANITIZER_TIMEOUT seconds, default 300): instrumented kernels run 10-100x slower.
+if [[ -n $sanitizer ]]; then
+  limit=${SANITIZER_TIMEOUT:-300}
+  step "compute-sanitizer memcheck: op checks" required timeout "$limit" "$sanitizer" --tool memcheck \
+    --error-exitcode 99 "$bin/netsmith-gpu-check" ops --device cuda:0
+  for tool in racecheck synccheck; do
+    step "compute-sanitizer $tool: LeNet, 2 steps against the CPU" required timeout "$limit" "$sanitizer" \
+      --tool "$tool" --error-exitcode 99 "$bin/netsmith-gpu-check" train --device cuda:0 --steps 2
+  done
+  step "compute-sanitizer memcheck: LeNet, 10 iterations of netsmith-cli train on cuda:0" required timeout "$limit" \
+    "$sanitizer" --tool memcheck --error-exitcode 99 "$bin/netsmith-cli" train projects/fashion_mnist_lenet.nsproj \
+    --devices cuda:0 --max-epoch 1 --train-samples 640 --validation-samples 128 --run-dir "$work/sanitized"
+else
+  say ""
+  say "=== compute-sanitizer: skipped (not on PATH, in /usr/local/cuda/bin or beside the binaries)"
+fi
 
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   step "GPU benchmark against PyTorch" optional env NETSMITH_GPU_CHECK="$bin/netsmith-gpu-check" tests/bench/run_gpu_benchmark.sh

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <thread>
 
+#include "engine/backend/cuda/cuda_architectures.h"
 #include "engine/backend/cuda/gpu_runtime.h"
 #include "engine/backend/cuda/sim/simulated_runtime.h"
 #include "engine/monitor/nvml.h"
@@ -335,6 +336,104 @@ class TestSimRuntime : public QObject {
     while (st == ncclInProgress) rt->commGetAsyncError(comms[0], &st);
     QCOMPARE(st, ncclInvalidUsage);
     QVERIFY(rt->ncclLastError(comms[0]).find("one GPU per rank") != std::string::npos);
+  }
+
+  // CUDA_VISIBLE_DEVICES as CUDA reads it: indices into the runtime's order, renumbered from 0; the
+  // list ends at the first entry that is not a new, valid index; empty hides every GPU. NVML (the
+  // simulator's deviceCount) still has all four.
+  void visibleDevicesSelectAndRenumber() {
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+        {"2,3", {"0000:20:00.0", "0000:28:00.0"}},
+        {"3,1", {"0000:28:00.0", "0000:18:00.0"}},
+        {"0,7,1", {"0000:10:00.0"}},
+        {"1,1,2", {"0000:18:00.0"}},
+        {"GPU-5a3c", {}},
+        {"", {}},
+    };
+    for (const auto& [list, buses] : cases) {
+      SimulatorOptions o;
+      o.devices = 4;
+      o.memoryMb = 64;
+      o.visibleDevices = list;
+      std::unique_ptr<GpuRuntime> rt(makeSimulatedRuntime(o));
+      int count = -1;
+      QCOMPARE(rt->getDeviceCount(&count), cudaSuccess);
+      QVERIFY2(count == static_cast<int>(buses.size()), list.c_str());
+      for (int n = 0; n < count; ++n) {
+        char bus[32];
+        QCOMPARE(rt->deviceGetPCIBusId(bus, sizeof bus, n), cudaSuccess);
+        QCOMPARE(std::string(bus), buses[static_cast<size_t>(n)]);
+      }
+      QCOMPARE(rt->setDevice(count), cudaErrorInvalidDevice);
+      QCOMPARE(static_cast<sim::SimulatedRuntime&>(*rt).deviceCount(), 4);
+    }
+  }
+
+  // Note [CUDA architectures]: the driver's rule, and the simulator following it for a GPU of
+  // another compute capability.
+  void architectureRule() {
+    const auto built = parseArchitectures("75-virtual 90-real");
+    for (int cc : {75, 80, 86, 89, 90, 100, 120}) QVERIFY2(architecturesRun(built, cc), qPrintable(QString::number(cc)));
+    for (int cc : {50, 61, 70}) QVERIFY(!architecturesRun(built, cc));
+    const auto sassOnly = parseArchitectures("80-real 90-real");
+    QVERIFY(architecturesRun(sassOnly, 86));  // sm_80 code runs on sm_86
+    QVERIFY(architecturesRun(sassOnly, 90));
+    QVERIFY(!architecturesRun(sassOnly, 75));
+    QVERIFY(!architecturesRun(sassOnly, 100));  // no PTX: nothing for a newer major
+    QVERIFY(architecturesRun(parseArchitectures("86"), 89));
+    QVERIFY_THROWS_EXCEPTION(Error, parseArchitectures("sm_90"));
+    QVERIFY_THROWS_EXCEPTION(Error, parseArchitectures("90-fast"));
+
+    const std::string rebuild = noKernelImageMessage("cuda:1", "NVIDIA A100", 80, "90-real");
+    QVERIFY2(rebuild.find("cuda:1 (NVIDIA A100, compute capability 8.0, sm_80) cannot run this build's kernels: it "
+                          "carries sm_90") == 0,
+             rebuild.c_str());
+    QVERIFY2(rebuild.find("-DNETSMITH_CUDA_ARCHITECTURES=80") != std::string::npos, rebuild.c_str());
+    const std::string old = noKernelImageMessage("cuda:0", "GeForce GTX 1080", 61, "75-virtual 90-real");
+    QVERIFY2(old.find("carries compute_75 PTX and sm_90") != std::string::npos, old.c_str());
+    QVERIFY2(old.find("supports compute capability 7.5 (Turing) and newer") != std::string::npos, old.c_str());
+
+    SimulatorOptions o;
+    o.devices = 1;
+    o.memoryMb = 64;
+    o.computeCapability = 61;
+    std::unique_ptr<GpuRuntime> pascal(makeSimulatedRuntime(o));
+    QCOMPARE(pascal->kernelImageLoads(), cudaErrorNoKernelImageForDevice);
+    o.computeCapability = 75;
+    std::unique_ptr<GpuRuntime> turing(makeSimulatedRuntime(o));
+    QCOMPARE(turing->kernelImageLoads(), cudaSuccess);  // every build carries compute_75 PTX
+    GpuProperties p;
+    QCOMPARE(turing->deviceProperties(0, &p), cudaSuccess);
+    QCOMPARE(p.computeCapability, 75);
+    QCOMPARE(p.totalMemory, size_t{64} << 20);
+  }
+
+  // NETSMITH_SIMULATED_GPU_LAG_US: the host is ahead; an event completes only when the device
+  // gets there, and a timed pair measures the device's time.
+  void lagKeepsTheHostAhead() {
+    SimulatorOptions o;
+    o.devices = 1;
+    o.memoryMb = 64;
+    o.lag = std::chrono::milliseconds(40);
+    std::unique_ptr<GpuRuntime> rt(makeSimulatedRuntime(o));
+    cudaStream_t s = newStream(*rt);
+    float* x = deviceFloats(*rt, 4);
+    cudaEvent_t before = nullptr, after = nullptr, untimed = nullptr;
+    QCOMPARE(rt->eventCreateTimed(&before), cudaSuccess);
+    QCOMPARE(rt->eventCreateTimed(&after), cudaSuccess);
+    QCOMPARE(rt->eventCreate(&untimed), cudaSuccess);
+    rt->eventRecord(before, s);
+    rt->launchHost(s, "slow", setTo(x, 4, 1.0f, 30));
+    rt->eventRecord(after, s);
+    rt->eventRecord(untimed, s);
+    QCOMPARE(rt->eventQuery(before), cudaErrorNotReady);  // queued, not reached: the host is ahead
+    float ms = 0;
+    QCOMPARE(rt->eventElapsedTime(&ms, before, after), cudaErrorNotReady);
+    QCOMPARE(rt->streamSynchronize(s), cudaSuccess);
+    QCOMPARE(rt->eventElapsedTime(&ms, before, after), cudaSuccess);
+    QVERIFY2(ms >= 29 && ms < 2000, qPrintable(QString::number(ms)));
+    QCOMPARE(rt->eventElapsedTime(&ms, before, untimed), cudaErrorInvalidResourceHandle);
+    rt->streamDestroy(s);
   }
 
   // Without CUDA_DEVICE_ORDER=PCI_BUS_ID the runtime numbers GPUs in another order than NVML.

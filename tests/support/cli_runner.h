@@ -3,6 +3,7 @@
 
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
 #include <functional>
@@ -34,12 +35,19 @@ inline QString sourcePath(const QString& rel) { return QStringLiteral(NETSMITH_S
 // `--events -` semantics expected from the caller and each event line is passed to it as it
 // arrives (with the process, so the callback can write control lines or kill it).
 // runProcess runs any program the same way (mpirun with netsmith-cli, for instance).
+// `environment`: NAME=VALUE entries added to the test's own environment for the child only.
 inline CliRun runProcess(const QString& program, const QStringList& args, int timeoutMs = 600000,
-                         const std::function<void(const Json&, QProcess&)>& onEvent = {}) {
+                         const std::function<void(const Json&, QProcess&)>& onEvent = {},
+                         const QStringList& environment = {}) {
   CliRun run;
   QProcess p;
   p.setProgram(program);
   p.setArguments(args);
+  if (!environment.isEmpty()) {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const QString& v : environment) env.insert(v.section('=', 0, 0), v.section('=', 1));
+    p.setProcessEnvironment(env);
+  }
   p.start();
   if (!p.waitForStarted(10000)) return run;
   QByteArray pending;
@@ -77,8 +85,9 @@ inline CliRun runProcess(const QString& program, const QStringList& args, int ti
 }
 
 inline CliRun runCli(const QStringList& args, int timeoutMs = 600000,
-                     const std::function<void(const Json&, QProcess&)>& onEvent = {}) {
-  return runProcess(cliPath(), args, timeoutMs, onEvent);
+                     const std::function<void(const Json&, QProcess&)>& onEvent = {},
+                     const QStringList& environment = {}) {
+  return runProcess(cliPath(), args, timeoutMs, onEvent, environment);
 }
 
 }  // namespace netsmith::test

@@ -1,5 +1,6 @@
 // The "cuda" device kind (engine/backend/device_factory.h): CudaDeviceContext per worker, an
 // NcclGroup for the workers, CudaSolver for the optimizer step.
+#include "engine/backend/cuda/cuda_check.h"
 #include "engine/backend/cuda/cuda_device.h"
 #include "engine/backend/cuda/cuda_solver.h"
 #include "engine/backend/device_factory.h"
@@ -10,6 +11,27 @@ namespace netsmith::cuda {
 DeviceKind cudaDeviceKind() {
   DeviceKind k;
   k.kind = "cuda";
+  k.listDevices = [](std::string* why) {
+    std::vector<NumberedDevice> out;
+    const int count = cudaDeviceCount(why);
+    GpuRuntime& runtime = gpuRuntime();
+    for (int ordinal = 0; ordinal < count; ++ordinal) {
+      NumberedDevice d;
+      char bus[32] = {};
+      GpuProperties properties;
+      if (runtime.deviceGetPCIBusId(bus, sizeof bus, ordinal) != cudaSuccess ||
+          runtime.deviceProperties(ordinal, &properties) != cudaSuccess) {
+        runtime.getLastError();
+        if (why) *why = format("the CUDA runtime cannot describe cuda:{}: {}", ordinal, runtime.lastErrorDetail());
+        continue;
+      }
+      d.pciBusId = bus;
+      d.name = properties.name;
+      d.memoryMb = static_cast<int64_t>(properties.totalMemory >> 20);
+      out.push_back(std::move(d));
+    }
+    return out;
+  };
   k.makeContext = [](const DeviceOptions& d) -> std::unique_ptr<DeviceContext> {
     CudaOptions options;
     options.precision = d.precision;

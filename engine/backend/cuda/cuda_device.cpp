@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "engine/backend/cpu/cpu_device.h"
+#include "engine/backend/cuda/cuda_architectures.h"
 #include "engine/backend/cuda/cuda_check.h"
 #include "engine/backend/cuda/cuda_launch.h"
 #include "engine/monitor/nvml.h"
@@ -47,6 +48,14 @@ CudaDeviceContext::CudaDeviceContext(std::string id, CudaOptions options)
            count - 1);
   GpuRuntime& runtime = gpuRuntime();
   makeCurrent();
+  // Note [CUDA architectures]: a GPU this build has no code for is named with what to rebuild
+  // with, here, instead of cudaErrorNoKernelImageForDevice at the first kernel.
+  GpuProperties properties;
+  NS_CUDA_CHECK(runtime.deviceProperties(m_ordinal, &properties));
+  if (runtime.kernelImageLoads() != cudaSuccess) {
+    runtime.getLastError();
+    NS_THROW("{}", noKernelImageMessage(m_id, properties.name, properties.computeCapability, builtArchitectures()));
+  }
   NS_CUDA_CHECK(runtime.streamCreate(&m_stream));
   NS_CUDA_CHECK(runtime.streamCreate(&m_commStream));
   if (runtime.simulated()) {

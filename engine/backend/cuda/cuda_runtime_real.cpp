@@ -5,6 +5,9 @@
 #include "engine/backend/cuda/gpu_runtime.h"
 
 namespace netsmith::cuda {
+
+cudaError_t probeKernelImage();  // kernel_image_probe.cu
+
 namespace {
 
 class RealRuntime final : public GpuRuntime {
@@ -17,6 +20,16 @@ class RealRuntime final : public GpuRuntime {
   cudaError_t deviceGetPCIBusId(char* busId, int length, int ordinal) override {
     return cudaDeviceGetPCIBusId(busId, length, ordinal);
   }
+  cudaError_t deviceProperties(int ordinal, GpuProperties* properties) override {
+    cudaDeviceProp prop{};
+    const cudaError_t status = cudaGetDeviceProperties(&prop, ordinal);
+    if (status != cudaSuccess) return status;
+    properties->name = prop.name;
+    properties->computeCapability = prop.major * 10 + prop.minor;
+    properties->totalMemory = prop.totalGlobalMem;
+    return cudaSuccess;
+  }
+  cudaError_t kernelImageLoads() override { return probeKernelImage(); }
   cudaError_t memGetInfo(size_t* freeBytes, size_t* totalBytes) override { return cudaMemGetInfo(freeBytes, totalBytes); }
   cudaError_t malloc(void** pointer, size_t bytes) override { return cudaMalloc(pointer, bytes); }
   cudaError_t free(void* pointer) override { return cudaFree(pointer); }
@@ -43,6 +56,10 @@ class RealRuntime final : public GpuRuntime {
   }
   cudaError_t eventCreate(cudaEvent_t* event) override {
     return cudaEventCreateWithFlags(event, cudaEventDisableTiming);
+  }
+  cudaError_t eventCreateTimed(cudaEvent_t* event) override { return cudaEventCreateWithFlags(event, cudaEventDefault); }
+  cudaError_t eventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) override {
+    return cudaEventElapsedTime(ms, start, end);
   }
   cudaError_t eventDestroy(cudaEvent_t event) override { return cudaEventDestroy(event); }
   cudaError_t eventRecord(cudaEvent_t event, cudaStream_t stream) override { return cudaEventRecord(event, stream); }

@@ -1,5 +1,6 @@
 #include "engine/backend/cuda/gpu_runtime.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -65,6 +66,29 @@ GpuRuntime& gpuRuntime() {
       const long long value = std::atoll(mb);
       NS_CHECK(value >= 64, "NETSMITH_SIMULATED_GPU_MEMORY_MB=\"{}\": expected at least 64 (MiB per simulated GPU)", mb);
       options.memoryMb = value;
+    }
+    if (const char* arch = std::getenv("NETSMITH_SIMULATED_GPU_ARCH")) {
+      unsigned major = 0, minor = 0;
+      char rest = 0;
+      NS_CHECK(std::sscanf(arch, "%u.%u%c", &major, &minor, &rest) == 2 && major >= 1 && major <= 20 && minor <= 9,
+               "NETSMITH_SIMULATED_GPU_ARCH=\"{}\": expected a compute capability such as 8.6", arch);
+      options.computeCapability = static_cast<int>(major * 10 + minor);
+    }
+    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) options.visibleDevices = visible;
+    if (const char* lag = std::getenv("NETSMITH_SIMULATED_GPU_LAG_US")) {
+      char* end = nullptr;
+      const long long us = std::strtoll(lag, &end, 10);
+      NS_CHECK(*lag && *end == '\0' && us >= 0 && us <= 10'000'000,
+               "NETSMITH_SIMULATED_GPU_LAG_US=\"{}\": expected microseconds from 0 to 10000000", lag);
+      options.lag = std::chrono::microseconds(us);
+    }
+    if (const char* fails = std::getenv("NETSMITH_SIMULATED_NCCL_INIT_FAILS")) {
+      char* end = nullptr;
+      const long ordinal = std::strtol(fails, &end, 10);
+      NS_CHECK(*fails && *end == '\0' && ordinal >= 0 && ordinal < simulated,
+               "NETSMITH_SIMULATED_NCCL_INIT_FAILS=\"{}\": expected the CUDA ordinal of a simulated GPU (0 to {})", fails,
+               simulated - 1);
+      options.ncclInitFailure = static_cast<int>(ordinal);
     }
     const char* order = std::getenv("CUDA_DEVICE_ORDER");
     options.pciOrder = order && std::string(order) == "PCI_BUS_ID";

@@ -14,9 +14,11 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace netsmith::cuda {
@@ -36,6 +38,13 @@ class DeviceMemoryAccess {
 };
 using HostKernel = std::function<void(DeviceMemoryAccess&)>;
 
+// What cudaGetDeviceProperties says of a GPU that the backend uses.
+struct GpuProperties {
+  std::string name;
+  int computeCapability = 0;  // major * 10 + minor: 75 for Turing, 90 for Hopper
+  size_t totalMemory = 0;     // bytes
+};
+
 class GpuRuntime {
  public:
   virtual ~GpuRuntime() = default;
@@ -51,6 +60,10 @@ class GpuRuntime {
   virtual cudaError_t getDeviceCount(int* count) = 0;
   virtual cudaError_t setDevice(int ordinal) = 0;
   virtual cudaError_t deviceGetPCIBusId(char* busId, int length, int ordinal) = 0;
+  virtual cudaError_t deviceProperties(int ordinal, GpuProperties* properties) = 0;
+  // cudaSuccess when this build's kernels load on the current device, cudaErrorNoKernelImageForDevice
+  // when the build carries no code it can run (Note [CUDA architectures]).
+  virtual cudaError_t kernelImageLoads() = 0;
   virtual cudaError_t memGetInfo(size_t* freeBytes, size_t* totalBytes) = 0;
   virtual cudaError_t malloc(void** pointer, size_t bytes) = 0;
   virtual cudaError_t free(void* pointer) = 0;
@@ -66,6 +79,10 @@ class GpuRuntime {
   virtual cudaError_t streamSynchronize(cudaStream_t stream) = 0;
   virtual cudaError_t streamWaitEvent(cudaStream_t stream, cudaEvent_t event) = 0;
   virtual cudaError_t eventCreate(cudaEvent_t* event) = 0;
+  // An event that keeps the device's time of completion (cudaEventDefault), for eventElapsedTime.
+  virtual cudaError_t eventCreateTimed(cudaEvent_t* event) = 0;
+  // Milliseconds between two completed timed events, on the device's clock.
+  virtual cudaError_t eventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) = 0;
   virtual cudaError_t eventDestroy(cudaEvent_t event) = 0;
   virtual cudaError_t eventRecord(cudaEvent_t event, cudaStream_t stream) = 0;
   virtual cudaError_t eventQuery(cudaEvent_t event) = 0;
@@ -96,11 +113,14 @@ class GpuRuntime {
   virtual std::string ncclLastError(ncclComm_t comm) = 0;
 };
 
-// Note [GPU numbering]: `cuda:N` is the GPU that nvidia-smi (NVML, PCI bus order) shows as N. The
-// CUDA runtime numbers GPUs fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID is set before its
-// first call, so gpuRuntime() sets it (overriding the environment) before creating either
-// runtime; CUDA_VISIBLE_DEVICES, when set, still selects and renumbers the visible GPUs, and NVML
-// figures are matched by PCI bus id (CudaDeviceContext), never by ordinal.
+// Note [GPU numbering]: `cuda:N` is the CUDA runtime's ordinal N, the number training uses. The
+// runtime numbers GPUs fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID is set before its first
+// call, so gpuRuntime() sets it (overriding the environment) before creating either runtime: with
+// every GPU visible, cuda:N is then the GPU nvidia-smi (NVML, PCI bus order) shows as N.
+// CUDA_VISIBLE_DEVICES selects and renumbers GPUs for the runtime but not for NVML (with
+// CUDA_VISIBLE_DEVICES=2,3, cuda:0 is nvidia-smi's 2), so the device list (discoverDevices, from
+// the kind's listDevices) and every NVML figure (CudaDeviceContext) join the two by PCI bus id,
+// never by number.
 //
 // The runtime of this process: the simulator when NETSMITH_SIMULATED_GPUS is set (1 to 8; a
 // bad value throws Error naming it), else the real libraries. Created on first use, kept to exit.
@@ -114,7 +134,15 @@ struct SimulatorOptions {
   bool jitter = false;
   uint64_t seed = 0;  // jitter's random stream; 0: from the clock
   int64_t memoryMb = 16384;
+  int computeCapability = 90;  // NETSMITH_SIMULATED_GPU_ARCH ("8.6"): what the devices report
+  // NETSMITH_SIMULATED_GPU_LAG_US: no stream operation starts sooner than this after it was
+  // queued (the host runs that far ahead of the device); 0: as soon as the stream gets to it.
+  std::chrono::microseconds lag{0};
+  int ncclInitFailure = -1;  // NETSMITH_SIMULATED_NCCL_INIT_FAILS: this CUDA ordinal's NCCL start-up fails
   bool pciOrder = true;  // CUDA_DEVICE_ORDER=PCI_BUS_ID when the runtime starts
+  // CUDA_VISIBLE_DEVICES when the runtime starts (absent: every device): indices in the runtime's
+  // order, as CUDA reads them (Note [Simulated GPUs]).
+  std::optional<std::string> visibleDevices;
 };
 GpuRuntime* makeSimulatedRuntime(const SimulatorOptions& options);
 GpuRuntime* makeRealRuntime();

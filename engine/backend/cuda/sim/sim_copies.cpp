@@ -24,7 +24,7 @@ const char* kindName(cudaMemcpyKind kind) {
 
 Stream& SimulatedRuntime::legacyStream(Device& device) {
   std::lock_guard lock(device.legacyMutex);
-  if (!device.legacyStream) device.legacyStream = std::make_unique<Stream>(device, 0, m_options.jitter, nextStreamSeed());
+  if (!device.legacyStream) device.legacyStream = std::make_unique<Stream>(device, 0, m_options.jitter, nextStreamSeed(), m_options.lag);
   return *device.legacyStream;
 }
 

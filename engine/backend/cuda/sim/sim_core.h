@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -72,7 +73,9 @@ class Device;
 
 // One stream: an asynchronous queue run in order by its own host thread. With jitter, each
 // operation starts after a random delay, so the host and the other streams overtake it in
-// changing ways from run to run (Note [Simulated GPUs]).
+// changing ways from run to run; with a lag, no operation starts sooner than that after it was
+// queued, so the host is always that far ahead of the device, as a real GPU's host queues a whole
+// backward pass before the device has run much of it (Note [Simulated GPUs]).
 class Stream {
  public:
   struct Op {
@@ -80,8 +83,9 @@ class Stream {
     std::function<void()> run;     // may throw Fault: the device's sticky error
     bool marker = false;           // event records and waits run even after a fault
     bool busy = true;              // counts as device time (NVML utilization)
+    std::chrono::steady_clock::time_point queuedAt{};  // set by enqueue
   };
-  Stream(Device& device, int id, bool jitter, uint64_t seed);
+  Stream(Device& device, int id, bool jitter, uint64_t seed, std::chrono::microseconds lag = {});
   ~Stream();  // finishes the queued work, then joins
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
@@ -100,6 +104,7 @@ class Stream {
   Device& m_device;
   int m_id;
   bool m_jitter;
+  std::chrono::microseconds m_lag;
   std::mt19937_64 m_random;
   mutable std::mutex m_mutex;
   std::condition_variable m_changed;
@@ -131,10 +136,12 @@ struct Device {
 // An event: record() numbers each recording; the stream marks it complete when it reaches it.
 struct Event {
   Device* device = nullptr;
+  bool timed = false;  // cudaEventDefault: keeps completedAt
   std::mutex mutex;
   std::condition_variable completedChanged;
   uint64_t recorded = 0;
   uint64_t completed = 0;
+  std::chrono::steady_clock::time_point completedAt;  // when the stream reached the latest recording
 };
 
 }  // namespace netsmith::cuda::sim

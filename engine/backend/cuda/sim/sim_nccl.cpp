@@ -19,6 +19,8 @@
 //   GPU's: otherwise ncclInvalidArgument at the call.
 // - ncclCommAbort ends this rank's waiting collective; the other ranks keep waiting until they
 //   abort too (as with NCCL, where only every rank's abort frees all of them).
+// - NETSMITH_SIMULATED_NCCL_INIT_FAILS=N: the communicators of cuda:N fail to start (an error at
+//   once, on that rank only); the other ranks wait for it, in progress, until aborted.
 // - ncclGroupStart/End: calls between them are held and issued together at ncclGroupEnd (the
 //   inits of several ranks from one thread, as ncclCommInitAll does).
 #include "engine/backend/cuda/sim/sim_nccl.h"
@@ -174,8 +176,8 @@ void runRound(Comm& comm, SimNccl::Kind kind, const float* send, float* recv, si
 
 }  // namespace
 
-SimNccl::SimNccl(SimulatedRuntime& runtime, bool jitter, uint64_t seed)
-    : m_runtime(runtime), m_jitter(jitter), m_random(seed ^ 0x6e63636cULL) {
+SimNccl::SimNccl(SimulatedRuntime& runtime, bool jitter, uint64_t seed, int initFailure)
+    : m_runtime(runtime), m_jitter(jitter), m_initFailure(initFailure), m_random(seed ^ 0x6e63636cULL) {
   m_proxy = std::thread([this] { runProxy(); });
 }
 
@@ -287,6 +289,17 @@ ncclResult_t SimNccl::commInitRank(ncclComm_t* out, int ranks, const ncclUniqueI
 }
 
 void SimNccl::join(const std::shared_ptr<Comm>& comm) {
+  if (comm->device->ordinal == m_initFailure) {
+    // A rank whose start-up fails (no transport to its peers, say) reports it at once; it never
+    // joins, so the others stay in progress, as NCCL's do, until they are aborted.
+    later(delay(0.0002, 0.002), [comm] {
+      comm->setAsyncError(ncclSystemError, format("NCCL could not start on cuda:{} (simulated start-up failure, "
+                                                  "NETSMITH_SIMULATED_NCCL_INIT_FAILS)",
+                                                  comm->device->ordinal));
+      comm->state.store(ncclSystemError);
+    });
+    return;
+  }
   std::shared_ptr<Clique> clique;
   {
     std::lock_guard lock(m_mutex);

@@ -27,7 +27,8 @@ std::string& threadErrorDetail();
 
 class SimNccl {
  public:
-  SimNccl(SimulatedRuntime& runtime, bool jitter, uint64_t seed);
+  // initFailure: the CUDA ordinal whose communicators fail to start (-1: none).
+  SimNccl(SimulatedRuntime& runtime, bool jitter, uint64_t seed, int initFailure = -1);
   ~SimNccl();
   SimNccl(const SimNccl&) = delete;
   SimNccl& operator=(const SimNccl&) = delete;
@@ -62,6 +63,7 @@ class SimNccl {
 
   SimulatedRuntime& m_runtime;
   bool m_jitter;
+  int m_initFailure;
   std::mutex m_mutex;  // live comms, cliques, random
   std::map<void*, std::shared_ptr<Comm>> m_live;
   std::map<std::string, std::shared_ptr<struct Clique>> m_cliques;

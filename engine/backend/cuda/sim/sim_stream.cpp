@@ -18,8 +18,8 @@ std::string Device::faultMessage() {
   return fault;
 }
 
-Stream::Stream(Device& device, int id, bool jitter, uint64_t seed)
-    : m_device(device), m_id(id), m_jitter(jitter), m_random(seed) {
+Stream::Stream(Device& device, int id, bool jitter, uint64_t seed, std::chrono::microseconds lag)
+    : m_device(device), m_id(id), m_jitter(jitter), m_lag(lag), m_random(seed) {
   m_thread = std::thread([this] { run(); });
 }
 
@@ -34,6 +34,7 @@ Stream::~Stream() {
 
 uint64_t Stream::enqueue(Op op) {
   uint64_t ticket;
+  op.queuedAt = std::chrono::steady_clock::now();
   {
     std::lock_guard lock(m_mutex);
     ticket = ++m_enqueued;
@@ -69,6 +70,7 @@ void Stream::run() {
       m_queue.pop_front();
     }
     Op& op = item.second;
+    if (m_lag.count() > 0) std::this_thread::sleep_until(op.queuedAt + m_lag);
     if (m_jitter) {
       // Mostly tens of microseconds, now and then milliseconds: long enough for the host or
       // another stream to overtake an operation that nothing orders.

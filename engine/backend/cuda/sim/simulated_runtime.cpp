@@ -8,6 +8,9 @@
 //   before the call, as CUDA does). NETSMITH_SIMULATED_GPU_JITTER=1 delays every operation by a
 //   random amount (NETSMITH_SIMULATED_GPU_SEED fixes the draw), so code that relies on an order
 //   nothing enforces sees changing interleavings and fails instead of passing by luck.
+//   NETSMITH_SIMULATED_GPU_LAG_US=L starts no operation sooner than L after it was queued, so the
+//   host is always ahead of the device, as on a real GPU: an event completes only when the device
+//   gets to it, however early the host recorded it (Note [Queued collectives]).
 // - Copies follow CUDA's rules on host memory: from pageable memory the source is read at the
 //   call; to pageable memory the call returns when the copy has run; to and from pinned memory
 //   (cudaHostAlloc) the copy happens when the stream reaches it, and a pinned destination holds
@@ -23,15 +26,21 @@
 // - The runtime numbers devices in PCI bus order when CUDA_DEVICE_ORDER=PCI_BUS_ID was set when
 //   it started, and otherwise in a "fastest first" order that differs from it (the reverse), so
 //   code that assumes cuda:N is nvidia-smi's N without setting it is caught (Note [GPU numbering]).
+//   CUDA_VISIBLE_DEVICES hides and renumbers devices for the runtime as CUDA reads it
+//   (visibleSubset), while the simulated NVML still lists all of them in PCI bus order.
+// - The devices report compute capability NETSMITH_SIMULATED_GPU_ARCH (default 9.0), and this
+//   build's kernels load on them only as the driver's rule says (Note [CUDA architectures]).
 // - NCCL: Note [Simulated NCCL]; NVML: sim_nvml.cpp.
 // Simulated GPUs compute with the CPU backend's kernels, in float32 whatever config.precision
 // says: cuDNN and cuBLAS cannot be simulated. Speed figures of simulated GPUs mean nothing.
 #include "engine/backend/cuda/sim/simulated_runtime.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
 
+#include "engine/backend/cuda/cuda_architectures.h"
 #include "engine/core/error.h"
 
 namespace netsmith::cuda::sim {
@@ -60,18 +69,42 @@ class StreamMemory final : public DeviceMemoryAccess {
   const std::string& m_kernel;
 };
 
+// CUDA_VISIBLE_DEVICES as the CUDA runtime reads it: comma-separated indices into its order of
+// all devices; the list ends at the first entry that is not a valid, new index (so "0,7,1" with
+// four devices is just device 0), and an empty value hides every GPU. GPU UUIDs ("GPU-...") name
+// no simulated GPU, so they end the list too.
+std::vector<int> visibleSubset(const std::string& text, const std::vector<int>& enumeration) {
+  std::vector<int> out;
+  size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string entry = text.substr(start, comma - start);
+    char* end = nullptr;
+    const long index = std::strtol(entry.c_str(), &end, 10);
+    if (entry.empty() || *end != '\0' || index < 0 || index >= static_cast<long>(enumeration.size())) break;
+    const int pci = enumeration[static_cast<size_t>(index)];
+    if (std::find(out.begin(), out.end(), pci) != out.end()) break;
+    out.push_back(pci);
+    start = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 SimulatedRuntime::SimulatedRuntime(const SimulatorOptions& options)
     : m_options(options),
       m_nccl(*this, options.jitter,
-             options.seed ? options.seed : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())) {
+             options.seed ? options.seed : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()),
+             options.ncclInitFailure) {
   if (m_options.seed == 0) m_options.seed = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   const int n = options.devices;
-  m_ordinalToPci.resize(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) m_ordinalToPci[static_cast<size_t>(i)] = options.pciOrder ? i : n - 1 - i;
-  std::vector<int> pciToOrdinal(static_cast<size_t>(n));
-  for (int o = 0; o < n; ++o) pciToOrdinal[static_cast<size_t>(m_ordinalToPci[static_cast<size_t>(o)])] = o;
+  // The runtime's order of every device, then the visible ones of it, renumbered from 0.
+  std::vector<int> enumeration(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) enumeration[static_cast<size_t>(i)] = options.pciOrder ? i : n - 1 - i;
+  m_ordinalToPci = options.visibleDevices ? visibleSubset(*options.visibleDevices, enumeration) : enumeration;
+  std::vector<int> pciToOrdinal(static_cast<size_t>(n), -1);
+  for (size_t o = 0; o < m_ordinalToPci.size(); ++o) pciToOrdinal[static_cast<size_t>(m_ordinalToPci[o])] = static_cast<int>(o);
   for (int i = 0; i < n; ++i) {
     auto d = std::make_unique<Device>();
     d->index = i;
@@ -99,7 +132,7 @@ cudaError_t SimulatedRuntime::fail(cudaError_t status, std::string detail) {
 }
 
 Device* SimulatedRuntime::deviceByOrdinal(int ordinal) {
-  if (ordinal < 0 || ordinal >= deviceCount()) return nullptr;
+  if (ordinal < 0 || ordinal >= visibleCount()) return nullptr;
   return m_devices[static_cast<size_t>(m_ordinalToPci[static_cast<size_t>(ordinal)])].get();
 }
 
@@ -137,13 +170,13 @@ Stream* SimulatedRuntime::stream(cudaStream_t handle, const char* call) {
 }
 
 cudaError_t SimulatedRuntime::getDeviceCount(int* count) {
-  *count = deviceCount();
+  *count = visibleCount();
   return cudaSuccess;
 }
 
 cudaError_t SimulatedRuntime::setDevice(int ordinal) {
   if (!deviceByOrdinal(ordinal))
-    return fail(cudaErrorInvalidDevice, format("cudaSetDevice({}): there are {} simulated GPUs", ordinal, deviceCount()));
+    return fail(cudaErrorInvalidDevice, format("cudaSetDevice({}): the runtime sees {} simulated GPUs", ordinal, visibleCount()));
   t_current = ordinal;
   return cudaSuccess;
 }
@@ -155,6 +188,24 @@ cudaError_t SimulatedRuntime::deviceGetPCIBusId(char* busId, int length, int ord
   // CUDA writes the short domain form, "0000:18:00.0"; NVML the long one.
   std::snprintf(busId, static_cast<size_t>(length), "%s", d->busId.substr(4).c_str());
   return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::deviceProperties(int ordinal, GpuProperties* properties) {
+  Device* d = deviceByOrdinal(ordinal);
+  if (!d) return fail(cudaErrorInvalidDevice, format("cudaGetDeviceProperties: no device {}", ordinal));
+  properties->name = d->name;
+  properties->computeCapability = m_options.computeCapability;
+  properties->totalMemory = d->memory->capacity();
+  return cudaSuccess;
+}
+
+// The driver's rule over this build's list (Note [CUDA architectures]), for the simulated GPUs'
+// compute capability: a simulated Pascal, or a build without PTX, fails as a real one would.
+cudaError_t SimulatedRuntime::kernelImageLoads() {
+  if (architecturesRun(parseArchitectures(builtArchitectures()), m_options.computeCapability)) return cudaSuccess;
+  return fail(cudaErrorNoKernelImageForDevice,
+              format("no code in this build ({}) for compute capability {}", builtArchitectures(),
+                     computeCapabilityText(m_options.computeCapability)));
 }
 
 cudaError_t SimulatedRuntime::memGetInfo(size_t* freeBytes, size_t* totalBytes) {
@@ -212,7 +263,7 @@ std::vector<Stream*> SimulatedRuntime::streamsOf(const Device& device) {
 cudaError_t SimulatedRuntime::streamCreate(cudaStream_t* handle) {
   Device& device = currentDevice();
   const uint64_t seed = nextStreamSeed();
-  auto* s = new Stream(device, static_cast<int>(seed & 0xffff), m_options.jitter, seed);
+  auto* s = new Stream(device, static_cast<int>(seed & 0xffff), m_options.jitter, seed, m_options.lag);
   std::lock_guard lock(m_mutex);
   m_streams.insert(s);
   *handle = reinterpret_cast<cudaStream_t>(s);
@@ -245,6 +296,12 @@ cudaError_t SimulatedRuntime::eventCreate(cudaEvent_t* handle) {
   m_events.insert(e);
   *handle = reinterpret_cast<cudaEvent_t>(e);
   return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::eventCreateTimed(cudaEvent_t* handle) {
+  const cudaError_t status = eventCreate(handle);
+  if (status == cudaSuccess) reinterpret_cast<Event*>(*handle)->timed = true;
+  return status;
 }
 
 cudaError_t SimulatedRuntime::eventDestroy(cudaEvent_t handle) {
@@ -281,6 +338,7 @@ cudaError_t SimulatedRuntime::eventRecord(cudaEvent_t handle, cudaStream_t strea
     {
       std::lock_guard lock(e->mutex);
       e->completed = std::max(e->completed, generation);
+      e->completedAt = std::chrono::steady_clock::now();
     }
     e->completedChanged.notify_all();
   };
@@ -294,6 +352,24 @@ cudaError_t SimulatedRuntime::eventQuery(cudaEvent_t handle) {
   if (const cudaError_t err = checkDevice(*e->device); err != cudaSuccess) return err;
   std::lock_guard lock(e->mutex);
   return e->completed >= e->recorded ? cudaSuccess : cudaErrorNotReady;
+}
+
+// As CUDA: both events timed, recorded and completed.
+cudaError_t SimulatedRuntime::eventElapsedTime(float* ms, cudaEvent_t startHandle, cudaEvent_t endHandle) {
+  Event* start = liveEvent(m_events, m_mutex, startHandle);
+  Event* end = liveEvent(m_events, m_mutex, endHandle);
+  if (!start || !end) return fail(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: not a live event");
+  if (!start->timed || !end->timed)
+    return fail(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: an event was created with cudaEventDisableTiming");
+  std::chrono::steady_clock::time_point a, b;
+  for (auto [e, at] : {std::pair{start, &a}, std::pair{end, &b}}) {
+    std::lock_guard lock(e->mutex);
+    if (e->recorded == 0) return fail(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: an event was never recorded");
+    if (e->completed < e->recorded) return cudaErrorNotReady;
+    *at = e->completedAt;
+  }
+  *ms = std::chrono::duration<float, std::milli>(b - a).count();
+  return cudaSuccess;
 }
 
 cudaError_t SimulatedRuntime::streamWaitEvent(cudaStream_t streamHandle, cudaEvent_t handle) {

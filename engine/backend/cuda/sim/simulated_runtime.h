@@ -27,6 +27,8 @@ class SimulatedRuntime final : public GpuRuntime {
   cudaError_t getDeviceCount(int* count) override;
   cudaError_t setDevice(int ordinal) override;
   cudaError_t deviceGetPCIBusId(char* busId, int length, int ordinal) override;
+  cudaError_t deviceProperties(int ordinal, GpuProperties* properties) override;
+  cudaError_t kernelImageLoads() override;
   cudaError_t memGetInfo(size_t* freeBytes, size_t* totalBytes) override;
   cudaError_t malloc(void** pointer, size_t bytes) override;
   cudaError_t free(void* pointer) override;
@@ -40,6 +42,8 @@ class SimulatedRuntime final : public GpuRuntime {
   cudaError_t streamSynchronize(cudaStream_t stream) override;
   cudaError_t streamWaitEvent(cudaStream_t stream, cudaEvent_t event) override;
   cudaError_t eventCreate(cudaEvent_t* event) override;
+  cudaError_t eventCreateTimed(cudaEvent_t* event) override;
+  cudaError_t eventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) override;
   cudaError_t eventDestroy(cudaEvent_t event) override;
   cudaError_t eventRecord(cudaEvent_t event, cudaStream_t stream) override;
   cudaError_t eventQuery(cudaEvent_t event) override;
@@ -66,8 +70,11 @@ class SimulatedRuntime final : public GpuRuntime {
   const char* ncclErrorString(ncclResult_t status) override;
   std::string ncclLastError(ncclComm_t comm) override { return m_nccl.lastError(comm); }
 
-  // For the simulator's NVML (sim_nvml.cpp) and tests: devices in PCI bus order.
+  // For the simulator's NVML (sim_nvml.cpp) and tests: every device in PCI bus order, visible to
+  // the CUDA runtime or not (NVML ignores CUDA_VISIBLE_DEVICES).
   int deviceCount() const { return static_cast<int>(m_devices.size()); }
+  // The devices the CUDA runtime numbers (after CUDA_VISIBLE_DEVICES).
+  int visibleCount() const { return static_cast<int>(m_ordinalToPci.size()); }
   Device& deviceByPciIndex(int index) { return *m_devices.at(static_cast<size_t>(index)); }
   // The CUDA ordinal's device (the runtime's order: PCI bus order, or the driver's).
   Device* deviceByOrdinal(int ordinal);
@@ -94,7 +101,7 @@ class SimulatedRuntime final : public GpuRuntime {
 
   SimulatorOptions m_options;
   std::vector<std::unique_ptr<Device>> m_devices;  // PCI bus order
-  std::vector<int> m_ordinalToPci;                 // the runtime's numbering
+  std::vector<int> m_ordinalToPci;                 // the runtime's numbering of the visible devices
   std::mutex m_mutex;
   std::set<void*> m_streams;  // live stream handles (Stream*)
   std::set<void*> m_events;   // live event handles (Event*)

@@ -1,0 +1,89 @@
+// Failures on one simulated GPU end the run on all of them promptly, naming the GPU, with the
+// checkpoints intact (issue 25): an NCCL start-up that fails on cuda:1 is reported at once as
+// cuda:1's (it was reported after parallel.timeout_s as cuda:0's, each rank waited for in turn
+// with a full timeout, and the communicators were left alive); a worker that fails mid-run or
+// stalls ends the run within the timeout and the run resumes from its checkpoint.
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <fstream>
+
+#include "support/cli_runner.h"
+
+using namespace netsmith::test;
+
+class TestSimFailures : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir m_dir;
+
+  // The MLP sample on 2 GPUs with parallel.timeout_s = timeout.
+  QString project(int timeout) {
+    std::ifstream in(std::string(NETSMITH_SOURCE_DIR) + "/projects/fashion_mnist_mlp.nsproj");
+    Json p = Json::parse(in);
+    p["parallel"]["timeout_s"] = timeout;
+    const QString path = m_dir.filePath(QString("mlp-timeout-%1.nsproj").arg(timeout));
+    std::ofstream(path.toStdString()) << p.dump(1);
+    return path;
+  }
+  QStringList trainArgs(const QString& projectPath, const QString& runDir) const {
+    return {"train", projectPath, "--devices", "cuda:0,cuda:1", "--max-epoch", "2", "--train-samples", "1280",
+            "--validation-samples", "256", "--run-dir", runDir, "--events", "-"};
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY2(qgetenv("NETSMITH_SIMULATED_GPUS") == "4", "run through CTest, which sets NETSMITH_SIMULATED_GPUS=4");
+    QVERIFY(m_dir.isValid());
+  }
+
+  void ncclStartUpFailureNamesTheGpuAtOnce() {
+    QElapsedTimer timer;
+    timer.start();
+    const CliRun run = runCli(trainArgs(project(60), m_dir.filePath("init")), 120000, {},
+                              {"NETSMITH_SIMULATED_NCCL_INIT_FAILS=1"});
+    const qint64 ms = timer.elapsed();
+    QVERIFY(run.exitCode != 0);
+    QVERIFY(!run.crashed);
+    const QByteArray all = run.stderrText + run.stdoutText;
+    QVERIFY2(all.contains("NCCL could not start on cuda:1"), all.right(1500).constData());
+    QVERIFY2(ms < 20000, qPrintable(QString("reported after %1 ms (timeout 60 s)").arg(ms)));
+  }
+
+  // A worker that throws at iteration 13 (of 20) on cuda:1: the run fails naming cuda:1, well
+  // within the timeout; a resume completes from the last checkpoint.
+  void failingGpuEndsTheRunAndTheRunResumes() {
+    const QString runDir = m_dir.filePath("throw");
+    QElapsedTimer timer;
+    timer.start();
+    const CliRun run =
+        runCli(trainArgs(project(30), runDir), 120000, {}, {"NETSMITH_FAULT_INJECTION=throw:cuda:1:13"});
+    QVERIFY(run.exitCode != 0);
+    QVERIFY(!run.crashed);
+    QCOMPARE(run.last("finished").value("status", ""), std::string("failed"));
+    const std::string message = run.last("error").value("message", "");
+    QVERIFY2(message.find("cuda:1") != std::string::npos, message.c_str());
+    QVERIFY2(timer.elapsed() < 30000, qPrintable(QString::number(timer.elapsed())));
+    const CliRun resumed = runCli({"train", "--resume", runDir, "--events", "-"});
+    QVERIFY2(resumed.exitCode == 0, (resumed.stderrText + resumed.stdoutText.right(1000)).constData());
+    QCOMPARE(resumed.last("finished").value("status", ""), std::string("completed"));
+  }
+
+  // A GPU whose worker stalls before the all-reduce: the other ends the run after timeout_s (3 s
+  // here), naming the stalled GPU, and the process exits.
+  void stalledGpuIsNamedWithinTheTimeout() {
+    QElapsedTimer timer;
+    timer.start();
+    const CliRun run = runCli(trainArgs(project(3), m_dir.filePath("stall")), 120000, {},
+                              {"NETSMITH_FAULT_INJECTION=stall:cuda:1:5"});
+    QVERIFY(run.exitCode != 0);
+    QVERIFY(!run.crashed);
+    const std::string message = run.last("error").value("message", "");
+    QVERIFY2(message.find("cuda:1") != std::string::npos, message.c_str());
+    QVERIFY2(timer.elapsed() < 40000, qPrintable(QString::number(timer.elapsed())));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSimFailures)
+#include "tst_sim_failures.moc"
