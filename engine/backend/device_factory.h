@@ -72,6 +72,9 @@ struct NumberedDevice {
 
 struct DeviceKind {
   std::string kind;  // "cpu", "cuda": the part of a device id before ':'
+  // What the build carries for this kind, for `netsmith-cli --version` ("compute_75 PTX and sm_90"
+  // for CUDA: Note [CUDA architectures]); empty when there is nothing to say.
+  std::string builtFor;
   // Optional: the devices that training can use as kind:0, kind:1, ... (the CUDA runtime's
   // ordinals, after CUDA_VISIBLE_DEVICES); empty, with *why set, when there are none.
   std::function<std::vector<NumberedDevice>(std::string* why)> listDevices;

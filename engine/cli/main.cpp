@@ -18,6 +18,7 @@
 #include "engine/cli/progress_bar.h"
 #include "engine/cli/project_command.h"
 #include "engine/cli/sweep_command.h"
+#include "engine/backend/device_factory.h"
 #include "engine/comm/mpi_job.h"
 #include "engine/core/error.h"
 #include "engine/core/write_faults.h"
@@ -349,6 +350,8 @@ int dispatch(int argc, char** argv) {
   }
   if (args[0] == "--version") {
     std::printf("netsmith-cli %s\n", NETSMITH_VERSION);
+    for (const DeviceKind& kind : deviceKinds())
+      if (!kind.builtFor.empty()) std::printf("%s backend: %s\n", kind.kind.c_str(), kind.builtFor.c_str());
     return kExitOk;
   }
   const std::map<std::string, int (*)(const ParsedArgs&)> handlers{

@@ -76,6 +76,11 @@ class Communicator {
   // (host buffers); a communicator of device memory copies on the device, in order with its
   // collective (NCCL: Note [NCCL collectives]).
   virtual void allReduceSumPieces(std::span<const ReducePiece> pieces, float* flat);
+  // Reproducible mode (Note [Reproducible training]): from now on every sum adds the ranks'
+  // buffers in Note [Reduction tree]'s order, whatever the transport's own order (NCCL's ring:
+  // Note [Tree order over NCCL]). Host communicators add in that order always; call it on every
+  // rank before its first collective.
+  virtual void requireTreeOrder() {}
   // Note [Queued collectives].
   virtual bool queuesCollectives() const { return false; }
   virtual void markQueued(int /*tag*/) {}

@@ -65,22 +65,34 @@ void GradientBuckets::checkSize(int gradient) const {
            m_sizes[static_cast<size_t>(gradient)], now);
 }
 
-void GradientBuckets::reduce(int bucket, Communicator& comm) {
+float* GradientBuckets::gatherPieces(int bucket) {
   Bucket& b = m_buckets[static_cast<size_t>(bucket)];
-  if (b.flat.empty()) {
-    // One gradient, reduced in place: its own buffer is the flat one.
-    if (b.size == 0) return;
+  if (b.flat.empty()) {  // one gradient, reduced in place: its own buffer is the flat one
     b.pieces.assign(1, ReducePiece{bucketData(bucket), b.size});
-    if (comm.queuesCollectives()) comm.queueAllReduceSumPieces(b.pieces, b.pieces[0].data, bucket);
-    else comm.allReduceSum(b.pieces[0].data, b.size);
-    return;
+    return b.pieces[0].data;
   }
   b.pieces.clear();
   for (int g = b.firstGradient; g < b.endGradient; ++g) {
     checkSize(g);
     b.pieces.push_back({m_grads[static_cast<size_t>(g)]->data(), m_sizes[static_cast<size_t>(g)]});
   }
-  comm.queueAllReduceSumPieces(b.pieces, b.flat.data(), bucket);
+  return b.flat.data();
+}
+
+void GradientBuckets::reduce(int bucket, Communicator& comm) {
+  Bucket& b = m_buckets[static_cast<size_t>(bucket)];
+  if (b.size == 0) return;
+  float* flat = gatherPieces(bucket);
+  if (b.flat.empty()) comm.allReduceSum(flat, b.size);
+  else comm.allReduceSumPieces(b.pieces, flat);
+}
+
+void GradientBuckets::queueReduce(int bucket, Communicator& comm) {
+  Bucket& b = m_buckets[static_cast<size_t>(bucket)];
+  if (!comm.queuesCollectives()) return reduce(bucket, comm);
+  if (b.size == 0) return;
+  float* flat = gatherPieces(bucket);
+  comm.queueAllReduceSumPieces(b.pieces, flat, bucket);
 }
 
 BucketReducer::BucketReducer(Communicator& communicator, GradientBuckets& buckets)
@@ -192,7 +204,7 @@ void BucketReducer::run() {
     }
     const auto start = std::chrono::steady_clock::now();
     try {
-      m_buckets.reduce(bucket, m_comm);
+      m_buckets.queueReduce(bucket, m_comm);
     } catch (const CommError&) {
       std::lock_guard lock(m_mutex);
       m_error = std::current_exception();

@@ -65,9 +65,12 @@ class GradientBuckets {
   int64_t bucketSize(int bucket) const;  // floats
   // Where the bucket's sums are formed: its flat buffer, or the gradient of a one-gradient bucket.
   float* bucketData(int bucket);
-  // Sums bucket `bucket` over the ranks of `comm`: one collective, queued behind mark `bucket`
-  // (Note [Queued collectives]: blocking on a host communicator).
+  // Sums bucket `bucket` over the ranks of `comm`: one collective, returning when it is done.
   void reduce(int bucket, Communicator& comm);
+  // The same collective queued behind the communicator's mark `bucket` (Note [Queued
+  // collectives]); it completes by the communicator's finishQueued(). On a communicator that does
+  // not queue, reduce().
+  void queueReduce(int bucket, Communicator& comm);
 
  private:
   struct Bucket {
@@ -78,6 +81,8 @@ class GradientBuckets {
     std::vector<ReducePiece> pieces;  // the gradients' current buffers; reused, no allocation per iteration
   };
   void checkSize(int gradient) const;
+  // The bucket's gradients as pieces (b.pieces) and the buffer their sums are formed in.
+  float* gatherPieces(int bucket);
 
   std::vector<Tensor*> m_grads;
   std::vector<int64_t> m_sizes;

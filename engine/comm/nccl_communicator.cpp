@@ -9,6 +9,8 @@
 
 #include "engine/backend/cuda/cuda_check.h"
 #include "engine/backend/cuda/cuda_device.h"
+#include "engine/backend/cuda/cuda_launch.h"
+#include "engine/backend/cuda/elementwise_bodies.h"
 
 namespace netsmith::cuda {
 
@@ -83,6 +85,7 @@ class NcclCommunicator final : public Communicator {
     if (m_done) runtime.eventDestroy(m_done);
     for (cudaEvent_t e : m_marks) runtime.eventDestroy(e);
     for (cudaEvent_t e : m_dones) runtime.eventDestroy(e);
+    for (auto& [p, floats] : m_scratch) runtime.free(p);
     if (m_one) runtime.free(m_one);
   }
 
@@ -106,9 +109,24 @@ class NcclCommunicator final : public Communicator {
   }
 
   void allReduceSum(float* data, int64_t count) override {
-    run("all-reduce", [&](ncclComm_t comm, cudaStream_t s) {
-      return gpuRuntime().allReduceSum(data, data, static_cast<size_t>(count), comm, s);
-    });
+    run("all-reduce", [&](ncclComm_t comm, cudaStream_t s) { return sumOverRanks(data, count, comm, s, "all-reduce"); });
+  }
+
+  // Note [Tree order over NCCL]
+  // NCCL adds the ranks' buffers in its ring's (or tree's) order, which for 3 or more ranks is not
+  // Note [Reduction tree]'s, and differs between chunks of one buffer: reproducible mode would then
+  // give other weights on 4 GPUs than on 1 (the promise of Note [Reproducible training]), and
+  // would depend on NCCL's choice of algorithm. So in reproducible mode with 3 or more ranks a sum
+  // is a gather — one broadcast from each rank into a scratch buffer of ranks x count floats — and
+  // a kernel that adds the gathered buffers in the tree's order (body::TreeSum), the same on every
+  // rank. It moves (ranks - 1) x count floats into each GPU instead of the ring's
+  // 2 (ranks - 1) / ranks x count, and needs the scratch memory; reproducible mode pays for its
+  // order elsewhere too. With 2 ranks every order is x0 + x1, and NCCL's all-reduce is kept.
+  void requireTreeOrder() override {
+    NS_CHECK(size() <= cuda::body::TreeSum::kMaxRanks,
+             "reproducible mode on {} GPUs: the tree-order sum handles up to {} GPUs in one process", size(),
+             cuda::body::TreeSum::kMaxRanks);
+    m_treeOrder = size() > 2;
   }
   // Note [NCCL collectives]: a bucket's gradients are copied into its flat buffer, summed and
   // copied back on the communication stream, device to device, after the event that orders the
@@ -120,7 +138,7 @@ class NcclCommunicator final : public Communicator {
         "all-reduce",
         [&](ncclComm_t comm, cudaStream_t s) {
           copyPieces(pieces, flat, s, true);
-          return gpuRuntime().allReduceSum(flat, flat, static_cast<size_t>(total), comm, s);
+          return sumOverRanks(flat, total, comm, s, "all-reduce");
         },
         [&](cudaStream_t s) { copyPieces(pieces, flat, s, false); });
   }
@@ -147,7 +165,7 @@ class NcclCommunicator final : public Communicator {
         "all-reduce", mark,
         [&](ncclComm_t comm, cudaStream_t s) {
           if (!inPlace) copyPieces(pieces, flat, s, true);
-          return gpuRuntime().allReduceSum(flat, flat, static_cast<size_t>(total), comm, s);
+          return sumOverRanks(flat, total, comm, s, "all-reduce");
         },
         [&](cudaStream_t s) {
           if (!inPlace) copyPieces(pieces, flat, s, false);
@@ -366,6 +384,36 @@ class NcclCommunicator final : public Communicator {
     }
   }
 
+  // data = the sum over the ranks, queued on stream s: NCCL's all-reduce, or in tree order (Note
+  // [Tree order over NCCL]). Returns the last NCCL call's status; one that returned ncclInProgress
+  // before another call is waited for here, as the non-blocking communicator requires.
+  ncclResult_t sumOverRanks(float* data, int64_t count, ncclComm_t comm, cudaStream_t s, const char* what) {
+    GpuRuntime& runtime = gpuRuntime();
+    if (!m_treeOrder) return runtime.allReduceSum(data, data, static_cast<size_t>(count), comm, s);
+    const int ranks = size();
+    float* scratch = scratchFor(static_cast<int64_t>(ranks) * count);
+    ncclResult_t status = ncclSuccess;
+    for (int root = 0; root < ranks; ++root) {
+      if (status == ncclInProgress) waitFor(comm, what, Clock::now(), [&] { return ready(comm); });
+      status = runtime.broadcast(data, scratch + static_cast<int64_t>(root) * count, static_cast<size_t>(count), root,
+                                 comm, s);
+      if (status != ncclSuccess && status != ncclInProgress) return status;
+    }
+    if (status == ncclInProgress) waitFor(comm, what, Clock::now(), [&] { return ready(comm); });
+    launchTreeSum(data, scratch, ranks, count, s);
+    return ncclSuccess;
+  }
+
+  // Device memory for `floats` gathered values. A smaller buffer made before stays allocated (a
+  // collective queued on the communication stream may still use it) until the communicator goes.
+  float* scratchFor(int64_t floats) {
+    if (!m_scratch.empty() && m_scratch.back().second >= floats) return m_scratch.back().first;
+    void* p = nullptr;
+    NS_CUDA_CHECK(gpuRuntime().malloc(&p, static_cast<size_t>(floats) * sizeof(float)));
+    m_scratch.emplace_back(static_cast<float*>(p), floats);
+    return m_scratch.back().first;
+  }
+
   // A bucket's gradients into its flat buffer (intoFlat) or the sums back, on stream s.
   static void copyPieces(std::span<const ReducePiece> pieces, float* flat, cudaStream_t s, bool intoFlat) {
     int64_t offset = 0;
@@ -404,6 +452,8 @@ class NcclCommunicator final : public Communicator {
   std::vector<int> m_queued;  // tags queued since the last finishQueued, in order
   int m_marksThisIteration = 0;
   int m_firstMark = 0, m_lastMark = 0;
+  bool m_treeOrder = false;  // Note [Tree order over NCCL]
+  std::vector<std::pair<float*, int64_t>> m_scratch;  // gather buffers (device memory) and their floats
 };
 
 }  // namespace

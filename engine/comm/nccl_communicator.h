@@ -27,9 +27,11 @@
 //   communicator (ncclCommAbort, which also stops the kernels of the others' collective) and throws
 //   CommError naming the late GPU: the rank that has made the fewest collectives (each rank counts
 //   its calls in shared state), or the aborting rank with its reason. No hang.
-// - Reduction order: NCCL's ring/tree order is fixed for a given rank count, buffer size and
-//   NCCL_ALGO/NCCL_PROTO settings, so runs repeat bit for bit on the same GPUs; it is not Note
-//   [Reduction tree]'s order, so 1, 2 and 4 GPUs may give different weights.
+// - Reduction order: in fast mode NCCL's own (its ring or tree, chosen by NCCL for the rank count,
+//   buffer size and topology), which from 3 GPUs on is not Note [Reduction tree]'s: fast mode's
+//   weights on 4 GPUs differ from 1 GPU's in the last bits, as they do between CPU worker counts.
+//   In reproducible mode the ranks' buffers are added in the tree's order (Note [Tree order over
+//   NCCL]), so 1, 2, 4 and 8 GPUs give the same weights whatever NCCL chooses.
 #pragma once
 
 #include <memory>

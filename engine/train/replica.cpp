@@ -38,6 +38,7 @@ Replica::Replica(const Graph& graph, const TrainingPlan& plan, const DevicePlan&
       m_y(device.stagingAllocator()) {
   m_network = std::make_unique<Network>(graph, device);
   m_network->initializeParameters(seed);
+  if (plan.deterministic) comm.requireTreeOrder();  // Note [Reproducible training]: the ranks' order too
   m_optimizer = Optimizer::create(plan.optimizer);
   m_optimizer->setBaseLearningRate(plan.effectiveLr);
   if (const auto& makeSolver = deviceKindOf(device.id()).makeSolver) m_solver = makeSolver(*m_optimizer, device);

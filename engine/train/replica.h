@@ -56,10 +56,11 @@ namespace netsmith {
 // whole-slice ones, and the all-reduce waits for the whole backward (no overlap), so
 // reproducible mode is slower; the fast mode sums each device's slice in one backward.
 // On a GPU (Note [Device memory]) the same order holds: each chunk's gradient is downloaded into
-// the host ChunkTree leaf and the worker's subtree uploaded back before the NCCL all-reduce, whose
-// reduction order NCCL fixes for a given rank count and buffer size (so 1, 2 or 4 GPUs may differ;
-// the same GPUs repeat). Kernels use deterministic algorithms in this mode (cuDNN's deterministic
-// convolution algorithms; no atomics in reductions).
+// the host ChunkTree leaf and the worker's subtree uploaded back before the all-reduce, which in
+// this mode adds the GPUs' subtrees in the tree's order too (Note [Tree order over NCCL]: NCCL's
+// own ring order is another from 3 GPUs on), so 1, 2, 4 or 8 GPUs give the same weights. Kernels
+// use deterministic algorithms in this mode (cuDNN's deterministic convolution algorithms; no
+// atomics in reductions).
 
 // What a worker measured during one step (seconds).
 struct StepFigures {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "engine/backend/cuda/cuda_architectures.h"
+#include "engine/core/error.h"
 #include "engine/backend/cuda/gpu_runtime.h"
 #include "engine/backend/cuda/sim/simulated_runtime.h"
 #include "engine/monitor/nvml.h"
@@ -381,8 +382,8 @@ class TestSimRuntime : public QObject {
     QVERIFY(!architecturesRun(sassOnly, 75));
     QVERIFY(!architecturesRun(sassOnly, 100));  // no PTX: nothing for a newer major
     QVERIFY(architecturesRun(parseArchitectures("86"), 89));
-    QVERIFY_THROWS_EXCEPTION(Error, parseArchitectures("sm_90"));
-    QVERIFY_THROWS_EXCEPTION(Error, parseArchitectures("90-fast"));
+    QVERIFY_THROWS_EXCEPTION(netsmith::Error, parseArchitectures("sm_90"));
+    QVERIFY_THROWS_EXCEPTION(netsmith::Error, parseArchitectures("90-fast"));
 
     const std::string rebuild = noKernelImageMessage("cuda:1", "NVIDIA A100", 80, "90-real");
     QVERIFY2(rebuild.find("cuda:1 (NVIDIA A100, compute capability 8.0, sm_80) cannot run this build's kernels: it "

@@ -33,6 +33,7 @@
 #include "engine/backend/cuda/elementwise_loss_body.h"
 #include "engine/backend/cuda/pooling_math.h"
 #include "engine/core/error.h"
+#include "engine/core/reduction_tree.h"
 #include "engine/core/rng.h"
 #include "engine/ops/affine/cuda_math.h"
 #include "engine/ops/batch_normalization/cuda_math.h"
@@ -294,6 +295,28 @@ class TestCudaKernelBodies : public QObject {
     layer.kernel->forward(call);
     forEachElement(y.size(), body::Add{}, got.data(), a.data(), b.data());
     CHECK_TENSOR(got, y, kExact, "Add2 forward");
+  }
+
+  // Note [Tree order over NCCL]: the GPU's tree sum adds the ranks' buffers exactly as Note
+  // [Reduction tree]'s treeSum (the in-process communicator's and the chunk tree's order), bit for
+  // bit, for every rank count it handles; values of mixed magnitude make another order show.
+  void treeSumIsTheReductionTree() {
+    const int64_t count = 257;
+    for (int ranks = 1; ranks <= body::TreeSum::kMaxRanks; ++ranks) {
+      std::vector<std::vector<float>> parts(static_cast<size_t>(ranks));
+      std::vector<float> gathered;
+      for (auto& p : parts) {
+        for (int64_t i = 0; i < count; ++i) p.push_back(m_rng.uniform(-1.0f, 1.0f) * std::pow(10.0f, m_rng.uniform(-4.0f, 4.0f)));
+        gathered.insert(gathered.end(), p.begin(), p.end());
+      }
+      std::vector<float> expected;
+      treeSum(parts, 0, ranks, expected);
+      std::vector<float> got(static_cast<size_t>(count));
+      forEachElement(count, body::TreeSum{}, got.data(), gathered.data(), ranks, count);
+      for (int64_t i = 0; i < count; ++i)
+        QVERIFY2(got[static_cast<size_t>(i)] == expected[static_cast<size_t>(i)],
+                 qPrintable(QString("%1 ranks, element %2: %3 vs %4").arg(ranks).arg(i).arg(got[static_cast<size_t>(i)]).arg(expected[static_cast<size_t>(i)])));
+    }
   }
 
   // Affine's bias kernel: the CPU Affine without bias, plus the body's bias, against the CPU

@@ -46,15 +46,19 @@ bool architecturesRun(const std::vector<CudaArchitecture>& built, int cc) {
 
 std::string computeCapabilityText(int cc) { return format("{}.{}", cc / 10, cc % 10); }
 
-std::string noKernelImageMessage(const std::string& id, const std::string& name, int cc, const std::string& built) {
+std::string describeArchitectures(const std::string& built) {
   std::vector<std::string> parts;
   for (const CudaArchitecture& a : parseArchitectures(built)) {
     if (a.sass) parts.push_back(format("sm_{}", a.number));
     if (a.ptx) parts.push_back(format("compute_{} PTX", a.number));
   }
-  std::string carries;
-  for (size_t i = 0; i < parts.size(); ++i) carries += (i ? (i + 1 == parts.size() ? " and " : ", ") : "") + parts[i];
-  if (carries.empty()) carries = "no GPU code";
+  std::string text;
+  for (size_t i = 0; i < parts.size(); ++i) text += (i ? (i + 1 == parts.size() ? " and " : ", ") : "") + parts[i];
+  return text.empty() ? "no GPU code" : text;
+}
+
+std::string noKernelImageMessage(const std::string& id, const std::string& name, int cc, const std::string& built) {
+  const std::string carries = describeArchitectures(built);
   const std::string head = format("{} ({}, compute capability {}, sm_{}) cannot run this build's kernels: it carries {}",
                                   id, name, computeCapabilityText(cc), cc, carries);
   if (cc < 75)

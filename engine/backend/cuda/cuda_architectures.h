@@ -30,6 +30,9 @@ bool architecturesRun(const std::vector<CudaArchitecture>& built, int cc);
 // that CUDA 13 does not support it.
 std::string noKernelImageMessage(const std::string& id, const std::string& name, int cc, const std::string& built);
 
+// "compute_75 PTX and sm_90" for "75-virtual 90-real".
+std::string describeArchitectures(const std::string& built);
+
 // "7.5" for 75.
 std::string computeCapabilityText(int cc);
 

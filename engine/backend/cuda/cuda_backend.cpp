@@ -1,5 +1,6 @@
 // The "cuda" device kind (engine/backend/device_factory.h): CudaDeviceContext per worker, an
 // NcclGroup for the workers, CudaSolver for the optimizer step.
+#include "engine/backend/cuda/cuda_architectures.h"
 #include "engine/backend/cuda/cuda_check.h"
 #include "engine/backend/cuda/cuda_device.h"
 #include "engine/backend/cuda/cuda_solver.h"
@@ -11,6 +12,7 @@ namespace netsmith::cuda {
 DeviceKind cudaDeviceKind() {
   DeviceKind k;
   k.kind = "cuda";
+  k.builtFor = describeArchitectures(builtArchitectures());
   k.listDevices = [](std::string* why) {
     std::vector<NumberedDevice> out;
     const int count = cudaDeviceCount(why);

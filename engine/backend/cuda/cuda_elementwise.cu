@@ -46,5 +46,17 @@ void launchScale(float* dst, const float* src, int64_t n, float s, cudaStream_t 
 void launchAdd(float* dst, const float* a, const float* b, int64_t n, cudaStream_t stream) {
   launchElementwise("add", stream, n, body::Add{}, dst, a, b);
 }
+void launchTreeSum(float* out, const float* parts, int ranks, int64_t count, cudaStream_t stream) {
+  if (count <= 0) return;
+  if (GpuRuntime& runtime = gpuRuntime(); runtime.simulated()) {
+    NS_CUDA_CHECK(runtime.launchHost(stream, "tree sum", [=](DeviceMemoryAccess& memory) {
+      float* o = memory.at(out, count);
+      const float* p = memory.at(parts, ranks * count);
+      for (int64_t i = 0; i < count; ++i) body::TreeSum{}(i, o, p, ranks, count);
+    }));
+    return;
+  }
+  launchGridStride("tree sum", stream, count, body::TreeSum{}, out, parts, ranks, count);
+}
 
 }  // namespace netsmith::cuda

@@ -12,9 +12,9 @@
 // - A collective runs on its stream's thread: it waits (in stream order) for the same collective
 //   of every rank, checks they agree (kind, count, root; a mismatch is ncclInvalidUsage on every
 //   rank, reported by ncclCommGetAsyncError, the buffers untouched), then writes its own result.
-//   Sums are added in the tree order of Note [Reduction tree] (engine/comm/communicator.h), so
-//   results do not depend on timing, and reproducible mode gives the same weights on 1, 2 and 4
-//   simulated GPUs.
+//   Sums are added in the order of NCCL's ring (ringSum), which does not depend on timing but is
+//   not Note [Reduction tree]'s from 3 ranks on and differs between a buffer's chunks, so
+//   reproducible mode holds on 4 simulated GPUs only through Note [Tree order over NCCL].
 // - Buffers must be live device memory of the communicator's GPU, and the stream must be that
 //   GPU's: otherwise ncclInvalidArgument at the call.
 // - ncclCommAbort ends this rank's waiting collective; the other ranks keep waiting until they
@@ -31,7 +31,6 @@
 
 #include "engine/backend/cuda/sim/simulated_runtime.h"
 #include "engine/core/error.h"
-#include "engine/core/reduction_tree.h"
 
 namespace netsmith::cuda::sim {
 
@@ -101,6 +100,21 @@ GroupState& group() {
 
 std::string keyOf(const ncclUniqueId& id) { return std::string(id.internal, sizeof id.internal); }
 
+// NCCL's ring all-reduce: the buffer is cut into one chunk per rank, and chunk c is added going
+// round the ring from rank c: ((x_c + x_c+1) + ...) + x_c-1. With 2 ranks every order gives the
+// same sum; from 3 on it is not Note [Reduction tree]'s, and it differs from chunk to chunk.
+void ringSum(const std::vector<std::vector<float>>& parts, size_t count, std::vector<float>& out) {
+  const size_t n = parts.size();
+  const size_t chunk = (count + n - 1) / n;
+  out.assign(count, 0.0f);
+  for (size_t i = 0; i < count; ++i) {
+    const size_t c = i / chunk;
+    float s = parts[c % n][i];
+    for (size_t k = 1; k < n; ++k) s += parts[(c + k) % n][i];
+    out[i] = s;
+  }
+}
+
 const char* kindName(SimNccl::Kind kind) { return kind == SimNccl::Kind::AllReduce ? "all-reduce" : "broadcast"; }
 
 // One rank's part of collective #seq, on its stream's thread: put its input in, wait for every
@@ -160,7 +174,7 @@ void runRound(Comm& comm, SimNccl::Kind kind, const float* send, float* recv, si
   if (problem.empty()) {
     if (kind == SimNccl::Kind::AllReduce) {
       std::vector<float> sum;
-      treeSum(round.data, 0, clique.ranks, sum);
+      ringSum(round.data, count, sum);
       std::memcpy(out, sum.data(), count * sizeof(float));
     }
     else std::memcpy(out, round.data[static_cast<size_t>(root)].data(), count * sizeof(float));
