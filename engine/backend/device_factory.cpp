@@ -3,6 +3,7 @@
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/backend/cpu/cpu_precision.h"
 #include "engine/core/error.h"
+#include "engine/monitor/nvml.h"
 
 namespace netsmith {
 
@@ -50,6 +51,14 @@ const std::vector<DeviceKind>& deviceKinds() {
     return k;
   }();
   return kinds;
+}
+
+std::vector<DeviceInfo> trainingDevices(std::string* gpuNote) {
+  std::optional<std::vector<NumberedDevice>> cudaDevices;
+  std::string cudaError;
+  if (const DeviceKind* cuda = findDeviceKind("cuda:0"); cuda && cuda->listDevices)
+    cudaDevices = cuda->listDevices(&cudaError);
+  return discoverDevices(Nvml::instance(), Nvml::instanceError(), gpuNote, cudaDevices, cudaError);
 }
 
 const DeviceKind* findDeviceKind(const std::string& deviceId) {

@@ -14,6 +14,7 @@
 #include "engine/comm/communicator.h"
 #include "engine/core/device_context.h"
 #include "engine/core/precision.h"
+#include "engine/monitor/devices.h"
 #include "engine/optim/optimizer.h"
 
 namespace netsmith {
@@ -62,14 +63,6 @@ struct DeviceOptions {
   bool deterministic = false;  // same results on every run (cuDNN's deterministic algorithms)
 };
 
-// A device as its kind numbers it (Note [GPU numbering]): entry N of DeviceKind::listDevices is
-// kind:N, and the PCI bus id says which GPU of NVML's list it is.
-struct NumberedDevice {
-  std::string pciBusId;
-  std::string name;
-  int64_t memoryMb = 0;
-};
-
 struct DeviceKind {
   std::string kind;  // "cpu", "cuda": the part of a device id before ':'
   // What the build carries for this kind, for `netsmith-cli --version` ("compute_75 PTX and sm_90"
@@ -96,6 +89,10 @@ const std::vector<DeviceKind>& deviceKinds();
 const DeviceKind* findDeviceKind(const std::string& deviceId);
 // As findDeviceKind, but throws Error naming the device and the kinds this build has.
 const DeviceKind& deviceKindOf(const std::string& deviceId);
+
+// The devices a run can be given (`netsmith-cli devices`): discoverDevices() with the GPUs as the
+// CUDA kind numbers them (its listDevices: Note [GPU numbering]) when the build has it.
+std::vector<DeviceInfo> trainingDevices(std::string* gpuNote = nullptr);
 
 // Adds the CUDA backend's kind and kernels; defined by netsmith_engine_cuda.
 namespace cuda {

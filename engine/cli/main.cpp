@@ -330,7 +330,7 @@ int runOps(const ParsedArgs& args) {
 
 int runDevices(const ParsedArgs& args) {
   std::string note;
-  const auto devices = discoverDevices(&note);
+  const auto devices = trainingDevices(&note);
   if (args.has("--json")) std::printf("%s\n", devicesToJson(devices, note).dump(2).c_str());
   else std::printf("%s", devicesToText(devices, note).c_str());
   return kExitOk;

@@ -1,4 +1,6 @@
-#include "engine/comm/nccl_communicator.h"
+// One rank of NcclGroup: its collectives on its GPU's communication stream (Note [NCCL
+// collectives] in nccl_communicator.h, Note [Queued collectives], Note [Tree order over NCCL]).
+#include "engine/comm/nccl_rank.h"
 
 #include <atomic>
 #include <chrono>
@@ -16,65 +18,7 @@ namespace netsmith::cuda {
 
 using Clock = std::chrono::steady_clock;
 
-struct NcclGroup::Shared {
-  std::vector<std::string> names;
-  std::vector<int> ordinals;
-  double timeoutSeconds = 60;
-  std::vector<ncclComm_t> comms;
-  std::unique_ptr<std::atomic<int64_t>[]> calls;  // collectives started, per rank
-  std::mutex mutex;
-  std::atomic<bool> aborted{false};
-  std::string abortMessage;  // guarded by mutex; the first reason wins
-  int culprit = -1;
-
-  void abortWith(const std::string& message, int rank) {
-    std::lock_guard lock(mutex);
-    if (aborted.load()) return;
-    abortMessage = message;
-    culprit = rank;
-    aborted.store(true);
-  }
-};
-
 namespace {
-
-int ordinalOf(const std::string& id) {
-  NS_CHECK(id.rfind("cuda:", 0) == 0 && id.size() > 5, "\"{}\" is not a CUDA device id: expected cuda:N", id);
-  return std::stoi(id.substr(5));
-}
-
-// Waits until every rank's non-blocking communicator has finished starting, polling all of them
-// together, at most `timeout` seconds in all: a rank that fails is named at once (not after the
-// ranks before it have used up their own timeouts), and one that never finishes is named when the
-// time is up. Throws Error; the caller aborts the communicators.
-void waitAllReady(const std::vector<ncclComm_t>& comms, const std::vector<std::string>& names, double timeout) {
-  GpuRuntime& runtime = gpuRuntime();
-  const auto start = Clock::now();
-  std::vector<char> ready(comms.size(), 0);
-  for (int spins = 0;; ++spins) {
-    size_t done = 0;
-    for (size_t r = 0; r < comms.size(); ++r) {
-      if (ready[r] && ++done) continue;
-      ncclResult_t state = ncclInProgress;
-      NS_NCCL_CHECK(runtime.commGetAsyncError(comms[r], &state));
-      if (state == ncclSuccess) ready[r] = 1, ++done;
-      else
-        NS_CHECK(state == ncclInProgress, "NCCL could not start on {}: {}: {}", names[r], runtime.ncclErrorString(state),
-                 runtime.ncclLastError(comms[r]));
-    }
-    if (done == comms.size()) return;
-    if (std::chrono::duration<double>(Clock::now() - start).count() >= timeout) {
-      std::string late;
-      for (size_t r = 0; r < comms.size(); ++r)
-        if (!ready[r]) late += (late.empty() ? "" : ", ") + names[r];
-      NS_THROW("NCCL did not start on {} within {} s (parallel.timeout_s): a GPU that cannot reach the others "
-               "(NCCL_DEBUG=INFO says why)",
-               late, timeout);
-    }
-    if (spins > 1000) std::this_thread::sleep_for(std::chrono::microseconds(50));
-    else std::this_thread::yield();
-  }
-}
 
 class NcclCommunicator final : public Communicator {
  public:
@@ -458,104 +402,10 @@ class NcclCommunicator final : public Communicator {
 
 }  // namespace
 
-NcclGroup::NcclGroup(const std::vector<std::string>& deviceIds, double timeoutSeconds)
-    : m_shared(std::make_shared<Shared>()) {
-  const int n = static_cast<int>(deviceIds.size());
-  NS_CHECK(n >= 1, "NCCL needs at least one GPU");
-  m_shared->names = deviceIds;
-  m_shared->timeoutSeconds = timeoutSeconds;
-  m_shared->calls = std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(n));
-  for (int r = 0; r < n; ++r) m_shared->calls[static_cast<size_t>(r)] = 0;
-  std::string why;
-  const int count = cudaDeviceCount(&why);
-  NS_CHECK(count > 0, "{} cannot be used: {}; check the NVIDIA driver (nvidia-smi) or train on cpu:0", deviceIds[0],
-           why);
-  for (const auto& id : deviceIds) {
-    const int ordinal = ordinalOf(id);
-    NS_CHECK(ordinal < count, "{} does not exist: the CUDA runtime sees {} GPU(s), cuda:0 to cuda:{}", id, count,
-             count - 1);
-    m_shared->ordinals.push_back(ordinal);
-  }
-  m_shared->comms.assign(static_cast<size_t>(n), nullptr);
-  GpuRuntime& runtime = gpuRuntime();
-  try {
-    ncclUniqueId uid;
-    NS_NCCL_CHECK(runtime.getUniqueId(&uid));
-    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-    config.blocking = 0;
-    NS_NCCL_CHECK(runtime.groupStart());
-    for (int r = 0; r < n; ++r) {
-      NS_CUDA_CHECK(runtime.setDevice(m_shared->ordinals[static_cast<size_t>(r)]));
-      NS_NCCL_CHECK(runtime.commInitRank(&m_shared->comms[static_cast<size_t>(r)], n, uid, r, &config));
-    }
-    NS_NCCL_CHECK(runtime.groupEnd());
-    waitAllReady(m_shared->comms, deviceIds, timeoutSeconds);
-  } catch (...) {
-    // A communicator left alive keeps NCCL's threads (and a peer's init) waiting: abort them all.
-    for (size_t r = 0; r < m_shared->comms.size(); ++r) {
-      if (!m_shared->comms[r]) continue;
-      runtime.setDevice(m_shared->ordinals[r]);
-      runtime.commAbort(m_shared->comms[r]);
-      m_shared->comms[r] = nullptr;
-    }
-    throw;
-  }
-  for (int r = 0; r < n; ++r) m_ranks.push_back(std::make_unique<NcclCommunicator>(m_shared, r));
+std::unique_ptr<Communicator> makeNcclRank(std::shared_ptr<NcclGroup::Shared> shared, int rank) {
+  return std::make_unique<NcclCommunicator>(std::move(shared), rank);
 }
 
-NcclGroup::~NcclGroup() {
-  m_ranks.clear();
-  for (size_t r = 0; r < m_shared->comms.size(); ++r) {
-    ncclComm_t comm = m_shared->comms[r];
-    if (!comm) continue;
-    GpuRuntime& runtime = gpuRuntime();
-    runtime.setDevice(m_shared->ordinals[r]);
-    if (m_shared->aborted.load()) {
-      runtime.commAbort(comm);
-    } else {
-      // Non-blocking: finalize may return ncclInProgress; wait (bounded) before destroying.
-      if (runtime.commFinalize(comm) == ncclInProgress) {
-        ncclResult_t state = ncclInProgress;
-        const auto start = Clock::now();
-        while (state == ncclInProgress &&
-               std::chrono::duration<double>(Clock::now() - start).count() < m_shared->timeoutSeconds) {
-          runtime.commGetAsyncError(comm, &state);
-          std::this_thread::sleep_for(std::chrono::microseconds(50));
-        }
-        if (state != ncclSuccess) {
-          runtime.commAbort(comm);
-          continue;
-        }
-      }
-      runtime.commDestroy(comm);
-    }
-  }
-}
-
-void NcclGroup::endAfterFailure() {
-  if (!m_shared->aborted.load()) return;
-  GpuRuntime& runtime = gpuRuntime();
-  for (size_t r = 0; r < m_shared->comms.size(); ++r) {
-    ncclComm_t comm = nullptr;
-    {
-      std::lock_guard lock(m_shared->mutex);
-      comm = std::exchange(m_shared->comms[r], nullptr);
-    }
-    if (!comm) continue;
-    runtime.setDevice(m_shared->ordinals[r]);
-    runtime.commAbort(comm);
-  }
-}
-
-int NcclGroup::size() const { return static_cast<int>(m_ranks.size()); }
-
-Communicator& NcclGroup::communicator(int rank) { return *m_ranks.at(static_cast<size_t>(rank)); }
-
-void NcclGroup::attach(int rank, CudaDeviceContext& device) {
-  NS_CHECK(device.ordinal() == m_shared->ordinals.at(static_cast<size_t>(rank)),
-           "NCCL rank {} is {}, but the worker's device is {}", rank, m_shared->names[static_cast<size_t>(rank)],
-           device.id());
-  static_cast<NcclCommunicator&>(*m_ranks.at(static_cast<size_t>(rank))).attach(device);
-}
+void attachNcclRank(Communicator& rank, CudaDeviceContext& device) { static_cast<NcclCommunicator&>(rank).attach(device); }
 
 }  // namespace netsmith::cuda

@@ -106,16 +106,13 @@ int availableCpuThreads() {
 }
 
 std::vector<DeviceInfo> discoverDevices(std::string* gpuNote) {
-  std::optional<std::vector<NumberedDevice>> cudaDevices;
-  std::string cudaError;
-  if (const DeviceKind* cuda = findDeviceKind("cuda:0"); cuda && cuda->listDevices)
-    cudaDevices = cuda->listDevices(&cudaError);
-  return discoverDevices(Nvml::instance(), Nvml::instanceError(), gpuNote, cudaDevices, cudaError);
+  return discoverDevices(Nvml::instance(), Nvml::instanceError(), gpuNote);
 }
 
 namespace {
 
-// Every GPU NVML reports, as cuda:<NVML index>: a build without the CUDA backend.
+// Every GPU NVML reports, as cuda:<NVML index>: a build without the CUDA backend, or a caller
+// that did not ask the runtime.
 void appendNvmlGpus(const Nvml& nvml, std::vector<DeviceInfo>& devices, std::string& note) {
   for (int i = 0; i < nvml.deviceCount(); ++i) {
     const auto info = nvml.deviceStatic(i);
@@ -134,8 +131,8 @@ void appendNvmlGpus(const Nvml& nvml, std::vector<DeviceInfo>& devices, std::str
     devices.push_back(std::move(gpu));
   }
   if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible != nullptr && nvml.deviceCount() > 0)
-    appendNote(note, format("CUDA_VISIBLE_DEVICES={} is set, but this build has no CUDA backend: the list numbers "
-                            "all GPUs in NVML's (PCI bus) order",
+    appendNote(note, format("CUDA_VISIBLE_DEVICES={} is set, but this list numbers all GPUs in NVML's "
+                            "(PCI bus) order",
                             visible));
 }
 

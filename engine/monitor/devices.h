@@ -8,13 +8,20 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend/device_factory.h"
 
 namespace netsmith {
 
 using Json = nlohmann::json;
 
 class Nvml;
+
+// A GPU as the CUDA runtime numbers it: entry N of a list is cuda:N, and the PCI bus id says which
+// GPU of NVML's list it is (Note [GPU numbering]).
+struct NumberedDevice {
+  std::string pciBusId;
+  std::string name;
+  int64_t memoryMb = 0;
+};
 
 struct DeviceInfo {
   std::string id;        // "cpu:0", "cuda:0" (the CUDA runtime's ordinal: Note [GPU numbering])
@@ -28,16 +35,16 @@ struct DeviceInfo {
   bool operator==(const DeviceInfo&) const = default;
 };
 
-// CPU workers cpu:0..cpu:(cores-1) (a worker per core is the most that makes sense), then the GPUs
-// training can use, as cuda:N with N the CUDA runtime's ordinal (after CUDA_VISIBLE_DEVICES), each
-// joined to NVML's figures by PCI bus id (Note [GPU numbering]); in a build without the CUDA
-// backend, every GPU NVML reports, in NVML order. Never fails: without a driver the GPU list is
-// empty and *gpuNote says why; with GPUs listed the note is empty unless one of them was refused
-// or CUDA_VISIBLE_DEVICES renumbers them. Thread-safe.
+// CPU workers cpu:0..cpu:(cores-1) (a worker per core is the most that makes sense), then every GPU
+// NVML reports, in NVML order. Never fails: without libnvidia-ml.so.1 (no driver) the GPU list is
+// empty and *gpuNote says why; with GPUs listed the note is empty unless one of them was refused.
+// Thread-safe. The devices a run can be given, numbered as training numbers them, are
+// trainingDevices() (engine/backend/device_factory.h), which calls the overload below.
 std::vector<DeviceInfo> discoverDevices(std::string* gpuNote = nullptr);
-// The same with the NVML session given (null: none, and `nvmlError` is the reason) and the CUDA
-// runtime's devices given (absent: list NVML's; `cudaError` says why the list is empty), for tests
-// and for callers holding their own session.
+// The same with the NVML session given (null: none, and `nvmlError` is the reason) and, when
+// given, the CUDA runtime's devices: the GPUs are then cuda:N with N the runtime's ordinal (after
+// CUDA_VISIBLE_DEVICES), each joined to NVML's figures by PCI bus id (Note [GPU numbering]), and
+// `cudaError` says why the list is empty.
 std::vector<DeviceInfo> discoverDevices(const Nvml* nvml, const std::string& nvmlError, std::string* gpuNote,
                                         const std::optional<std::vector<NumberedDevice>>& cudaDevices = std::nullopt,
                                         const std::string& cudaError = "");

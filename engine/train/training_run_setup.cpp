@@ -250,7 +250,7 @@ void TrainingRun::prepare(bool planOnly) {
   }
   m_position.setLength(m_plan.iterationsPerEpoch, maxEpoch);
   m_schedule = std::make_unique<LearningRateSchedule>(m_plan.optimizer, m_plan.effectiveLr, m_plan.iterationsPerEpoch, maxEpoch);
-  for (const DeviceInfo& info : discoverDevices()) m_deviceNames[info.id] = info.name;
+  for (const DeviceInfo& info : trainingDevices()) m_deviceNames[info.id] = info.name;
   startWorkers();
   if (resumed) restoreFromCheckpoint();
   checkReplicas("at the start");

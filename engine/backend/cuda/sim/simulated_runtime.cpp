@@ -11,6 +11,8 @@
 //   NETSMITH_SIMULATED_GPU_LAG_US=L starts no operation sooner than L after it was queued, so the
 //   host is always ahead of the device, as on a real GPU: an event completes only when the device
 //   gets to it, however early the host recorded it (Note [Queued collectives]).
+// - cudaFree and cudaFreeHost synchronise (cudaFree the device, cudaFreeHost every device), as
+//   CUDA's do, so a free while a collective waits for a peer shows the hang it would cause.
 // - Copies follow CUDA's rules on host memory: from pageable memory the source is read at the
 //   call; to pageable memory the call returns when the copy has run; to and from pinned memory
 //   (cudaHostAlloc) the copy happens when the stream reaches it, and a pinned destination holds
@@ -247,6 +249,14 @@ cudaError_t SimulatedRuntime::freeHost(void* pointer) {
   {
     std::lock_guard lock(m_mutex);
     if (!m_pinned.erase(pointer)) return fail(cudaErrorInvalidValue, format("cudaFreeHost({}): not from cudaHostAlloc", pointer));
+  }
+  // cudaFreeHost synchronises: every device finishes what is queued (a copy from or to the block
+  // among it) before the block goes. Code that frees pinned memory while a collective waits for a
+  // peer that waits for this thread hangs here, as on a GPU.
+  for (auto& d : m_devices) {
+    for (Stream* s : streamsOf(*d)) s->waitFor(s->lastTicket());
+    std::lock_guard lock(d->legacyMutex);
+    if (d->legacyStream) d->legacyStream->waitFor(d->legacyStream->lastTicket());
   }
   std::free(pointer);
   return cudaSuccess;
