@@ -7,6 +7,9 @@
 //                             (until the run has failed, so the test ends cleanly)
 //   diverge:DEVICE:ITERATION  after its step the worker's replica is changed (a replica bug),
 //                             which the replica check must catch
+//   fault:DEVICE:ITERATION    a kernel on the device writes to an address that is not its memory
+//                             before the step: the device's sticky error surfaces at its next
+//                             synchronisation (devices with memory of their own: GPUs)
 // ITERATION is the 1-based global iteration; DEVICE is a device id such as cpu:1.
 #pragma once
 
@@ -18,7 +21,7 @@
 namespace netsmith {
 
 struct FaultInjection {
-  enum class Kind { None, Throw, Stall, Diverge };
+  enum class Kind { None, Throw, Stall, Diverge, DeviceFault };
   Kind kind = Kind::None;
   std::string device;
   int64_t iteration = 0;  // 1-based global iteration
@@ -40,7 +43,8 @@ struct FaultInjection {
     if (kind == "throw") f.kind = Kind::Throw;
     else if (kind == "stall") f.kind = Kind::Stall;
     else if (kind == "diverge") f.kind = Kind::Diverge;
-    else NS_THROW("NETSMITH_FAULT_INJECTION: unknown fault '{}' (known: throw, stall, diverge)", kind);
+    else if (kind == "fault") f.kind = Kind::DeviceFault;
+    else NS_THROW("NETSMITH_FAULT_INJECTION: unknown fault '{}' (known: throw, stall, diverge, fault)", kind);
     NS_CHECK(!iteration.empty() && iteration.find_first_not_of("0123456789") == std::string::npos && iteration.size() < 12,
              "NETSMITH_FAULT_INJECTION: the iteration must be a positive integer, got \"{}\"", iteration);
     f.iteration = std::stoll(iteration);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <exception>
 #include <filesystem>
 #include <span>
@@ -61,6 +62,11 @@ bool TrainingRun::trainIteration(std::span<const int64_t> order, RunControl& con
     if (m_fault.at(id, global, FaultInjection::Kind::Throw))
       NS_THROW("injected worker exception at iteration {} (test hook NETSMITH_FAULT_INJECTION)", global + 1);
     if (m_fault.at(id, global, FaultInjection::Kind::Stall)) m_pool->sleepUnlessCancelled(1e6);
+    if (m_fault.at(id, global, FaultInjection::Kind::DeviceFault)) {
+      DeviceContext& device = *m_contexts[i];
+      NS_CHECK(device.deviceAllocator(), "NETSMITH_FAULT_INJECTION fault: {} has no memory of its own to fault on", id);
+      device.fill(reinterpret_cast<float*>(uintptr_t{16}), 1, 0.0f);  // queued: nothing is reported yet
+    }
     const StepFigures step = m_replicas[i]->trainStep(m_train, logical, epoch, lr);
     if (m_fault.at(id, global, FaultInjection::Kind::Diverge)) {
       Tensor* first = m_replicas[i]->network().parameters().front().value;

@@ -2,7 +2,8 @@
 // checkpoints intact (issue 25): an NCCL start-up that fails on cuda:1 is reported at once as
 // cuda:1's (it was reported after parallel.timeout_s as cuda:0's, each rank waited for in turn
 // with a full timeout, and the communicators were left alive); a worker that fails mid-run or
-// stalls ends the run within the timeout and the run resumes from its checkpoint.
+// stalls ends the run within the timeout and the run resumes from its checkpoint; a kernel fault
+// surfaces at the GPU's next synchronisation and ends the run the same way.
 #include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -64,6 +65,27 @@ class TestSimFailures : public QObject {
     QCOMPARE(run.last("finished").value("status", ""), std::string("failed"));
     const std::string message = run.last("error").value("message", "");
     QVERIFY2(message.find("cuda:1") != std::string::npos, message.c_str());
+    QVERIFY2(timer.elapsed() < 30000, qPrintable(QString::number(timer.elapsed())));
+    const CliRun resumed = runCli({"train", "--resume", runDir, "--events", "-"});
+    QVERIFY2(resumed.exitCode == 0, (resumed.stderrText + resumed.stdoutText.right(1000)).constData());
+    QCOMPARE(resumed.last("finished").value("status", ""), std::string("completed"));
+  }
+
+  // A kernel on cuda:1 writes where it must not at iteration 7: the sticky error surfaces at the
+  // GPU's next synchronisation, the run fails naming cuda:1 and the fault, and resumes from its
+  // checkpoint.
+  void kernelFaultSurfacesAndEndsTheRun() {
+    const QString runDir = m_dir.filePath("fault");
+    QElapsedTimer timer;
+    timer.start();
+    const CliRun run =
+        runCli(trainArgs(project(30), runDir), 120000, {}, {"NETSMITH_FAULT_INJECTION=fault:cuda:1:7"});
+    QVERIFY(run.exitCode != 0);
+    QVERIFY(!run.crashed);
+    QCOMPARE(run.last("finished").value("status", ""), std::string("failed"));
+    const std::string message = run.last("error").value("message", "");
+    QVERIFY2(message.find("cuda:1") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("cudaErrorIllegalAddress") != std::string::npos, message.c_str());
     QVERIFY2(timer.elapsed() < 30000, qPrintable(QString::number(timer.elapsed())));
     const CliRun resumed = runCli({"train", "--resume", runDir, "--events", "-"});
     QVERIFY2(resumed.exitCode == 0, (resumed.stderrText + resumed.stdoutText.right(1000)).constData());
