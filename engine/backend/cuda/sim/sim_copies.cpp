@@ -65,6 +65,10 @@ cudaError_t SimulatedRuntime::enqueueCopy(void* dst, const void* src, size_t byt
   Stream::Op op;
   op.what = what;
   if (kind == cudaMemcpyHostToDevice && !pinnedSrc) {
+    // From pageable memory CUDA syncs the stream before the copy starts: the host waits for the
+    // work queued before it, which a host that runs ahead must not forget (an upload in the middle
+    // of a step stalls it).
+    if (!synchronous) stream.waitFor(stream.lastTicket());
     // Pageable source: staged now, so the caller may reuse it when the call returns.
     auto staged = std::make_shared<std::vector<std::byte>>(static_cast<const std::byte*>(src),
                                                             static_cast<const std::byte*>(src) + bytes);

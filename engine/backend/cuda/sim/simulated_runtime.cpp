@@ -13,8 +13,8 @@
 //   gets to it, however early the host recorded it (Note [Queued collectives]).
 // - cudaFree and cudaFreeHost synchronise (cudaFree the device, cudaFreeHost every device), as
 //   CUDA's do, so a free while a collective waits for a peer shows the hang it would cause.
-// - Copies follow CUDA's rules on host memory: from pageable memory the source is read at the
-//   call; to pageable memory the call returns when the copy has run; to and from pinned memory
+// - Copies follow CUDA's rules on host memory: from pageable memory the stream's earlier work is
+//   waited for and the source is read at the call; to pageable memory the call returns when the copy has run; to and from pinned memory
 //   (cudaHostAlloc) the copy happens when the stream reaches it, and a pinned destination holds
 //   NaN until then, so the host reading it early sees garbage, not yesterday's value. cudaMemcpy
 //   runs on the legacy default stream, which non-blocking streams do not wait for; a pageable
