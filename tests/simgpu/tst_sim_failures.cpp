@@ -52,40 +52,29 @@ class TestSimFailures : public QObject {
     QVERIFY2(ms < 20000, qPrintable(QString("reported after %1 ms (timeout 60 s)").arg(ms)));
   }
 
-  // A worker that throws at iteration 13 (of 20) on cuda:1: the run fails naming cuda:1, well
-  // within the timeout; a resume completes from the last checkpoint.
-  void failingGpuEndsTheRunAndTheRunResumes() {
-    const QString runDir = m_dir.filePath("throw");
-    QElapsedTimer timer;
-    timer.start();
-    const CliRun run =
-        runCli(trainArgs(project(30), runDir), 120000, {}, {"NETSMITH_FAULT_INJECTION=throw:cuda:1:13"});
-    QVERIFY(run.exitCode != 0);
-    QVERIFY(!run.crashed);
-    QCOMPARE(run.last("finished").value("status", ""), std::string("failed"));
-    const std::string message = run.last("error").value("message", "");
-    QVERIFY2(message.find("cuda:1") != std::string::npos, message.c_str());
-    QVERIFY2(timer.elapsed() < 30000, qPrintable(QString::number(timer.elapsed())));
-    const CliRun resumed = runCli({"train", "--resume", runDir, "--events", "-"});
-    QVERIFY2(resumed.exitCode == 0, (resumed.stderrText + resumed.stdoutText.right(1000)).constData());
-    QCOMPARE(resumed.last("finished").value("status", ""), std::string("completed"));
+  // cuda:1 fails mid-run: its worker throws at iteration 13 (of 20), or a kernel on it writes
+  // where it must not at iteration 7, whose sticky error surfaces at the GPU's next
+  // synchronisation. The run fails naming cuda:1 (and the fault), well within the timeout, and
+  // resumes from its checkpoint.
+  void failingGpuEndsTheRunAndTheRunResumes_data() {
+    QTest::addColumn<QString>("fault");
+    QTest::addColumn<QString>("named");
+    QTest::newRow("worker throws") << "throw:cuda:1:13" << "injected worker exception";
+    QTest::newRow("kernel fault") << "fault:cuda:1:7" << "cudaErrorIllegalAddress";
   }
-
-  // A kernel on cuda:1 writes where it must not at iteration 7: the sticky error surfaces at the
-  // GPU's next synchronisation, the run fails naming cuda:1 and the fault, and resumes from its
-  // checkpoint.
-  void kernelFaultSurfacesAndEndsTheRun() {
-    const QString runDir = m_dir.filePath("fault");
+  void failingGpuEndsTheRunAndTheRunResumes() {
+    QFETCH(QString, fault);
+    QFETCH(QString, named);
+    const QString runDir = m_dir.filePath(fault.section(':', 0, 0));
     QElapsedTimer timer;
     timer.start();
-    const CliRun run =
-        runCli(trainArgs(project(30), runDir), 120000, {}, {"NETSMITH_FAULT_INJECTION=fault:cuda:1:7"});
+    const CliRun run = runCli(trainArgs(project(30), runDir), 120000, {}, {"NETSMITH_FAULT_INJECTION=" + fault});
     QVERIFY(run.exitCode != 0);
     QVERIFY(!run.crashed);
     QCOMPARE(run.last("finished").value("status", ""), std::string("failed"));
     const std::string message = run.last("error").value("message", "");
     QVERIFY2(message.find("cuda:1") != std::string::npos, message.c_str());
-    QVERIFY2(message.find("cudaErrorIllegalAddress") != std::string::npos, message.c_str());
+    QVERIFY2(message.find(named.toStdString()) != std::string::npos, message.c_str());
     QVERIFY2(timer.elapsed() < 30000, qPrintable(QString::number(timer.elapsed())));
     const CliRun resumed = runCli({"train", "--resume", runDir, "--events", "-"});
     QVERIFY2(resumed.exitCode == 0, (resumed.stderrText + resumed.stdoutText.right(1000)).constData());
