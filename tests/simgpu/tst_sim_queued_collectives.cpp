@@ -21,7 +21,7 @@ using namespace netsmith::cuda;
 namespace {
 
 constexpr int kLagMs = 20;
-constexpr int kBackwardMs = 400;
+constexpr int kBackwardMs = 900;
 
 HostKernel setTo(float* p, int64_t n, float value, int sleepMs = 0) {
   return [=](DeviceMemoryAccess& m) {
@@ -125,11 +125,11 @@ class TestSimQueuedCollectives : public QObject {
     }
   }
 
-  // A collective timeout of 0.15 s and a backward pass of 0.4 s before the collective, on both
+  // A collective timeout of 0.3 s and a backward pass of 0.9 s before the collective, on both
   // ranks: the wait for the own GPU is not the peers' lateness, so nothing times out.
   void longOwnBackwardIsNotLate() {
     std::vector<float> sums(2, 0);
-    const auto errors = onTwoGpus(0.15, [&](int r, CudaDeviceContext& ctx, Communicator& comm) {
+    const auto errors = onTwoGpus(0.3, [&](int r, CudaDeviceContext& ctx, Communicator& comm) {
       float* g = deviceFloats(256);
       gpuRuntime().launchHost(ctx.stream(), "long backward", setTo(g, 256, static_cast<float>(r + 1), kBackwardMs));
       comm.allReduceSum(g, 256);  // blocking
