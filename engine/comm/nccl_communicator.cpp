@@ -209,22 +209,16 @@ class NcclCommunicator final : public Communicator {
   }
 
   // Polls until done() says true. Throws CommError (after aborting this rank's communicator) when
-  // NCCL reports an error, another rank aborted, or the wait passes the timeout, which names the
+  // NCCL reports an error, another rank aborted, or (bounded) the wait passes the timeout, which names the
   // late GPU and the collective.
   template <typename Done>
-  void waitFor(ncclComm_t comm, const char* what, Clock::time_point start, Done&& done) {
-    GpuRuntime& runtime = gpuRuntime();
+  void waitFor(ncclComm_t comm, const char* what, Clock::time_point start, Done&& done, bool bounded = true) {
     for (int spins = 0;; ++spins) {
       if (done()) return;
-      ncclResult_t async = ncclSuccess;
-      runtime.commGetAsyncError(comm, &async);
-      if (async != ncclSuccess && async != ncclInProgress) {
-        abort(format("NCCL {} failed: {} ({})", what, runtime.ncclErrorString(async), runtime.ncclLastError(comm)));
-        throwAborted();
-      }
+      checkAsyncError(comm, what, /*inProgressIsFine=*/true);
       if (m_shared->aborted.load()) throwAborted();
       const double waited = std::chrono::duration<double>(Clock::now() - start).count();
-      if (waited > m_shared->timeoutSeconds) {
+      if (bounded && waited > m_shared->timeoutSeconds) {
         const int late = lateRank();
         m_shared->abortWith(format("{} did not reach the {} within {} s (NCCL collective aborted)", deviceName(late),
                                    what, m_shared->timeoutSeconds),
@@ -305,27 +299,16 @@ class NcclCommunicator final : public Communicator {
   // timeout, since a long backward (a big model, a slow GPU) is not a late peer; it still ends at
   // once when another rank aborts or NCCL reports an error.
   void waitOwnWork(ncclComm_t comm, const char* what, cudaEvent_t event) {
-    for (int spins = 0; !completed(event, what); ++spins) {
-      if (m_shared->aborted.load()) throwAborted();
-      ncclResult_t async = ncclSuccess;
-      gpuRuntime().commGetAsyncError(comm, &async);
-      if (async != ncclSuccess && async != ncclInProgress) {
-        abort(format("NCCL {} failed: {} ({})", what, gpuRuntime().ncclErrorString(async), gpuRuntime().ncclLastError(comm)));
-        throwAborted();
-      }
-      if (spins > 1000) std::this_thread::sleep_for(std::chrono::microseconds(50));
-      else std::this_thread::yield();
-    }
+    waitFor(comm, what, Clock::now(), [&] { return completed(event, what); }, /*bounded=*/false);
   }
 
   // A mismatch or a failed peer is reported asynchronously, after the stream has moved on.
-  void checkAsyncError(ncclComm_t comm, const char* what) {
+  void checkAsyncError(ncclComm_t comm, const char* what, bool inProgressIsFine = false) {
     ncclResult_t async = ncclSuccess;
     gpuRuntime().commGetAsyncError(comm, &async);
-    if (async != ncclSuccess) {
-      abort(format("NCCL {} failed: {} ({})", what, gpuRuntime().ncclErrorString(async), gpuRuntime().ncclLastError(comm)));
-      throwAborted();
-    }
+    if (async == ncclSuccess || (inProgressIsFine && async == ncclInProgress)) return;
+    abort(format("NCCL {} failed: {} ({})", what, gpuRuntime().ncclErrorString(async), gpuRuntime().ncclLastError(comm)));
+    throwAborted();
   }
 
   // data = the sum over the ranks, queued on stream s: NCCL's all-reduce, or in tree order (Note
