@@ -11,6 +11,7 @@
 #include "engine/data/class_names.h"
 #include "engine/data/csv_reader.h"
 #include "engine/eval/evaluation.h"
+#include "engine/eval/output_head.h"
 #include "engine/eval/run_model.h"
 #include "engine/train/parallel_plan.h"
 #include "engine/train/openmp_pools.h"
@@ -52,13 +53,13 @@ std::string parametersOption(const ParsedArgs& args) {
   return which;
 }
 
-namespace {
-
-std::string fixed(double v) {
+std::string nineDigits(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
 }
+
+namespace {
 
 // Note [Run class names]: the run's names, else the evaluated dataset's. When both have names and
 // they differ, the labels are still compared as numbers (the network knows no names) and a
@@ -83,15 +84,6 @@ Naming classNamesFor(const RunModel& model, const Dataset& data, const DataSourc
                               "(the labels are compared as numbers; the report uses the run's names)",
                               datasetFile, n.file, c, theirs, ours));
   return n;
-}
-
-const char* headName(OutputHead h) {
-  switch (h) {
-    case OutputHead::Softmax: return "softmax";
-    case OutputHead::Sigmoid: return "sigmoid";
-    case OutputHead::Identity: return "identity";
-  }
-  return "identity";
 }
 
 }  // namespace
@@ -160,7 +152,7 @@ int runEvaluate(const ParsedArgs& args) {
     report.parametersMeta = model.parameters().data.meta;
     report.devices = predictions.devices;
     report.precision = project.config.precision;  // the run's, as in training (Note [CPU bfloat16])
-    report.outputHead = headName(head);
+    report.outputHead = outputHeadName(head);
     report.binary = reading.binary;
     report.seconds = seconds;
     report.jsonFile = (folder / "evaluation.json").string();
@@ -177,7 +169,7 @@ int runEvaluate(const ParsedArgs& args) {
       const int64_t predicted = predictedClass(reading, row);
       csv += format("{},{},{},{},{}", i, trueClass, predicted, csvCell(classNameOf(naming.names, trueClass)),
                     csvCell(classNameOf(naming.names, predicted)));
-      for (float v : row) csv += "," + fixed(v);
+      for (float v : row) csv += "," + nineDigits(v);
       csv += "\n";
     }
     const std::string text = format("Evaluation of {} ({} parameters) on {} ({} samples) with {}\n\n", model.runDir(), which,

@@ -43,21 +43,6 @@ const CommandSpec kInfer{
     1 << 20};
 
 namespace {
-std::string fixed(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
-const char* headName(OutputHead h) {
-  switch (h) {
-    case OutputHead::Softmax: return "softmax";
-    case OutputHead::Sigmoid: return "sigmoid";
-    case OutputHead::Identity: return "identity";
-  }
-  return "identity";
-}
-
 // Note [Infer JSON]: one result per input, in the order given, so a viewer (the GUI's Inference tab)
 // shows every image it was handed: {"input", "class", "class_name", "likelihoods"} for a classifier
 // (likelihoods of every class: a one-output binary classifier gives [1 - p, p]), {"input",
@@ -132,7 +117,7 @@ int inferJson(const ParsedArgs& args, const std::vector<std::string>& inputs, bo
       {"devices", devices},
       {"input_shape", inputShape},
       {"scale", scale},
-      {"output_head", headName(head)},
+      {"output_head", outputHeadName(head)},
       {"classification", reading.classification},
       {"binary", reading.binary},
       {"classes", reading.classes},
@@ -203,7 +188,7 @@ int runInfer(const ParsedArgs& args) {
       const int64_t c = predictedClass(reading, row);
       csv += "," + std::to_string(c) + "," + csvCell(classNameOf(model.classNames(), c));
     }
-    for (float v : row) csv += "," + fixed(v);
+    for (float v : row) csv += "," + nineDigits(v);
     csv += "\n";
   }
   if (args.has("--output")) {

@@ -134,7 +134,7 @@ class SweepSink final : public EventSink {
   Job& m_job;
 };
 
-std::string percent(const std::optional<double>& v) { return v ? format("{}%", std::round(*v * 10000) / 100) : "-"; }
+std::string percentOrDash(const std::optional<double>& v) { return v ? format("{}%", std::round(*v * 10000) / 100) : "-"; }
 
 }  // namespace
 
@@ -280,7 +280,7 @@ int runSweep(const ParsedArgs& args) {
         std::printf("[%zu/%zu] %s on %s: %s%s, validation error %s, %.0f s\n", index + 1, jobs.size(), job->label.c_str(),
                     device.c_str(), job->result.status.c_str(),
                     job->result.status == "failed" ? (" (" + job->result.message + ")").c_str() : "",
-                    percent(job->finalError).c_str(), job->seconds);
+                    percentOrDash(job->finalError).c_str(), job->seconds);
       std::fflush(stdout);
     }
   };
@@ -318,8 +318,8 @@ int runSweep(const ParsedArgs& args) {
     for (size_t i = 0; i < jobs.size(); ++i) {
       const Json& r = summary[i];
       std::printf("%-4zu %-28s %-7s %-10s %-12s %-18s %-7.0f %s\n", i + 1, jobs[i].label.c_str(), jobs[i].device.c_str(),
-                  r["status"].get<std::string>().c_str(), percent(jobs[i].finalError).c_str(),
-                  (percent(jobs[i].bestError) + format(" ({})", jobs[i].bestEpoch)).c_str(), jobs[i].seconds,
+                  r["status"].get<std::string>().c_str(), percentOrDash(jobs[i].finalError).c_str(),
+                  (percentOrDash(jobs[i].bestError) + format(" ({})", jobs[i].bestEpoch)).c_str(), jobs[i].seconds,
                   fs::path(jobs[i].runDir).filename().c_str());
     }
     std::printf("Summary: %s\n", (variants / "summary.json").c_str());

@@ -67,4 +67,13 @@ double classLikelihood(const ClassReading& reading, std::span<const float> likel
   return likelihoods[static_cast<size_t>(c)];
 }
 
+const char* outputHeadName(OutputHead head) {
+  switch (head) {
+    case OutputHead::Softmax: return "softmax";
+    case OutputHead::Sigmoid: return "sigmoid";
+    case OutputHead::Identity: return "identity";
+  }
+  return "identity";
+}
+
 }  // namespace netsmith

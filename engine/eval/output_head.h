@@ -17,6 +17,9 @@ namespace netsmith {
 
 OutputHead outputHeadOf(const Graph& graph);
 
+// "softmax", "sigmoid" or "identity": the head's name in reports and infer's JSON.
+const char* outputHeadName(OutputHead head);
+
 // Writes the head of one sample's prediction `in` into `out` (same length).
 void applyOutputHead(OutputHead head, std::span<const float> in, std::span<float> out);
 

@@ -6,7 +6,7 @@
 namespace netsmith::protocol {
 namespace {
 
-std::string shapeText(const std::vector<int64_t>& shape) { return format("({})", shapeToString(shape)); }
+std::string parenthesizedShape(const std::vector<int64_t>& shape) { return format("({})", shapeToString(shape)); }
 
 std::string joined(const std::vector<std::string>& names) {
   std::string s;
@@ -68,14 +68,14 @@ std::vector<std::string> InitialParametersReport::lines() const {
     std::string line = format("  {} ({}):", l.id, l.type);
     if (!l.loaded.empty()) line += format(" loaded {};", joined(l.loaded));
     for (const Reshaped& r : l.reshaped)
-      line += format(" {} re-initialized: the network's shape is {}, the file's {};", r.blob, shapeText(r.shape),
-                     shapeText(r.fileShape));
+      line += format(" {} re-initialized: the network's shape is {}, the file's {};", r.blob, parenthesizedShape(r.shape),
+                     parenthesizedShape(r.fileShape));
     if (!l.fresh.empty()) line += format(" new {};", joined(l.fresh));
     line.pop_back();
     out.push_back(line);
   }
   for (const Unused& u : unused)
-    out.push_back(format("  {} {}: in the file, but no layer of the network has it (unused)", u.name, shapeText(u.shape)));
+    out.push_back(format("  {} {}: in the file, but no layer of the network has it (unused)", u.name, parenthesizedShape(u.shape)));
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "engine/core/error.h"
+#include "engine/core/seconds_since.h"
 #include "engine/data/augment.h"
 #include "engine/train/profiler.h"
 
@@ -14,7 +15,6 @@ namespace netsmith {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 double sumOf(const Tensor& t) {
   double s = 0;

@@ -2,16 +2,13 @@
 
 #include <algorithm>
 
+#include "engine/core/seconds_since.h"
 #include "engine/monitor/process_stats.h"
 #include "engine/train/job_channel.h"
 #include "engine/train/scaling_verdict.h"
 
 namespace netsmith {
 namespace {
-
-double secondsSince(RunFigures::Clock::time_point t) {
-  return std::chrono::duration<double>(RunFigures::Clock::now() - t).count();
-}
 
 // One worker's step as the processes report it to the leader: [compute, sync, wait, busy
 // seconds, memory bytes, temperature °C, power W, data] (°C and W null without sensors).

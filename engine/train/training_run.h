@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "engine/backend/device_factory.h"
+#include "engine/core/seconds_since.h"
 #include "engine/data/dataset.h"
 #include "engine/optim/lr_schedule.h"
 #include "engine/project/graph.h"
@@ -49,7 +50,6 @@
 namespace netsmith::training {
 
 using Clock = std::chrono::steady_clock;
-inline double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 inline constexpr double kIterationEventSeconds = 0.05;  // at most ~20 iteration events per second
 

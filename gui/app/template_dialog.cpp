@@ -14,12 +14,11 @@
 #include "engine/ops/op_registry.h"
 #include "engine/project/graph.h"
 #include "engine/project/network_templates.h"
+#include "gui/document/qt_text.h"
 
 namespace netsmith::gui {
 
 namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 QString millions(int64_t n) {
   if (n >= 1'000'000'000) return QStringLiteral("%1 G").arg(n / 1e9, 0, 'f', 2);

@@ -15,6 +15,7 @@
 
 #include "engine/project/project.h"
 #include "gui/document/network_analysis.h"
+#include "gui/document/qt_text.h"
 
 namespace netsmith::gui {
 
@@ -82,8 +83,5 @@ class GraphDocument : public QObject {
 
 // An id for which `taken` is false, made from `base` as GraphDocument::uniqueId does.
 std::string uniqueIdAmong(const std::function<bool(const std::string&)>& taken, const std::string& base);
-
-inline QString qs(const std::string& s) { return QString::fromStdString(s); }
-inline std::string ss(const QString& s) { return s.toStdString(); }
 
 }  // namespace netsmith::gui

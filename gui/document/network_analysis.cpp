@@ -8,6 +8,7 @@
 #include <set>
 
 #include "engine/core/error.h"
+#include "gui/document/qt_text.h"
 
 namespace netsmith::gui {
 
@@ -19,17 +20,15 @@ int NetworkAnalysis::problemCount() const {
 
 namespace {
 
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
-
 // The link `i` in words: "x → conv1".
 QString linkWords(const NetworkSpec& spec, int i) {
   if (i < 0 || i >= static_cast<int>(spec.links.size())) return QStringLiteral("link %1").arg(i + 1);
-  return QStringLiteral("%1 → %2").arg(qstr(spec.links[i].from), qstr(spec.links[i].to));
+  return QStringLiteral("%1 → %2").arg(qs(spec.links[i].from), qs(spec.links[i].to));
 }
 
 QString nodeWords(const NetworkSpec& spec, int i) {
   if (i < 0 || i >= static_cast<int>(spec.nodes.size())) return QStringLiteral("block %1").arg(i + 1);
-  return QStringLiteral("block '%1'").arg(qstr(spec.nodes[i].id));
+  return QStringLiteral("block '%1'").arg(qs(spec.nodes[i].id));
 }
 
 // Producers of each node in port order, the way the engine fills ports (an explicit port, else the
@@ -66,7 +65,7 @@ std::vector<std::vector<int>> producers(const NetworkSpec& spec, const std::map<
 // before it, and the index -1 when the path is not a node's.
 std::pair<int, std::string> nodePathParts(const std::string& path) {
   static const QRegularExpression re(QStringLiteral("^/?network[./]nodes(?:\\[(\\d+)\\]|/(\\d+))(?:[./]params(?:[./](\\w+))?)?"));
-  const auto m = re.match(qstr(path));
+  const auto m = re.match(qs(path));
   if (!m.hasMatch()) return {-1, {}};
   const QString index = m.captured(1).isEmpty() ? m.captured(2) : m.captured(1);
   return {index.toInt(), m.captured(3).toStdString()};
@@ -97,7 +96,7 @@ NetworkAnalysis analyseNetwork(const NetworkSpec& spec, const OpRegistry& regist
       // The block is known (the problem is drawn on it): name the field, if it is about one.
       const std::string param = nodePathParts(p.jsonPath).second;
       a.nodes[p.nodeId].problems.push_back(param.empty() ? message : "field '" + fieldLabel(param) + "': " + message);
-    } else if (const auto m = linkPath.match(qstr(p.jsonPath)); m.hasMatch()) {
+    } else if (const auto m = linkPath.match(qs(p.jsonPath)); m.hasMatch()) {
       a.networkProblems.push_back(QStringLiteral("Link %1: ").arg(linkWords(spec, m.captured(1).toInt())).toStdString() + message);
     } else if (p.jsonPath.empty() || p.jsonPath == "network" || p.jsonPath == "network.nodes" ||
                p.jsonPath == "network.links") {
@@ -177,7 +176,7 @@ NetworkAnalysis analyseNetwork(const NetworkSpec& spec, const OpRegistry& regist
                          "set its shape to %1")
               .arg(commas(samples->shape))
               .arg(numel(samples->shape))
-              .arg(QFileInfo(qstr(samples->source)).fileName(), commas(shapes[i]))
+              .arg(QFileInfo(qs(samples->source)).fileName(), commas(shapes[i]))
               .arg(numel(shapes[i]))
               .toStdString());
       a.valid = false;
@@ -186,7 +185,7 @@ NetworkAnalysis analyseNetwork(const NetworkSpec& spec, const OpRegistry& regist
 }
 
 std::string fieldLabel(const std::string& param) {
-  QString label = qstr(param);
+  QString label = qs(param);
   label.replace(QLatin1Char('_'), QLatin1Char(' '));
   if (!label.isEmpty()) label[0] = label[0].toUpper();
   return label.toStdString();
@@ -202,12 +201,12 @@ std::string describeJsonPaths(const std::string& message, const NetworkSpec& spe
   static const QRegularExpression nodeRe(QStringLiteral(
       "/?network[./]nodes(?:\\[(\\d+)\\]|/(\\d+))(?:[./]params(?:[./](\\w+))?)?(?:[./](\\w+))?"));
   static const QRegularExpression linkRe(QStringLiteral("/?network[./]links(?:\\[(\\d+)\\]|/(\\d+))(?:[./](\\w+))?"));
-  QString text = qstr(message);
+  QString text = qs(message);
   for (auto m = nodeRe.match(text); m.hasMatch(); m = nodeRe.match(text, m.capturedStart())) {
     const int index = (m.captured(1).isEmpty() ? m.captured(2) : m.captured(1)).toInt();
     QString words = nodeWords(spec, index);
     if (!m.captured(3).isEmpty())
-      words = QStringLiteral("field '%1' of %2").arg(qstr(fieldLabel(m.captured(3).toStdString())), words);
+      words = QStringLiteral("field '%1' of %2").arg(qs(fieldLabel(m.captured(3).toStdString())), words);
     else if (!m.captured(4).isEmpty() && m.captured(4) != QLatin1String("params"))
       words = QStringLiteral("the %1 of %2").arg(m.captured(4), words);
     text.replace(m.capturedStart(), m.capturedLength(), words);

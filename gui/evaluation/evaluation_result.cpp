@@ -5,12 +5,11 @@
 #include <algorithm>
 
 #include "engine/protocol/evaluation_report.h"
+#include "gui/document/qt_text.h"
 
 namespace netsmith::gui {
 
 namespace {
-
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
 
 // One CSV line's cells; a quoted cell may hold commas and doubled quotes (a class name).
 QList<QByteArray> splitCsv(const QByteArray& line) {
@@ -73,24 +72,24 @@ std::optional<EvaluationResult> parseEvaluation(const QByteArray& json, QString*
     return fail(QString::fromStdString(e.what()));
   }
   EvaluationResult r;
-  r.run = qstr(report.run);
-  r.project = qstr(report.project);
-  r.datasetName = qstr(report.dataset.name);
-  r.datasetFormat = qstr(report.dataset.format);
-  r.images = qstr(report.dataset.images);
-  r.labels = qstr(report.dataset.labels);
-  r.csv = qstr(report.dataset.csv);
+  r.run = qs(report.run);
+  r.project = qs(report.project);
+  r.datasetName = qs(report.dataset.name);
+  r.datasetFormat = qs(report.dataset.format);
+  r.images = qs(report.dataset.images);
+  r.labels = qs(report.dataset.labels);
+  r.csv = qs(report.dataset.csv);
   r.scale = report.dataset.scale;
   for (int64_t d : report.dataset.sampleShape) r.sampleShape << d;
-  r.parametersWhich = qstr(report.parametersWhich);
-  r.parametersPath = qstr(report.parametersPath);
+  r.parametersWhich = qs(report.parametersWhich);
+  r.parametersPath = qs(report.parametersPath);
   r.bestEpoch = report.parametersEpoch();
-  for (const std::string& d : report.devices) r.devices << qstr(d);
-  r.outputHead = qstr(report.outputHead);
+  for (const std::string& d : report.devices) r.devices << qs(d);
+  r.outputHead = qs(report.outputHead);
   r.binary = report.binary;
   r.samples = report.samples;
   r.classes = report.classes;
-  for (const std::string& n : report.classNames) r.classNames << qstr(n);
+  for (const std::string& n : report.classNames) r.classNames << qs(n);
   r.correct = report.correct;
   r.accuracy = report.accuracy;
   r.error = report.error;
@@ -98,7 +97,7 @@ std::optional<EvaluationResult> parseEvaluation(const QByteArray& json, QString*
   r.macroRecall = report.macroRecall;
   r.macroFMeasure = report.macroFMeasure;
   for (const protocol::ClassFigures& c : report.perClass)
-    r.perClass << ClassFigures{static_cast<int>(c.classIndex), qstr(c.name), c.support, c.predicted, c.truePositives,
+    r.perClass << ClassFigures{static_cast<int>(c.classIndex), qs(c.name), c.support, c.predicted, c.truePositives,
                                c.precision, c.recall, c.fMeasure};
   for (const std::vector<int64_t>& row : report.confusion) {
     QVector<long long> counts;
@@ -115,9 +114,9 @@ std::optional<EvaluationResult> parseEvaluation(const QByteArray& json, QString*
     r.worst << s;
   }
   r.seconds = report.seconds;
-  r.jsonFile = qstr(report.jsonFile);
-  r.reportFile = qstr(report.reportFile);
-  r.predictionsFile = qstr(report.predictionsFile);
+  r.jsonFile = qs(report.jsonFile);
+  r.reportFile = qs(report.reportFile);
+  r.predictionsFile = qs(report.predictionsFile);
   return r;
 }
 

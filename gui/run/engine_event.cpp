@@ -1,4 +1,5 @@
 #include "gui/run/engine_event.h"
+#include "gui/document/qt_text.h"
 
 #include <QFileInfo>
 #include <QLocale>
@@ -7,27 +8,26 @@
 namespace netsmith::gui {
 namespace {
 
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
 double orNoValue(const std::optional<double>& v) { return v.value_or(kNoValue); }
 
 StartedEvent adapt(const protocol::StartedEvent& e) {
   StartedEvent s;
-  s.run = qstr(e.run);
-  s.project = qstr(e.project);
+  s.run = qs(e.run);
+  s.project = qs(e.project);
   s.plan = e.plan;
   s.maxEpoch = e.plan.maxEpoch;
   s.trainSamples = e.plan.trainSamples;
   s.validationSamples = e.validationSamples;
   s.parameters = e.parameters;
   s.resumed = e.resumed;
-  if (e.deviceChange) s.deviceChange = qstr(e.deviceChange->message);
+  if (e.deviceChange) s.deviceChange = qs(e.deviceChange->message);
   return s;
 }
 
 IterationEvent adapt(const protocol::IterationEvent& e) {
   IterationEvent s{e.epoch, e.iteration, e.iterationsPerEpoch, e.globalIteration, e.loss, e.lr, e.samplesPerS, e.etaS, {}};
   for (const protocol::DeviceFigures& d : e.devices)
-    s.devices.push_back({qstr(d.id), d.computeMs, d.syncMs, d.waitMs, d.utilization, d.memoryMb, d.overlapMs,
+    s.devices.push_back({qs(d.id), d.computeMs, d.syncMs, d.waitMs, d.utilization, d.memoryMb, d.overlapMs,
                          orNoValue(d.temperatureC), orNoValue(d.powerW), d.dataMs});
   return s;
 }
@@ -42,15 +42,15 @@ EpochEvent adapt(const protocol::EpochEvent& e) {
 
 FinishedEvent adapt(const protocol::FinishedEvent& e) {
   FinishedEvent s;
-  s.status = qstr(e.status);
-  s.run = qstr(e.run);
+  s.status = qs(e.status);
+  s.run = qs(e.run);
   s.epochs = e.epochs.value_or(0);
   s.bestValidationError = orNoValue(e.bestValidationError);
-  s.parametersSha256 = qstr(e.parametersSha256);
-  s.message = qstr(e.message);
-  if (e.scalingVerdict) s.scalingVerdict = qstr(e.scalingVerdict->text);
+  s.parametersSha256 = qs(e.parametersSha256);
+  s.message = qs(e.message);
+  if (e.scalingVerdict) s.scalingVerdict = qs(e.scalingVerdict->text);
   for (const protocol::GpuSummary& g : e.gpus) {
-    QString line = qstr(g.id) + QLatin1Char(':');
+    QString line = qs(g.id) + QLatin1Char(':');
     if (g.maxTemperatureC) line += QStringLiteral(" peak %1 °C").arg(*g.maxTemperatureC, 0, 'f', 0);
     if (g.meanPowerW) line += QStringLiteral(", mean power %1 W").arg(*g.meanPowerW, 0, 'f', 0);
     s.gpuSummaries << line;
@@ -64,12 +64,12 @@ QString describeDataSet(const protocol::PlannedDataSet& d) {
   QStringList dims;
   for (int64_t n : d.shape) dims << QString::number(n);
   const QString kept = d.storage == "streamed"
-                           ? QObject::tr("streamed from %1").arg(QFileInfo(qstr(d.source)).fileName())
+                           ? QObject::tr("streamed from %1").arg(QFileInfo(qs(d.source)).fileName())
                            : QObject::tr("held in memory (%1, %2)")
                                  .arg(d.storage == "bytes" ? QObject::tr("bytes") : QObject::tr("float32"),
                                       QLocale().formattedDataSize(d.memoryBytes));
   return QObject::tr("%1: %2 × %3, %4 on disk, %5")
-      .arg(qstr(d.role), QLocale().toString(static_cast<qlonglong>(d.samples)), dims.join(QStringLiteral("×")),
+      .arg(qs(d.role), QLocale().toString(static_cast<qlonglong>(d.samples)), dims.join(QStringLiteral("×")),
            QLocale().formattedDataSize(d.diskBytes), kept);
 }
 
@@ -82,25 +82,25 @@ EngineEvent toEngineEvent(const protocol::Event& event) {
                       std::is_same_v<T, protocol::EpochEvent> || std::is_same_v<T, protocol::FinishedEvent>)
           return adapt(e);
         else if constexpr (std::is_same_v<T, protocol::PlanEvent>) return PlanEvent{e.plan};
-        else if constexpr (std::is_same_v<T, protocol::CheckpointEvent>) return CheckpointEvent{e.epoch, e.iteration, qstr(e.path)};
+        else if constexpr (std::is_same_v<T, protocol::CheckpointEvent>) return CheckpointEvent{e.epoch, e.iteration, qs(e.path)};
         else if constexpr (std::is_same_v<T, protocol::PausedEvent>) return ControlEvent{Kind::Paused, e.epoch, e.iteration, {}, {}};
         else if constexpr (std::is_same_v<T, protocol::ResumedEvent>) return ControlEvent{Kind::Resumed, e.epoch, e.iteration, {}, {}};
         else if constexpr (std::is_same_v<T, protocol::ResumedFromCheckpointEvent>)
-          return ControlEvent{Kind::ResumedFromCheckpoint, e.epoch, e.iteration, qstr(e.path),
-                              e.deviceChange ? qstr(e.deviceChange->message) : QString()};
-        else if constexpr (std::is_same_v<T, protocol::WarningEvent>) return MessageEvent{false, qstr(e.message)};
-        else if constexpr (std::is_same_v<T, protocol::ErrorEvent>) return MessageEvent{true, qstr(e.message)};
+          return ControlEvent{Kind::ResumedFromCheckpoint, e.epoch, e.iteration, qs(e.path),
+                              e.deviceChange ? qs(e.deviceChange->message) : QString()};
+        else if constexpr (std::is_same_v<T, protocol::WarningEvent>) return MessageEvent{false, qs(e.message)};
+        else if constexpr (std::is_same_v<T, protocol::ErrorEvent>) return MessageEvent{true, qs(e.message)};
         else if constexpr (std::is_same_v<T, protocol::ProfileEvent>) return UnknownEvent{QString::fromLatin1(T::kName)};
         else if constexpr (std::is_same_v<T, protocol::InitialParametersEvent>) {
           InitialParametersEvent out;
-          for (const std::string& line : e.report.lines()) out.lines << qstr(line);
+          for (const std::string& line : e.report.lines()) out.lines << qs(line);
           out.loaded = e.report.loadedBlobs();
           out.fresh = e.report.newBlobs();
           out.reinitialized = e.report.reshapedBlobs();
           out.unused = static_cast<long long>(e.report.unused.size());
           return out;
         }
-        else return UnknownEvent{qstr(e.name)};
+        else return UnknownEvent{qs(e.name)};
       },
       event);
 }

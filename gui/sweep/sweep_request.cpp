@@ -10,7 +10,6 @@
 namespace netsmith::gui {
 
 namespace {
-QString tr(const char* text) { return QCoreApplication::translate("netsmith::gui::Sweep", text); }
 }  // namespace
 
 bool SweepRow::finished() const {
@@ -60,18 +59,18 @@ std::vector<SweepRow> SweepRequest::plannedRows() const {
 }
 
 std::optional<QString> SweepRequest::problem() const {
-  if (project.isEmpty()) return tr("Save the project first: the sweep trains the project file.");
+  if (project.isEmpty()) return sweepTr("Save the project first: the sweep trains the project file.");
   if (axes.empty() && queuedProjects.isEmpty())
-    return tr("Choose a setting and its values, or queue other projects.");
+    return sweepTr("Choose a setting and its values, or queue other projects.");
   std::set<QString> paths;
   for (const SweepAxis& axis : axes) {
     if (!paths.insert(axis.setting.path).second)
-      return tr("%1 is chosen twice: choose another second setting.").arg(axis.setting.label);
-    if (axis.values.empty()) return tr("%1: give at least one value.").arg(axis.setting.label);
+      return sweepTr("%1 is chosen twice: choose another second setting.").arg(axis.setting.label);
+    if (axis.values.empty()) return sweepTr("%1: give at least one value.").arg(axis.setting.label);
     for (double v : axis.values)
       if (auto why = axis.setting.check(v)) return why;
     if (axis.setting.path == QLatin1String("config.max_epoch") && maxEpoch > 0)
-      return tr("Max epoch is swept: leave the max epoch limit at the project's.");
+      return sweepTr("Max epoch is swept: leave the max epoch limit at the project's.");
   }
   return std::nullopt;
 }
@@ -84,7 +83,7 @@ QString runsFolderOf(const QString& projectFile) {
 std::optional<QString> applySummary(const QByteArray& text, std::vector<SweepRow>& rows) {
   using protocol::FieldReader;
   const auto json = protocol::Json::parse(text.toStdString(), nullptr, false);
-  if (json.is_discarded() || !json.is_array()) return tr("the sweep's summary is not a JSON array");
+  if (json.is_discarded() || !json.is_array()) return sweepTr("the sweep's summary is not a JSON array");
   try {
     for (size_t i = 0; i < json.size() && i < rows.size(); ++i) {
       const FieldReader r(json[i], protocol::Where{"sweep summary", "[" + std::to_string(i) + "]"});
@@ -102,7 +101,7 @@ std::optional<QString> applySummary(const QByteArray& text, std::vector<SweepRow
     return QString::fromStdString(e.what());
   }
   if (json.size() != rows.size())
-    return tr("the sweep's summary has %1 rows, %2 were planned").arg(json.size()).arg(rows.size());
+    return sweepTr("the sweep's summary has %1 rows, %2 were planned").arg(json.size()).arg(rows.size());
   return std::nullopt;
 }
 

@@ -10,9 +10,9 @@
 
 namespace netsmith::gui {
 
-namespace {
+QString sweepTr(const char* text) { return QCoreApplication::translate("netsmith::gui::Sweep", text); }
 
-QString tr(const char* text) { return QCoreApplication::translate("netsmith::gui::Sweep", text); }
+namespace {
 
 bool contains(const std::vector<std::string>& list, const std::string& s) {
   return std::find(list.begin(), list.end(), s) != list.end();
@@ -55,13 +55,13 @@ SweepSetting fromRow(const Setting& row, const SettingBounds& bounds, const QStr
 std::optional<QString> SweepSetting::check(double value) const {
   const auto refuse = [&](const QString& why) {
     return std::optional<QString>(
-        tr("%1: %2 %3: expected %4").arg(label, valueText(value), why, expected));
+        sweepTr("%1: %2 %3: expected %4").arg(label, valueText(value), why, expected));
   };
-  if (!std::isfinite(value)) return refuse(tr("is not a number"));
-  if (integer && value != std::floor(value)) return refuse(tr("is not a whole number"));
+  if (!std::isfinite(value)) return refuse(sweepTr("is not a number"));
+  if (integer && value != std::floor(value)) return refuse(sweepTr("is not a whole number"));
   const bool belowMin = bounds.min && (bounds.minExclusive ? value <= *bounds.min : value < *bounds.min);
   const bool aboveMax = bounds.max && (bounds.maxExclusive ? value >= *bounds.max : value > *bounds.max);
-  if (belowMin || aboveMax) return refuse(tr("is out of range"));
+  if (belowMin || aboveMax) return refuse(sweepTr("is out of range"));
   return std::nullopt;
 }
 
@@ -86,7 +86,7 @@ std::vector<SweepSetting> sweepableSettings(const Project& project) {
     if (!solver) continue;
     for (const SolverHyperParameter& h : solver->hyper) {
       if (row.key != h.name) continue;
-      const QString label = path == lrPath ? tr("Learning rate (%1)").arg(QString::fromStdString(row.key))
+      const QString label = path == lrPath ? sweepTr("Learning rate (%1)").arg(QString::fromStdString(row.key))
                                            : QString::fromStdString(row.label);
       SweepSetting s = fromRow(row, boundsOf(h.range), label);
       if (path == lrPath) out.insert(out.begin(), s);
@@ -106,11 +106,11 @@ QString valueText(double value) {
 }
 
 std::vector<double> gridValues(double from, double to, int count, GridSpacing spacing) {
-  if (count < 1) throw std::invalid_argument(tr("a grid needs at least 1 value, got %1").arg(count).toStdString());
-  if (!std::isfinite(from) || !std::isfinite(to)) throw std::invalid_argument(tr("a grid's ends must be numbers").toStdString());
+  if (count < 1) throw std::invalid_argument(sweepTr("a grid needs at least 1 value, got %1").arg(count).toStdString());
+  if (!std::isfinite(from) || !std::isfinite(to)) throw std::invalid_argument(sweepTr("a grid's ends must be numbers").toStdString());
   if (spacing == GridSpacing::Log && (from <= 0 || to <= 0))
     throw std::invalid_argument(
-        tr("a logarithmic grid needs both ends above 0, got %1 to %2").arg(valueText(from), valueText(to)).toStdString());
+        sweepTr("a logarithmic grid needs both ends above 0, got %1 to %2").arg(valueText(from), valueText(to)).toStdString());
   std::vector<double> out;
   for (int i = 0; i < count; ++i) {
     const double t = count == 1 ? 0.0 : static_cast<double>(i) / (count - 1);
@@ -127,7 +127,7 @@ std::vector<double> parseValueList(const QString& text) {
   for (const QString& item : text.split(separators, Qt::SkipEmptyParts)) {
     bool ok = false;
     const double v = item.toDouble(&ok);
-    if (!ok || !std::isfinite(v)) throw std::invalid_argument(tr("'%1' is not a number").arg(item).toStdString());
+    if (!ok || !std::isfinite(v)) throw std::invalid_argument(sweepTr("'%1' is not a number").arg(item).toStdString());
     out.push_back(v);
   }
   return out;

@@ -37,6 +37,9 @@ struct SweepSetting {
 // The numeric settings (config.*, config.augmentation.*, optimizer.*) in the settings table's
 // order; of the solver's hyper-parameters only the current solver's, its learning rate first; of
 // the schedule's parameters only those the current schedule takes.
+// The sweep's messages, translated in one context shared by its files.
+QString sweepTr(const char* text);
+
 std::vector<SweepSetting> sweepableSettings(const Project& project);
 // The learning rate's path for the project's solver ("optimizer.alpha" for Adam), from the solver table.
 QString learningRatePath(const Project& project);

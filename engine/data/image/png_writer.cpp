@@ -17,17 +17,17 @@ struct WriteState {
   std::jmp_buf jump;
 };
 
-void onPngError(png_structp png, png_const_charp message) {
+void onPngWriteError(png_structp png, png_const_charp message) {
   auto* state = static_cast<WriteState*>(png_get_error_ptr(png));
   state->message = message ? message : "unknown libpng error";
   std::longjmp(state->jump, 1);
 }
 
-void onPngWarning(png_structp, png_const_charp) {}
+void onPngWriteWarning(png_structp, png_const_charp) {}
 
 // The libpng part, apart so that no object with a destructor lives across setjmp.
 bool encode(std::FILE* file, const Image& image, int level, WriteState& state, std::vector<png_bytep>& rows) {
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &state, onPngError, onPngWarning);
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &state, onPngWriteError, onPngWriteWarning);
   if (!png) {
     state.message = "out of memory";
     return false;

@@ -83,7 +83,7 @@ bool channelShuffle(ImportContext& c, const OnnxNodeDef& n, const Value& x, cons
   return true;
 }
 
-void reshape(ImportContext& c, const OnnxNodeDef& n) {
+void convertReshape(ImportContext& c, const OnnxNodeDef& n) {
   const Value& x = c.layer(n, 0);
   std::vector<int64_t> t = c.opset() < 5 ? c.intsAttr(n, "shape", {}) : intsOfConstant(c, n, 1, "target shape");
   const bool allowZero = c.intAttr(n, "allowzero", 0) != 0;
@@ -120,7 +120,7 @@ void reshape(ImportContext& c, const OnnxNodeDef& n) {
   reshapeTo(c, n, x, target);
 }
 
-void flatten(ImportContext& c, const OnnxNodeDef& n) {
+void convertFlatten(ImportContext& c, const OnnxNodeDef& n) {
   const Value& x = c.layer(n, 0);
   const int64_t rank = static_cast<int64_t>(x.shape.size()) + 1;
   int64_t axis = c.intAttr(n, "axis", 1);
@@ -134,7 +134,7 @@ void flatten(ImportContext& c, const OnnxNodeDef& n) {
   reshapeTo(c, n, x, target);
 }
 
-void squeezeOrUnsqueeze(ImportContext& c, const OnnxNodeDef& n) {
+void convertSqueezeOrUnsqueeze(ImportContext& c, const OnnxNodeDef& n) {
   const Value& x = c.layer(n, 0);
   std::vector<int64_t> axes = c.intsAttr(n, "axes", {});
   if (axes.empty() && c.present(n, 1)) axes = intsOfConstant(c, n, 1, "axes");
@@ -166,7 +166,7 @@ void squeezeOrUnsqueeze(ImportContext& c, const OnnxNodeDef& n) {
   reshapeTo(c, n, x, Shape(full.begin() + 1, full.end()));
 }
 
-void concat(ImportContext& c, const OnnxNodeDef& n) {
+void convertConcat(ImportContext& c, const OnnxNodeDef& n) {
   std::vector<const Value*> ins;
   for (size_t i = 0; i < n.inputs.size(); ++i) ins.push_back(&c.layer(n, i));
   if (ins.empty()) c.fail(n, "has no inputs");
@@ -179,7 +179,7 @@ void concat(ImportContext& c, const OnnxNodeDef& n) {
 }
 
 // A Transpose of per-sample axes (the batch axis stays first).
-void transpose(ImportContext& c, const OnnxNodeDef& n) {
+void convertTranspose(ImportContext& c, const OnnxNodeDef& n) {
   const Value& x = c.layer(n, 0);
   const int64_t rank = static_cast<int64_t>(x.shape.size()) + 1;
   std::vector<int64_t> perm = c.intsAttr(n, "perm", {});
@@ -229,7 +229,7 @@ void sliceLayer(ImportContext& c, const OnnxNodeDef& n, const Value& x, const st
 
 // Slice of a layer's output: starts, ends, axes and steps are attributes before opset 10 and
 // constant inputs since. The batch axis may only be taken whole.
-void slice(ImportContext& c, const OnnxNodeDef& n) {
+void convertSlice(ImportContext& c, const OnnxNodeDef& n) {
   const Value& x = c.layer(n, 0);
   const int64_t rank = static_cast<int64_t>(x.shape.size()) + 1;
   std::vector<int64_t> starts, ends, axes, steps;
@@ -276,7 +276,7 @@ void slice(ImportContext& c, const OnnxNodeDef& n) {
 // Split into consecutive parts along one per-sample axis: one Slice layer per output read. The
 // sizes are the attribute `split` before opset 13, the input since; without them equal parts (and
 // from opset 18, num_outputs parts of ceil(size / num_outputs), the last one smaller).
-void split(ImportContext& c, const OnnxNodeDef& n) {
+void convertSplit(ImportContext& c, const OnnxNodeDef& n) {
   const Value& x = c.layer(n, 0);
   const int64_t rank = static_cast<int64_t>(x.shape.size()) + 1;
   int64_t axis = c.intAttr(n, "axis", 0);
@@ -315,7 +315,7 @@ void split(ImportContext& c, const OnnxNodeDef& n) {
 
 // --- pooling ------------------------------------------------------------------------------------
 
-void pooling(ImportContext& c, const OnnxNodeDef& n, bool isMax) {
+void convertPooling(ImportContext& c, const OnnxNodeDef& n, bool isMax) {
   Value x = c.value(n, 0);
   if (x.kind == Value::Kind::Constant) c.layer(n, 0);
   if (isMax && x.kind == Value::Kind::Padded)
@@ -369,7 +369,7 @@ void pooling(ImportContext& c, const OnnxNodeDef& n, bool isMax) {
   c.addLayer(n, isMax ? "MaxPooling" : "AveragePooling", {&x}, params);
 }
 
-void globalPooling(ImportContext& c, const OnnxNodeDef& n, bool isMax) {
+void convertGlobalPooling(ImportContext& c, const OnnxNodeDef& n, bool isMax) {
   const Value& x = c.layer(n, 0);
   if (x.shape.size() != 3) c.fail(n, format("pools a ({}) input; (channels, height, width) expected", shapeToString(x.shape)));
   if (!isMax) return (void)c.addLayer(n, "GlobalAveragePooling", {&x});
@@ -380,7 +380,7 @@ void globalPooling(ImportContext& c, const OnnxNodeDef& n, bool isMax) {
 // ReduceMean over height and width is global average pooling (as tf2onnx writes it); over other
 // per-sample axes it is a Mean layer. Its axes are an attribute before opset 18 and an input since
 // (then with noop_with_empty_axes).
-void reduceMean(ImportContext& c, const OnnxNodeDef& n) {
+void convertReduceMean(ImportContext& c, const OnnxNodeDef& n) {
   const Value& x = c.layer(n, 0);
   std::vector<int64_t> axes = c.intsAttr(n, "axes", {});
   if (axes.empty() && c.present(n, 1)) axes = intsOfConstant(c, n, 1, "axes");
@@ -417,7 +417,7 @@ void reduceMean(ImportContext& c, const OnnxNodeDef& n) {
 
 // A Pad of zeros on both sides of height and width, kept until the Conv or AveragePool after it
 // takes it as its own padding.
-void pad(ImportContext& c, const OnnxNodeDef& n) {
+void convertPad(ImportContext& c, const OnnxNodeDef& n) {
   const Value& x = c.layer(n, 0);
   const std::string mode = c.stringAttr(n, "mode", "constant");
   std::vector<int64_t> pads = c.opset() < 11 ? c.intsAttr(n, "pads", {}) : intsOfConstant(c, n, 1, "pads");
@@ -453,7 +453,7 @@ void pad(ImportContext& c, const OnnxNodeDef& n) {
   c.note(format("Pad '{}' became the padding of the layer that reads it", n.name));
 }
 
-void dropout(ImportContext& c, const OnnxNodeDef& n) {
+void convertDropout(ImportContext& c, const OnnxNodeDef& n) {
   const Value& x = c.layer(n, 0);
   c.onlyFirstOutputUsed(n);
   double ratio = 0.5;
@@ -468,21 +468,21 @@ void dropout(ImportContext& c, const OnnxNodeDef& n) {
 
 void addShapeConverters(ConverterTable& t) {
   addResizeConverters(t);
-  t["Reshape"] = reshape;
-  t["Flatten"] = flatten;
-  t["Squeeze"] = squeezeOrUnsqueeze;
-  t["Unsqueeze"] = squeezeOrUnsqueeze;
-  t["Concat"] = concat;
-  t["Transpose"] = transpose;
-  t["Slice"] = slice;
-  t["Split"] = split;
-  t["MaxPool"] = [](ImportContext& c, const OnnxNodeDef& n) { pooling(c, n, true); };
-  t["AveragePool"] = [](ImportContext& c, const OnnxNodeDef& n) { pooling(c, n, false); };
-  t["GlobalAveragePool"] = [](ImportContext& c, const OnnxNodeDef& n) { globalPooling(c, n, false); };
-  t["GlobalMaxPool"] = [](ImportContext& c, const OnnxNodeDef& n) { globalPooling(c, n, true); };
-  t["ReduceMean"] = reduceMean;
-  t["Pad"] = pad;
-  t["Dropout"] = dropout;
+  t["Reshape"] = convertReshape;
+  t["Flatten"] = convertFlatten;
+  t["Squeeze"] = convertSqueezeOrUnsqueeze;
+  t["Unsqueeze"] = convertSqueezeOrUnsqueeze;
+  t["Concat"] = convertConcat;
+  t["Transpose"] = convertTranspose;
+  t["Slice"] = convertSlice;
+  t["Split"] = convertSplit;
+  t["MaxPool"] = [](ImportContext& c, const OnnxNodeDef& n) { convertPooling(c, n, true); };
+  t["AveragePool"] = [](ImportContext& c, const OnnxNodeDef& n) { convertPooling(c, n, false); };
+  t["GlobalAveragePool"] = [](ImportContext& c, const OnnxNodeDef& n) { convertGlobalPooling(c, n, false); };
+  t["GlobalMaxPool"] = [](ImportContext& c, const OnnxNodeDef& n) { convertGlobalPooling(c, n, true); };
+  t["ReduceMean"] = convertReduceMean;
+  t["Pad"] = convertPad;
+  t["Dropout"] = convertDropout;
   t["Identity"] = [](ImportContext& c, const OnnxNodeDef& n) {
     c.value(n, 0);
     c.alias(n);
