@@ -63,6 +63,18 @@ struct DeviceOptions {
   bool deterministic = false;  // same results on every run (cuDNN's deterministic algorithms)
 };
 
+// Note [GPUs across processes]: under mpirun a kind with makeJobGroup gives every process the
+// part of one group over all the job's devices (NCCL's ranks across processes and machines), in
+// place of a group per process joined over MPI. The leader makes the job's id (makeJobId: NCCL's
+// unique id, in hex), which reaches every process through the job's channel; then each process
+// makes its part with its own devices, ranks firstRank to firstRank + localIds.size() - 1.
+struct JobGroupPlacement {
+  std::string jobId;                       // the leader's makeJobId(), the same in every process
+  int firstRank = 0;                       // the job rank of localIds[0]
+  std::vector<std::string> jobDeviceIds;   // every rank's device, for messages ("rank1/cuda:0")
+  std::vector<std::string> localIds;       // this process's devices ("cuda:0"), in rank order
+};
+
 struct DeviceKind {
   std::string kind;  // "cpu", "cuda": the part of a device id before ':'
   // What the build carries for this kind, for `netsmith-cli --version` ("compute_75 PTX and sm_90"
@@ -76,6 +88,11 @@ struct DeviceKind {
   // All workers of a run are of one kind. deviceIds[r] names rank r in errors.
   std::function<std::unique_ptr<CommunicatorGroup>(const std::vector<std::string>& deviceIds, double timeoutSeconds)>
       makeGroup;
+  // Optional, both or neither: one group over the devices of every process of an mpirun job
+  // (Note [GPUs across processes]). Without them, the groups of the processes are joined over MPI.
+  std::function<std::string()> makeJobId;
+  std::function<std::unique_ptr<CommunicatorGroup>(const JobGroupPlacement& placement, double timeoutSeconds)>
+      makeJobGroup;
   // Optional: called on the worker's thread after makeContext, before any collective, to attach
   // the worker's device to its rank (the NCCL communicator queues on the device's streams).
   std::function<void(CommunicatorGroup& group, int rank, DeviceContext& device)> attachWorker;

@@ -22,7 +22,7 @@ namespace {
 
 class NcclCommunicator final : public Communicator {
  public:
-  NcclCommunicator(std::shared_ptr<NcclGroup::Shared> shared, int rank) : m_shared(std::move(shared)), m_rank(rank) {}
+  NcclCommunicator(std::shared_ptr<NcclGroup::Shared> shared, int local) : m_shared(std::move(shared)), m_local(local) {}
   ~NcclCommunicator() override {
     GpuRuntime& runtime = gpuRuntime();
     if (m_ready) runtime.eventDestroy(m_ready);
@@ -33,7 +33,7 @@ class NcclCommunicator final : public Communicator {
     if (m_one) runtime.free(m_one);
   }
 
-  int rank() const override { return m_rank; }
+  int rank() const override { return m_shared->firstRank + m_local; }
   int size() const override { return static_cast<int>(m_shared->names.size()); }
   const std::string& deviceName(int rank) const override { return m_shared->names.at(static_cast<size_t>(rank)); }
 
@@ -132,7 +132,7 @@ class NcclCommunicator final : public Communicator {
     if (queued.empty()) return {};
     GpuRuntime& runtime = gpuRuntime();
     m_device->makeCurrent();
-    ncclComm_t comm = m_shared->comms[static_cast<size_t>(m_rank)];
+    ncclComm_t comm = m_shared->comms[static_cast<size_t>(m_local)];
     const cudaEvent_t backwardDone = timedEvent(m_marks, lastMark);
     const cudaEvent_t allDone = timedEvent(m_dones, queued.back());
     // This GPU's own backward pass first, however long it takes: the timeout is for the peers.
@@ -170,7 +170,7 @@ class NcclCommunicator final : public Communicator {
     run("barrier", [&](ncclComm_t comm, cudaStream_t s) { return gpuRuntime().allReduceSum(m_one, m_one, 1, comm, s); });
   }
   void abort(const std::string& reason) override {
-    m_shared->abortWith(format("{} failed: {}", deviceName(m_rank), reason), m_rank);
+    m_shared->abortWith(format("{} failed: {}", deviceName(rank()), reason), rank());
   }
 
  private:
@@ -192,20 +192,31 @@ class NcclCommunicator final : public Communicator {
     ncclComm_t comm = nullptr;
     {
       std::lock_guard lock(m_shared->mutex);
-      comm = std::exchange(m_shared->comms[static_cast<size_t>(m_rank)], nullptr);
+      comm = std::exchange(m_shared->comms[static_cast<size_t>(m_local)], nullptr);
     }
     if (comm) gpuRuntime().commAbort(comm);
   }
 
-  // The rank that has started the fewest collectives: the one the others wait for.
+  // The rank that has started the fewest collectives: the one the others wait for. Only this
+  // process's counts are known; when its ranks are all as far as this one and the job has ranks in
+  // other processes, the late one is there: -1.
   int lateRank() const {
     int late = -1;
     int64_t fewest = 0;
-    for (int r = 0; r < size(); ++r) {
+    for (int r = 0; r < m_shared->localCount(); ++r) {
       const int64_t c = m_shared->calls[static_cast<size_t>(r)].load();
       if (late < 0 || c < fewest) late = r, fewest = c;
     }
-    return late;
+    if (m_shared->localCount() < size() && fewest == m_shared->calls[static_cast<size_t>(m_local)].load()) return -1;
+    return m_shared->firstRank + late;
+  }
+  std::string lateName(int late) const {
+    if (late >= 0) return deviceName(late);
+    std::string others;
+    for (int r = 0; r < size(); ++r)
+      if (r < m_shared->firstRank || r >= m_shared->firstRank + m_shared->localCount())
+        others += (others.empty() ? "" : ", ") + deviceName(r);
+    return "a GPU of another process (one of " + others + ")";
   }
 
   // Polls until done() says true. Throws CommError (after aborting this rank's communicator) when
@@ -220,7 +231,7 @@ class NcclCommunicator final : public Communicator {
       const double waited = std::chrono::duration<double>(Clock::now() - start).count();
       if (bounded && waited > m_shared->timeoutSeconds) {
         const int late = lateRank();
-        m_shared->abortWith(format("{} did not reach the {} within {} s (NCCL collective aborted)", deviceName(late),
+        m_shared->abortWith(format("{} did not reach the {} within {} s (NCCL collective aborted)", lateName(late),
                                    what, m_shared->timeoutSeconds),
                             late);
         throwAborted();
@@ -241,13 +252,13 @@ class NcclCommunicator final : public Communicator {
   // Returns without waiting for the device.
   template <typename Call, typename After>
   void enqueue(const char* what, cudaEvent_t gate, Call&& call, After&& after, cudaEvent_t done) {
-    NS_CHECK(m_device, "{}: the NCCL communicator of rank {} has no device attached (a bug)", deviceName(m_rank),
-             m_rank);
+    NS_CHECK(m_device, "{}: the NCCL communicator of rank {} has no device attached (a bug)", deviceName(rank()),
+             rank());
     if (m_shared->aborted.load()) throwAborted();
-    m_shared->calls[static_cast<size_t>(m_rank)].fetch_add(1);
+    m_shared->calls[static_cast<size_t>(m_local)].fetch_add(1);
     m_device->makeCurrent();
     GpuRuntime& runtime = gpuRuntime();
-    ncclComm_t comm = m_shared->comms[static_cast<size_t>(m_rank)];
+    ncclComm_t comm = m_shared->comms[static_cast<size_t>(m_local)];
     const cudaStream_t commStream = m_device->commStream();
     NS_CUDA_CHECK(runtime.streamWaitEvent(commStream, gate));
     const ncclResult_t queued = call(comm, commStream);
@@ -267,13 +278,13 @@ class NcclCommunicator final : public Communicator {
   // when it has completed, the compute stream ordered after it.
   template <typename Call, typename After = void (*)(cudaStream_t)>
   void run(const char* what, Call&& call, After&& after = [](cudaStream_t) {}) {
-    NS_CHECK(m_device, "{}: the NCCL communicator of rank {} has no device attached (a bug)", deviceName(m_rank),
-             m_rank);
+    NS_CHECK(m_device, "{}: the NCCL communicator of rank {} has no device attached (a bug)", deviceName(rank()),
+             rank());
     m_device->makeCurrent();
     GpuRuntime& runtime = gpuRuntime();
     NS_CUDA_CHECK(runtime.eventRecord(m_ready, m_device->stream()));
     enqueue(what, m_ready, call, after, m_done);
-    ncclComm_t comm = m_shared->comms[static_cast<size_t>(m_rank)];
+    ncclComm_t comm = m_shared->comms[static_cast<size_t>(m_local)];
     waitOwnWork(comm, what, m_ready);
     waitFor(comm, what, Clock::now(), [&] { return completed(m_done, what); });
     checkAsyncError(comm, what);
@@ -368,7 +379,7 @@ class NcclCommunicator final : public Communicator {
   }
 
   std::shared_ptr<NcclGroup::Shared> m_shared;
-  int m_rank;
+  int m_local;  // this rank's index among its process's ranks (NcclGroup::Shared's vectors)
   CudaDeviceContext* m_device = nullptr;
   cudaEvent_t m_ready = nullptr;
   cudaEvent_t m_done = nullptr;
@@ -385,8 +396,8 @@ class NcclCommunicator final : public Communicator {
 
 }  // namespace
 
-std::unique_ptr<Communicator> makeNcclRank(std::shared_ptr<NcclGroup::Shared> shared, int rank) {
-  return std::make_unique<NcclCommunicator>(std::move(shared), rank);
+std::unique_ptr<Communicator> makeNcclRank(std::shared_ptr<NcclGroup::Shared> shared, int local) {
+  return std::make_unique<NcclCommunicator>(std::move(shared), local);
 }
 
 void attachNcclRank(Communicator& rank, CudaDeviceContext& device) { static_cast<NcclCommunicator&>(rank).attach(device); }

@@ -1,5 +1,6 @@
 // NcclGroup: the communicators of N GPU worker threads of one process, one NCCL rank per GPU
-// (DESIGN.md §8), implementing engine/comm/communicator.h. Built by the CUDA backend's device kind
+// (DESIGN.md §8), implementing engine/comm/communicator.h — or, under mpirun, this process's part
+// of one group over the job's GPUs (Note [GPUs across processes]). Built by the CUDA backend's device kind
 // (engine/backend/cuda/cuda_backend.cpp) when a run trains on cuda:N devices.
 //
 // Note [NCCL collectives]
@@ -49,6 +50,12 @@ class NcclGroup final : public CommunicatorGroup {
   // deviceIds: "cuda:N" per rank, distinct GPUs. Creates the NCCL communicators (all ranks, from
   // this thread). Throws Error when there is no driver or NCCL fails to start.
   NcclGroup(const std::vector<std::string>& deviceIds, double timeoutSeconds);
+  // This process's part of a group over the GPUs of every process of an mpirun job (Note [GPUs
+  // across processes]): placement.localIds become ranks firstRank, firstRank + 1, ...; every
+  // process must make its part with the same jobId, from newJobId() on one of them.
+  NcclGroup(const JobGroupPlacement& placement, double timeoutSeconds);
+  // A new NCCL unique id, in hex, for JobGroupPlacement::jobId.
+  static std::string newJobId();
   ~NcclGroup() override;
   NcclGroup(const NcclGroup&) = delete;
   NcclGroup& operator=(const NcclGroup&) = delete;

@@ -1,5 +1,6 @@
 // NcclGroup (nccl_communicator.h): starting the group's NCCL communicators together, and ending
 // them — finalized when the run went well, aborted after a failure.
+#include <cctype>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -56,11 +57,49 @@ void waitAllReady(const std::vector<ncclComm_t>& comms, const std::vector<std::s
 
 }  // namespace
 
+std::string NcclGroup::newJobId() {
+  ncclUniqueId uid;
+  NS_NCCL_CHECK(gpuRuntime().getUniqueId(&uid));
+  static const char* kHex = "0123456789abcdef";
+  std::string hex;
+  for (char c : uid.internal) {
+    const auto b = static_cast<unsigned char>(c);
+    hex += kHex[b >> 4];
+    hex += kHex[b & 15];
+  }
+  return hex;
+}
+
+namespace {
+
+ncclUniqueId uniqueIdFromHex(const std::string& hex) {
+  ncclUniqueId uid;
+  NS_CHECK(hex.size() == 2 * sizeof uid.internal, "the job's NCCL id has {} hex digits, expected {}", hex.size(),
+           2 * sizeof uid.internal);
+  auto digit = [&](char c) {
+    NS_CHECK(std::isxdigit(static_cast<unsigned char>(c)), "the job's NCCL id is not hexadecimal");
+    return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+  };
+  for (size_t i = 0; i < sizeof uid.internal; ++i)
+    uid.internal[i] = static_cast<char>(digit(hex[2 * i]) * 16 + digit(hex[2 * i + 1]));
+  return uid;
+}
+
+}  // namespace
+
 NcclGroup::NcclGroup(const std::vector<std::string>& deviceIds, double timeoutSeconds)
+    : NcclGroup(JobGroupPlacement{"", 0, deviceIds, deviceIds}, timeoutSeconds) {}
+
+NcclGroup::NcclGroup(const JobGroupPlacement& placement, double timeoutSeconds)
     : m_shared(std::make_shared<Shared>()) {
+  const std::vector<std::string>& deviceIds = placement.localIds;
   const int n = static_cast<int>(deviceIds.size());
+  const int jobRanks = static_cast<int>(placement.jobDeviceIds.size());
   NS_CHECK(n >= 1, "NCCL needs at least one GPU");
-  m_shared->names = deviceIds;
+  NS_CHECK(placement.firstRank >= 0 && placement.firstRank + n <= jobRanks,
+           "NCCL ranks {} to {} of a job of {} (a bug)", placement.firstRank, placement.firstRank + n - 1, jobRanks);
+  m_shared->names = placement.jobDeviceIds;
+  m_shared->firstRank = placement.firstRank;
   m_shared->timeoutSeconds = timeoutSeconds;
   m_shared->calls = std::make_unique<std::atomic<int64_t>[]>(static_cast<size_t>(n));
   for (int r = 0; r < n; ++r) m_shared->calls[static_cast<size_t>(r)] = 0;
@@ -75,19 +114,23 @@ NcclGroup::NcclGroup(const std::vector<std::string>& deviceIds, double timeoutSe
     m_shared->ordinals.push_back(ordinal);
   }
   m_shared->comms.assign(static_cast<size_t>(n), nullptr);
+  std::vector<std::string> localNames;
+  for (int r = 0; r < n; ++r) localNames.push_back(placement.jobDeviceIds[static_cast<size_t>(placement.firstRank + r)]);
   GpuRuntime& runtime = gpuRuntime();
   try {
     ncclUniqueId uid;
-    NS_NCCL_CHECK(runtime.getUniqueId(&uid));
+    if (placement.jobId.empty()) NS_NCCL_CHECK(runtime.getUniqueId(&uid));
+    else uid = uniqueIdFromHex(placement.jobId);
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;
     NS_NCCL_CHECK(runtime.groupStart());
     for (int r = 0; r < n; ++r) {
       NS_CUDA_CHECK(runtime.setDevice(m_shared->ordinals[static_cast<size_t>(r)]));
-      NS_NCCL_CHECK(runtime.commInitRank(&m_shared->comms[static_cast<size_t>(r)], n, uid, r, &config));
+      NS_NCCL_CHECK(runtime.commInitRank(&m_shared->comms[static_cast<size_t>(r)], jobRanks, uid,
+                                         placement.firstRank + r, &config));
     }
     NS_NCCL_CHECK(runtime.groupEnd());
-    waitAllReady(m_shared->comms, deviceIds, timeoutSeconds);
+    waitAllReady(m_shared->comms, localNames, timeoutSeconds);
   } catch (...) {
     // A communicator left alive keeps NCCL's threads (and a peer's init) waiting: abort them all.
     for (size_t r = 0; r < m_shared->comms.size(); ++r) {

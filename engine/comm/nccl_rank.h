@@ -16,8 +16,11 @@
 
 namespace netsmith::cuda {
 
+// The vectors but `names` hold this process's ranks (Note [GPUs across processes]): local index l
+// is job rank firstRank + l; `names` holds every rank of the job.
 struct NcclGroup::Shared {
   std::vector<std::string> names;
+  int firstRank = 0;
   std::vector<int> ordinals;
   double timeoutSeconds = 60;
   std::vector<ncclComm_t> comms;
@@ -26,6 +29,8 @@ struct NcclGroup::Shared {
   std::atomic<bool> aborted{false};
   std::string abortMessage;  // guarded by mutex; the first reason wins
   int culprit = -1;
+
+  int localCount() const { return static_cast<int>(ordinals.size()); }
 
   void abortWith(const std::string& message, int rank) {
     std::lock_guard lock(mutex);
@@ -36,8 +41,8 @@ struct NcclGroup::Shared {
   }
 };
 
-// Rank `rank` of the group: Note [NCCL collectives].
-std::unique_ptr<Communicator> makeNcclRank(std::shared_ptr<NcclGroup::Shared> shared, int rank);
+// This process's rank number `local` of the group: Note [NCCL collectives].
+std::unique_ptr<Communicator> makeNcclRank(std::shared_ptr<NcclGroup::Shared> shared, int local);
 // The worker's device for a rank made by makeNcclRank (its first collective, a warm-up, runs here).
 void attachNcclRank(Communicator& rank, CudaDeviceContext& device);
 

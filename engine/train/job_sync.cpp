@@ -79,9 +79,27 @@ void JobSync::assignWorkers(const std::vector<DevicePlan>& planDevices) {
 }
 
 void JobSync::connect(const DeviceKind& kind, const std::vector<std::string>& groupIds, double timeoutS) {
-  m_group = kind.makeGroup(groupIds, m_job->processes() > 1 ? 2 * timeoutS + 5 : timeoutS);
   std::vector<std::string> jobIds;
   for (const auto& w : m_jobWorkers) jobIds.push_back(w.id);
+  if (m_job->processes() > 1 && kind.makeJobGroup) {
+    // Note [GPUs across processes]: one group over the job's devices. A process that cannot make
+    // the id (no GPU on the leader) says so on every process instead of leaving them waiting.
+    std::string jobId;
+    std::string failure;
+    if (m_job->leader()) {
+      try {
+        jobId = kind.makeJobId();
+      } catch (const Error& e) {
+        failure = e.what();
+      }
+    }
+    const Json decision = m_job->agree({{"job_id", jobId}, {"failure", failure}});
+    NS_CHECK(decision.value("failure", "").empty(), "rank 0 ({}) could not start the job's group: {}", m_job->host(0),
+             decision.value("failure", ""));
+    m_group = kind.makeJobGroup({decision.value("job_id", ""), m_firstJobWorker, jobIds, groupIds}, timeoutS);
+    return;
+  }
+  m_group = kind.makeGroup(groupIds, m_job->processes() > 1 ? 2 * timeoutS + 5 : timeoutS);
   if (MpiJob* mpi = m_job->mpi())
     for (int w = 0; w < static_cast<int>(m_workers.size()); ++w)
       m_jobComms.push_back(std::make_unique<HierarchicalCommunicator>(m_group->communicator(w), *mpi, jobIds,

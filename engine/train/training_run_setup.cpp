@@ -269,10 +269,8 @@ void TrainingRun::startWorkers() {
     NS_CHECK(&deviceKindOf(localDeviceId(id)) == &kind, "parallel.devices: {} and {} are of different kinds; train on "
              "devices of one kind (all cpu:N or all cuda:N)", ids[0], id);
   const bool acrossProcesses = m_sync.processes() > 1;
-  NS_CHECK(!acrossProcesses || kind.kind == "cpu",
-           "parallel.devices: {} under mpirun: training GPUs across processes (NCCL set up over MPI) is not in this "
-           "version; under mpirun use CPU workers, or train the GPUs of one machine in one process",
-           ids[0]);
+  NS_CHECK(!acrossProcesses || kind.kind == "cpu" || kind.makeJobGroup,
+           "parallel.devices: {} under mpirun: this build cannot train {} devices across processes", ids[0], kind.kind);
   std::vector<std::string> groupIds = ids;
   if (kind.kind != "cpu")  // other kinds open their devices by their local ids
     for (auto& id : groupIds) id = localDeviceId(id);

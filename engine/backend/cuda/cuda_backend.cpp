@@ -43,6 +43,10 @@ DeviceKind cudaDeviceKind() {
   k.makeGroup = [](const std::vector<std::string>& ids, double timeout) -> std::unique_ptr<CommunicatorGroup> {
     return std::make_unique<NcclGroup>(ids, timeout);
   };
+  k.makeJobId = [] { return NcclGroup::newJobId(); };
+  k.makeJobGroup = [](const JobGroupPlacement& placement, double timeout) -> std::unique_ptr<CommunicatorGroup> {
+    return std::make_unique<NcclGroup>(placement, timeout);
+  };
   k.attachWorker = [](CommunicatorGroup& group, int rank, DeviceContext& device) {
     static_cast<NcclGroup&>(group).attach(rank, cudaContext(device));
   };

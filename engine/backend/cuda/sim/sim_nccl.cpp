@@ -23,11 +23,17 @@
 //   once, on that rank only); the other ranks wait for it, in progress, until aborted.
 // - ncclGroupStart/End: calls between them are held and issued together at ncclGroupEnd (the
 //   inits of several ranks from one thread, as ncclCommInitAll does).
+// - Ranks of one unique id in several processes (mpirun) meet through a folder: Note [Simulated
+//   NCCL across processes] (sim_nccl_folder.cpp).
 #include "engine/backend/cuda/sim/sim_nccl.h"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+
+#include "engine/backend/cuda/sim/sim_nccl_folder.h"
 
 #include "engine/backend/cuda/sim/simulated_runtime.h"
 #include "engine/core/error.h"
@@ -57,6 +63,13 @@ struct Clique {
   int joined = 0;
   std::string broken;  // why the communicator cannot work (two ranks on one GPU)
   std::map<uint64_t, Round> rounds;
+  // Ranks in other processes: set (once every rank has joined the folder) before any member is
+  // ready, read-only after. Rounds then go through the folder.
+  std::string key;
+  std::shared_ptr<CliqueFolder> folder;
+  std::vector<char> inFolder;  // by rank: this process has written the rank's membership
+  bool acrossProcesses = false;
+  bool settled = false;  // ready (or broken) in memory or across processes; guarded by mutex
 };
 
 struct Comm {
@@ -117,6 +130,74 @@ void ringSum(const std::vector<std::vector<float>>& parts, size_t count, std::ve
 
 const char* kindName(SimNccl::Kind kind) { return kind == SimNccl::Kind::AllReduce ? "all-reduce" : "broadcast"; }
 
+// Why the ranks' parts of collective #seq cannot be combined, or empty.
+std::string mismatch(const std::vector<int>& kind, const std::vector<size_t>& count, const std::vector<int>& root,
+                     const std::vector<std::string>& failure, uint64_t seq) {
+  for (size_t q = 0; q < kind.size(); ++q) {
+    if (!failure[q].empty()) return format("rank {} could not take part: {}", q, failure[q]);
+    if (kind[q] != kind[0] || count[q] != count[0] || root[q] != root[0])
+      return format("collective #{} does not match across ranks: rank 0 made a {} of {} floats, rank {} a {} of {} "
+                    "floats",
+                    seq + 1, kindName(static_cast<SimNccl::Kind>(kind[0])), count[0], q,
+                    kindName(static_cast<SimNccl::Kind>(kind[q])), count[q]);
+  }
+  return {};
+}
+
+// This rank's result of a round whose parts are all in: the sum in the ring's order, the root's
+// buffer, or the mismatch as the communicator's error (the buffer untouched).
+void writeResult(Comm& comm, SimNccl::Kind kind, size_t count, int root, const std::vector<std::vector<float>>& data,
+                 const std::string& problem, float* out) {
+  if (!problem.empty()) {
+    comm.setAsyncError(ncclInvalidUsage, problem);
+  } else if (kind == SimNccl::Kind::AllReduce) {
+    std::vector<float> sum;
+    ringSum(data, count, sum);
+    std::memcpy(out, sum.data(), count * sizeof(float));
+  } else {
+    std::memcpy(out, data[static_cast<size_t>(root)].data(), count * sizeof(float));
+  }
+}
+
+// runRound across processes: the parts meet in the clique's folder.
+void runRoundInFolder(Comm& comm, SimNccl::Kind kind, std::vector<float> mine, float* out, size_t count, int root,
+                      uint64_t seq, Stream& stream, const std::string& failure) {
+  CliqueFolder& folder = *comm.clique->folder;
+  RoundPart part;
+  part.kind = static_cast<int>(kind);
+  part.count = count;
+  part.root = root;
+  part.failure = failure;
+  part.data = std::move(mine);
+  folder.put(seq, comm.rank, part);
+  std::optional<std::vector<RoundPart>> parts;
+  while (!(parts = folder.gather(seq, comm.ranks))) {
+    if (comm.aborted.load() || stream.stopping()) {  // this rank's collective ends unfinished
+      --comm.pending;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  const auto n = static_cast<size_t>(comm.ranks);
+  std::vector<int> kinds(n), roots(n);
+  std::vector<size_t> counts(n);
+  std::vector<std::string> failures(n);
+  std::vector<std::vector<float>> data(n);
+  for (size_t q = 0; q < n; ++q) {
+    RoundPart& p = (*parts)[q];
+    kinds[q] = p.kind;
+    counts[q] = p.count;
+    roots[q] = p.root;
+    failures[q] = p.failure;
+    data[q] = std::move(p.data);
+  }
+  const std::string problem = mismatch(kinds, counts, roots, failures, seq);
+  if (out) writeResult(comm, kind, count, root, data, problem, out);
+  folder.finish(seq, comm.rank, comm.ranks);
+  --comm.pending;
+  if (!failure.empty()) throw Fault(failure);
+}
+
 // One rank's part of collective #seq, on its stream's thread: put its input in, wait for every
 // rank (or this rank's abort), check they agree, write its own result.
 void runRound(Comm& comm, SimNccl::Kind kind, const float* send, float* recv, size_t count, int root, uint64_t seq,
@@ -136,6 +217,7 @@ void runRound(Comm& comm, SimNccl::Kind kind, const float* send, float* recv, si
     failure = f.what();
   }
   Clique& clique = *comm.clique;
+  if (clique.acrossProcesses) return runRoundInFolder(comm, kind, std::move(mine), out, count, root, seq, stream, failure);
   std::unique_lock lock(clique.mutex);
   Round& round = clique.rounds[seq];
   if (round.data.empty()) {
@@ -161,26 +243,9 @@ void runRound(Comm& comm, SimNccl::Kind kind, const float* send, float* recv, si
     --comm.pending;
     return;
   }
-  std::string problem;
-  for (size_t q = 0; q < round.kind.size() && problem.empty(); ++q) {
-    if (!round.failure[q].empty()) problem = format("rank {} could not take part: {}", q, round.failure[q]);
-    else if (round.kind[q] != round.kind[0] || round.count[q] != round.count[0] || round.root[q] != round.root[0])
-      problem = format("collective #{} does not match across ranks: rank 0 made a {} of {} floats, rank {} a {} "
-                       "of {} floats",
-                       seq + 1, kindName(static_cast<SimNccl::Kind>(round.kind[0])), round.count[0], q,
-                       kindName(static_cast<SimNccl::Kind>(round.kind[q])), round.count[q]);
-  }
+  const std::string problem = mismatch(round.kind, round.count, round.root, round.failure, seq);
   lock.unlock();
-  if (problem.empty()) {
-    if (kind == SimNccl::Kind::AllReduce) {
-      std::vector<float> sum;
-      ringSum(round.data, count, sum);
-      std::memcpy(out, sum.data(), count * sizeof(float));
-    }
-    else std::memcpy(out, round.data[static_cast<size_t>(root)].data(), count * sizeof(float));
-  } else {
-    comm.setAsyncError(ncclInvalidUsage, problem);
-  }
+  writeResult(comm, kind, count, root, round.data, problem, out);
   lock.lock();
   if (++round.left == clique.ranks) clique.rounds.erase(seq);
   lock.unlock();
@@ -257,7 +322,8 @@ ncclResult_t SimNccl::getUniqueId(ncclUniqueId* id) {
   if (!id) return fail(ncclInvalidArgument, "ncclGetUniqueId: null id");
   std::memset(id, 0, sizeof *id);
   std::lock_guard lock(m_mutex);
-  const std::string text = format("netsmith-sim-nccl-{}-{}", reinterpret_cast<uintptr_t>(this), ++m_ids);
+  // The process id: a unique id travels to other processes (mpirun), whose SimNccl numbers its own.
+  const std::string text = format("netsmith-sim-nccl-{}-{}", static_cast<long>(getpid()), ++m_ids);
   std::memcpy(id->internal, text.data(), std::min(text.size(), sizeof id->internal));
   return ncclSuccess;
 }
@@ -321,7 +387,9 @@ void SimNccl::join(const std::shared_ptr<Comm>& comm) {
     if (!slot) {
       slot = std::make_shared<Clique>();
       slot->ranks = comm->ranks;
+      slot->key = comm->key;
       slot->members.resize(static_cast<size_t>(comm->ranks));
+      slot->inFolder.assign(static_cast<size_t>(comm->ranks), 0);
     }
     clique = slot;
     if (clique->joined + 1 == clique->ranks) m_cliques.erase(comm->key);  // a unique id serves one communicator
@@ -341,11 +409,24 @@ void SimNccl::join(const std::shared_ptr<Comm>& comm) {
       if (other && other != comm && other->device == comm->device)
         clique->broken = format("cuda:{} is both rank {} and rank {}: NCCL needs one GPU per rank",
                                 comm->device->ordinal, other->rank, comm->rank);
-    if (++clique->joined < clique->ranks) return;
+    if (++clique->joined < clique->ranks) {
+      // The other ranks may be in other processes: look for them in the folder, a moment later
+      // (the ranks of this process made in one ncclGroupStart/End have joined by then).
+      if (clique->joined == 1) later(0.002, [this, clique] { settleAcrossProcesses(clique); });
+      return;
+    }
+    if (clique->settled) return;
+    clique->settled = true;  // every rank is in this process: they meet in memory
+    if (clique->folder)
+      for (size_t r = 0; r < clique->inFolder.size(); ++r)
+        if (clique->inFolder[r]) clique->folder->leave(static_cast<int>(r));
     members = clique->members;
   }
-  // Every rank is in: NCCL's threads finish the set-up a moment later.
-  const std::string broken = clique->broken;
+  announce(members, clique->broken);
+}
+
+// Every rank is in: NCCL's threads finish the set-up a moment later.
+void SimNccl::announce(const std::vector<std::shared_ptr<Comm>>& members, const std::string& broken) {
   for (const auto& member : members) {
     if (!member) continue;
     later(delay(0.0002, 0.003), [member, broken] {
@@ -357,6 +438,51 @@ void SimNccl::join(const std::shared_ptr<Comm>& comm) {
       }
     });
   }
+}
+
+// Note [Simulated NCCL across processes]: this process's ranks of an id that has ranks elsewhere
+// join its folder; once every rank is there the communicator works through it.
+void SimNccl::settleAcrossProcesses(const std::shared_ptr<Clique>& clique) {
+  {
+    std::lock_guard lock(clique->mutex);
+    if (clique->settled) return;
+    bool live = false;
+    for (const auto& m : clique->members) live = live || (m && !m->aborted.load());
+    if (!live) return;  // every rank of this process was aborted: nothing waits any more
+    if (!clique->folder) clique->folder = std::make_shared<CliqueFolder>(clique->key.substr(0, clique->key.find('\0')));
+    for (const auto& m : clique->members) {
+      if (!m || clique->inFolder[static_cast<size_t>(m->rank)]) continue;
+      clique->folder->join(m->rank, {static_cast<long>(getpid()), m->device->busId});
+      clique->inFolder[static_cast<size_t>(m->rank)] = 1;
+    }
+  }
+  const auto all = clique->folder->members(clique->ranks);
+  if (!all) {
+    later(0.001, [this, clique] { settleAcrossProcesses(clique); });
+    return;
+  }
+  std::string broken;
+  for (size_t a = 0; a < all->size() && broken.empty(); ++a)
+    for (size_t b = a + 1; b < all->size() && broken.empty(); ++b)
+      if ((*all)[a].busId == (*all)[b].busId)
+        broken = format("rank {} and rank {} are on one GPU (PCI bus {}; NCCL: duplicate GPU detected): give each "
+                        "process of the job its own GPU",
+                        a, b, (*all)[a].busId);
+  std::vector<std::shared_ptr<Comm>> members;
+  {
+    std::lock_guard lock(clique->mutex);
+    if (clique->settled) return;
+    clique->settled = true;
+    clique->acrossProcesses = true;
+    if (clique->broken.empty()) clique->broken = broken;
+    members = clique->members;
+  }
+  {
+    std::lock_guard lock(m_mutex);
+    const auto it = m_cliques.find(clique->key);
+    if (it != m_cliques.end() && it->second == clique) m_cliques.erase(it);
+  }
+  announce(members, clique->broken);
 }
 
 ncclResult_t SimNccl::groupStart() {
@@ -477,6 +603,7 @@ ncclResult_t SimNccl::commAbort(ncclComm_t handle) {
     std::lock_guard lock(comm->clique->mutex);
     comm->clique->changed.notify_all();
   }
+  leaveFolder(*comm);
   return ncclSuccess;
 }
 
@@ -500,12 +627,27 @@ void SimNccl::finishWhenIdle(const std::shared_ptr<Comm>& comm) {
 }
 
 ncclResult_t SimNccl::commDestroy(ncclComm_t handle) {
-  std::lock_guard lock(m_mutex);
-  const auto it = m_live.find(static_cast<void*>(handle));
-  if (it == m_live.end())
-    return fail(ncclInvalidArgument, format("ncclCommDestroy: {} is not a live communicator", static_cast<void*>(handle)));
-  m_live.erase(it);
+  std::shared_ptr<Comm> comm;
+  {
+    std::lock_guard lock(m_mutex);
+    const auto it = m_live.find(static_cast<void*>(handle));
+    if (it == m_live.end())
+      return fail(ncclInvalidArgument,
+                  format("ncclCommDestroy: {} is not a live communicator", static_cast<void*>(handle)));
+    comm = it->second;
+    m_live.erase(it);
+  }
+  leaveFolder(*comm);
   return ncclSuccess;
+}
+
+void SimNccl::leaveFolder(Comm& comm) {
+  if (!comm.clique) return;
+  std::lock_guard lock(comm.clique->mutex);
+  auto& inFolder = comm.clique->inFolder;
+  if (!comm.clique->folder || !inFolder[static_cast<size_t>(comm.rank)]) return;
+  inFolder[static_cast<size_t>(comm.rank)] = 0;
+  comm.clique->folder->leave(comm.rank);
 }
 
 std::string SimNccl::lastError(ncclComm_t handle) {

@@ -54,6 +54,9 @@ class SimNccl {
   std::shared_ptr<Comm> find(ncclComm_t handle, const char* call);
   ncclResult_t fail(ncclResult_t status, std::string detail);
   void join(const std::shared_ptr<Comm>& comm);
+  void announce(const std::vector<std::shared_ptr<Comm>>& members, const std::string& broken);
+  void settleAcrossProcesses(const std::shared_ptr<struct Clique>& clique);
+  void leaveFolder(Comm& comm);
   void finishWhenIdle(const std::shared_ptr<Comm>& comm);  // ncclCommFinalize's completion
   ncclResult_t issue(const std::shared_ptr<Comm>& comm, std::function<void()> enqueue);
   // The proxy thread: runs `task` after `seconds` (NCCL's own threads finishing an operation).
