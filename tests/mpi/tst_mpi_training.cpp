@@ -11,6 +11,7 @@
 
 #include "engine/train/checkpoint.h"
 #include "support/cli_runner.h"
+#include "support/mpi_runner.h"
 #include "support/train_runner.h"
 
 using namespace netsmith::test;
@@ -18,36 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-QStringList mpirunArgs(int processes, const QStringList& cliArgs, bool survivorsReport = false) {
-  QStringList args{"--oversubscribe"};
-  // Without it Open MPI ends the whole job itself when a rank dies (docs/cluster.md).
-  if (survivorsReport) args << "--mca" << "orte_enable_recovery" << "1";
-  args << "-np" << QString::number(processes) << cliPath();
-  return args + cliArgs;
-}
-
-CliRun mpirun(int processes, const QStringList& cliArgs, bool survivorsReport = false,
-              const std::function<void(const Json&, QProcess&)>& onEvent = {}) {
-  return runProcess("mpirun", mpirunArgs(processes, cliArgs, survivorsReport), 600000, onEvent);
-}
-
 std::string shaOf(const CliRun& run) { return run.last("finished").value("parameters_sha256", ""); }
-
-// The pid of the netsmith-cli process of `rank` whose command line mentions `marker`.
-pid_t findRank(const std::string& marker, int rank) {
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream cmd(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(cmd)), {});
-    if (cmdline.find("netsmith-cli") == std::string::npos || cmdline.find(marker) == std::string::npos) continue;
-    if (cmdline.find("mpirun") == 0) continue;
-    std::ifstream env(entry.path() / "environ");
-    std::string environ((std::istreambuf_iterator<char>(env)), {});
-    if (environ.find("OMPI_COMM_WORLD_RANK=" + std::to_string(rank) + '\0') != std::string::npos) return std::stoi(name);
-  }
-  return -1;
-}
 
 }  // namespace
 
@@ -62,13 +34,7 @@ class MpiTrainingTest : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(m_dir.isValid());
-    // mpirun refuses to start as root unless told; CI containers often run as root.
-    qputenv("OMPI_ALLOW_RUN_AS_ROOT", "1");
-    qputenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    // Containers often forbid the cross-memory attach Open MPI's shared-memory transport uses.
-    qputenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
-    const CliRun version = runProcess("mpirun", {"--version"}, 30000);
-    if (version.exitCode != 0) QSKIP("mpirun (Debian's openmpi-bin) is not installed");
+    if (!prepareMpirun()) QSKIP("mpirun (Debian's openmpi-bin) is not installed");
   }
 
   void sameWeightsAsOneProcess_data() {

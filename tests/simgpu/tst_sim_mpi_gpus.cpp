@@ -2,22 +2,22 @@
 // simulated GPUs, each process trains its own GPUs, and one NCCL communicator spans the job
 // (simulated NCCL meets across processes through its folder: Note [Simulated NCCL across
 // processes]). The weights must be those of one process training the same GPUs; two processes
-// on one GPU fail at start with a message that says so.
+// on one GPU fail at start with a message that says so; a rank killed mid-run is named within
+// the timeout and the run resumes to the weights of a run never stopped.
 // netsmith-test-labels: mpi
+#include <signal.h>
+
 #include <QTemporaryDir>
 #include <QtTest>
+#include <fstream>
 
 #include "support/cli_runner.h"
+#include "support/mpi_runner.h"
 #include "support/train_runner.h"
 
 using namespace netsmith::test;
 
 namespace {
-
-CliRun mpirun(int processes, const QStringList& cliArgs, int timeoutMs = 600000) {
-  return runProcess("mpirun", QStringList{"--oversubscribe", "-np", QString::number(processes), cliPath()} + cliArgs,
-                    timeoutMs);
-}
 
 std::string shaOf(const CliRun& run) { return run.last("finished").value("parameters_sha256", ""); }
 
@@ -34,11 +34,7 @@ class SimMpiGpusTest : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(m_dir.isValid());
-    qputenv("OMPI_ALLOW_RUN_AS_ROOT", "1");
-    qputenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    qputenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
-    const CliRun version = runProcess("mpirun", {"--version"}, 30000);
-    if (version.exitCode != 0) QSKIP("mpirun (Debian's openmpi-bin) is not installed");
+    if (!prepareMpirun()) QSKIP("mpirun (Debian's openmpi-bin) is not installed");
   }
 
   // The job's GPUs as ranks list them, against one process on the same GPUs: reproducible mode
@@ -95,6 +91,58 @@ class SimMpiGpusTest : public QObject {
     QVERIFY(job.exitCode != 0);
     QVERIFY2(job.stderrText.contains("one GPU") && job.stderrText.contains("duplicate GPU"), job.stderrText.constData());
     QVERIFY2(clock.elapsed() < 60000, qPrintable(QString("took %1 ms").arg(clock.elapsed())));
+  }
+
+  // SIGKILL of rank 1 in epoch 2: rank 0, in an NCCL collective or waiting for the job's word,
+  // names the lost rank within the timeout; the resumed job ends with the hash of one process
+  // trained without a stop (reproducible mode).
+  void killedRankIsNamedAndTheRunResumes() {
+    Json p = sampleProject("fashion_mnist_mlp");
+    p["config"]["deterministic"] = true;
+    p["parallel"]["lr_policy"] = "keep_logical_batch";
+    p["parallel"]["timeout_s"] = 5;
+    p["parallel"]["devices"] = {"rank0/cuda:0", "rank1/cuda:1"};
+    const QString path = project("kill", p);
+    const QStringList common{"--max-epoch", "3", "--train-samples", "3200", "--validation-samples", "256"};
+    const CliRun reference = runCli(QStringList{"train", path, "--devices", "cuda:0,cuda:1", "--run-dir",
+                                                runDir("kill-reference"), "--events", "-"} + common);
+    QVERIFY2(reference.exitCode == 0, reference.stderrText.constData());
+    const QString dir = runDir("killed");
+    QElapsedTimer sinceKill;
+    pid_t victim = -1;
+    const CliRun run = mpirun(2, QStringList{"train", path, "--run-dir", dir, "--events", "-"} + common, true,
+                              [&](const Json& e, QProcess&) {
+                                if (victim < 0 && e.value("event", "") == "iteration" && e.value("epoch", 0) >= 2) {
+                                  victim = findRank(dir.toStdString(), 1);
+                                  if (victim > 0) {
+                                    ::kill(victim, SIGKILL);
+                                    sinceKill.start();
+                                  }
+                                }
+                              });
+    QVERIFY2(victim > 0, "rank 1 was not found to kill");
+    const Json finished = run.last("finished");
+    QCOMPARE(finished.value("status", ""), std::string("failed"));
+    const std::string message = finished.value("message", "");
+    QVERIFY2((message.find("rank 1 (") != std::string::npos || message.find("rank1/cuda:1") != std::string::npos) &&
+                 message.find("within 5 s") != std::string::npos,
+             message.c_str());
+    qInfo() << "rank 0 reported the lost rank" << sinceKill.elapsed() << "ms after the kill:" << message.c_str();
+    QVERIFY(sinceKill.elapsed() < 30000);
+    // As in tst_mpi_training: the resumed job gets the default timeout (a loaded CI machine).
+    {
+      const std::string snapshot = (dir + "/project.nsproj").toStdString();
+      std::ifstream in(snapshot);
+      Json saved = Json::parse(in);
+      in.close();
+      saved["parallel"]["timeout_s"] = 60;
+      std::ofstream(snapshot) << saved.dump(2) << "\n";
+    }
+    const CliRun resumed = mpirun(2, {"train", "--resume", dir, "--accept-edited-settings", "--events", "-"});
+    QVERIFY2(resumed.exitCode == 0, resumed.stderrText.constData());
+    QCOMPARE(resumed.last("finished").value("status", ""), std::string("completed"));
+    QVERIFY(!resumed.ofKind("resumed_from_checkpoint").empty());
+    QCOMPARE(shaOf(resumed), shaOf(reference));
   }
 };
 

@@ -14,8 +14,11 @@
 // the ranks meet in memory (sim_nccl.cpp), as before.
 #include "engine/backend/cuda/sim/sim_nccl_folder.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -99,8 +102,14 @@ std::optional<std::vector<CliqueMember>> CliqueFolder::members(int ranks) const 
 void CliqueFolder::leave(int rank) {
   std::error_code ec;
   fs::remove(fs::path(m_path) / format("member-{}", rank), ec);
-  for (const auto& entry : fs::directory_iterator(m_path, ec))
-    if (entry.path().filename().string().rfind("member-", 0) == 0) return;
+  for (const auto& entry : fs::directory_iterator(m_path, ec)) {
+    if (entry.path().filename().string().rfind("member-", 0) != 0) continue;
+    // A member whose process is gone (killed) does not hold the folder: the simulated GPUs of a
+    // job are all on this machine, so its process id says whether it still runs.
+    const auto text = readWhole(entry.path());
+    const long pid = text ? std::atol(text->c_str()) : 0;
+    if (pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)) return;
+  }
   fs::remove_all(m_path, ec);
 }
 
