@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "engine/core/error.h"
@@ -23,6 +24,11 @@ void JobSync::join(ParallelConfig& parallel) {
 // of the job), or list plain devices, which every process then trains (and worker_load is per
 // process, repeated). The list is in rank order, so each process's devices are consecutive
 // global ranks (Note [Reduction across processes]); the leader's list is the one all use.
+// Plain GPUs are the local rank's (Note [GPUs across processes]): the process with local rank L
+// (the L-th of the job's processes on its host) trains cuda:(N + L × the list's length) for each
+// listed cuda:N, so that `mpirun -np 2` on a machine with two GPUs puts one process on each —
+// unless CUDA_VISIBLE_DEVICES is set (Slurm's --gpus-per-task, a wrapper script), which already
+// gives each process its own GPUs as its cuda:0, cuda:1, ...
 void JobSync::nameJobDevices(ParallelConfig& parallel) {
   auto& devices = parallel.devices;
   const bool ranked = std::any_of(devices.begin(), devices.end(), [](const std::string& d) { return d.find('/') != std::string::npos; });
@@ -48,9 +54,16 @@ void JobSync::nameJobDevices(ParallelConfig& parallel) {
     }
   } else {
     std::vector<double> loads;
+    const bool gpusPerProcess = std::getenv("CUDA_VISIBLE_DEVICES") != nullptr;
     for (int r = 0; r < processes; ++r) {
+      int localRank = 0;
+      for (int q = 0; q < r; ++q) localRank += m_job->host(q) == m_job->host(r) ? 1 : 0;
       for (size_t i = 0; i < devices.size(); ++i) {
-        job.push_back(format("rank{}/{}", r, devices[i]));
+        std::string device = devices[i];
+        if (device.rfind("cuda:", 0) == 0 && device.size() > 5 && device.find_first_not_of("0123456789", 5) == std::string::npos &&
+            !gpusPerProcess && localRank > 0)
+          device = format("cuda:{}", std::stoi(device.substr(5)) + localRank * static_cast<int>(devices.size()));
+        job.push_back(format("rank{}/{}", r, device));
         if (!parallel.workerLoad.empty()) loads.push_back(parallel.workerLoad[i]);
       }
     }

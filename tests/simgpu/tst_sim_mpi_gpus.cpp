@@ -77,8 +77,39 @@ class SimMpiGpusTest : public QObject {
     QCOMPARE(job.last("iteration")["devices"].size(), size_t(jobDevices.size()));
   }
 
-  // Two processes of one machine both told to train "cuda:0" are on one GPU: NCCL refuses it at
-  // start, and the run says which GPU and what to do, well before parallel.timeout_s.
+  // A plain GPU list is the local rank's (Note [GPUs across processes]): "cuda:0" under
+  // mpirun -np 2 on one machine is rank0/cuda:0 and rank1/cuda:1. With CUDA_VISIBLE_DEVICES set
+  // per process (mpirun's -x, Slurm's --gpus-per-task) each process's cuda:0 is its own GPU. Both
+  // give the weights of one process on two GPUs.
+  void plainGpuListUsesEachProcesssOwnGpu() {
+    Json p = sampleProject("fashion_mnist_mlp");
+    p["config"]["deterministic"] = true;
+    p["parallel"]["lr_policy"] = "keep_logical_batch";
+    p["parallel"]["devices"] = {"cuda:0"};
+    const QString path = project("plain", p);
+    const QStringList common{"train", path, "--max-epoch", "2", "--train-samples", "1024", "--validation-samples", "256",
+                             "--events", "-"};
+    const CliRun one = runCli(common + QStringList{"--devices", "cuda:0,cuda:1", "--run-dir", runDir("plain-one")});
+    QVERIFY2(one.exitCode == 0, one.stderrText.constData());
+    const CliRun byLocalRank = mpirun(2, common + QStringList{"--run-dir", runDir("plain-local-rank")});
+    QVERIFY2(byLocalRank.exitCode == 0, byLocalRank.stderrText.constData());
+    QCOMPARE(byLocalRank.last("started")["devices"][1].value("id", ""), std::string("rank1/cuda:1"));
+    QCOMPARE(shaOf(byLocalRank), shaOf(one));
+    // One simulated GPU per process: physical GPU 0 and 1, each its process's cuda:0.
+    QStringList perProcess{"--oversubscribe"};
+    for (int rank = 0; rank < 2; ++rank) {
+      if (rank > 0) perProcess << ":";
+      perProcess << "-np" << "1" << "-x" << QString("CUDA_VISIBLE_DEVICES=%1").arg(rank) << cliPath()
+                 << common + QStringList{"--run-dir", runDir("plain-visible")};
+    }
+    const CliRun visible = runProcess("mpirun", perProcess);
+    QVERIFY2(visible.exitCode == 0, visible.stderrText.constData());
+    QCOMPARE(visible.last("started")["devices"][1].value("id", ""), std::string("rank1/cuda:0"));
+    QCOMPARE(shaOf(visible), shaOf(one));
+  }
+
+  // Two processes given the same GPU (CUDA_VISIBLE_DEVICES=0 for both) are on one GPU: NCCL
+  // refuses it at start, and the run says which GPU and what to do, well before the timeout.
   void twoProcessesOnOneGpuAreRefused() {
     Json p = sampleProject("fashion_mnist_mlp");
     p["parallel"]["devices"] = {"cuda:0"};
@@ -86,8 +117,10 @@ class SimMpiGpusTest : public QObject {
     const QString path = project("one-gpu", p);
     QElapsedTimer clock;
     clock.start();
+    qputenv("CUDA_VISIBLE_DEVICES", "0");
     const CliRun job = mpirun(2, {"train", path, "--max-epoch", "1", "--train-samples", "256", "--validation-samples",
                                   "64", "--run-dir", runDir("one-gpu-run"), "--events", "-"});
+    qunsetenv("CUDA_VISIBLE_DEVICES");
     QVERIFY(job.exitCode != 0);
     QVERIFY2(job.stderrText.contains("one GPU") && job.stderrText.contains("duplicate GPU"), job.stderrText.constData());
     QVERIFY2(clock.elapsed() < 60000, qPrintable(QString("took %1 ms").arg(clock.elapsed())));
