@@ -35,7 +35,7 @@ namespace {
 fs::path rootFolder() {
   std::error_code ec;
   const fs::path shm = "/dev/shm";
-  const fs::path base = fs::is_directory(shm, ec) ? shm : fs::temp_directory_path();
+  const fs::path base = fs::is_directory(shm, ec) && ::access(shm.c_str(), W_OK) == 0 ? shm : fs::temp_directory_path();
   return base / format("netsmith-sim-nccl-u{}", static_cast<long>(getuid()));
 }
 
