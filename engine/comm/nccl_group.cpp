@@ -1,6 +1,5 @@
 // NcclGroup (nccl_communicator.h): starting the group's NCCL communicators together, and ending
 // them — finalized when the run went well, aborted after a failure.
-#include <cctype>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -9,6 +8,7 @@
 #include "engine/backend/cuda/cuda_check.h"
 #include "engine/backend/cuda/cuda_device.h"
 #include "engine/comm/nccl_rank.h"
+#include "engine/core/hex.h"
 
 namespace netsmith::cuda {
 
@@ -60,32 +60,8 @@ void waitAllReady(const std::vector<ncclComm_t>& comms, const std::vector<std::s
 std::string NcclGroup::newJobId() {
   ncclUniqueId uid;
   NS_NCCL_CHECK(gpuRuntime().getUniqueId(&uid));
-  static const char* kHex = "0123456789abcdef";
-  std::string hex;
-  for (char c : uid.internal) {
-    const auto b = static_cast<unsigned char>(c);
-    hex += kHex[b >> 4];
-    hex += kHex[b & 15];
-  }
-  return hex;
+  return bytesToHex(uid.internal, sizeof uid.internal);
 }
-
-namespace {
-
-ncclUniqueId uniqueIdFromHex(const std::string& hex) {
-  ncclUniqueId uid;
-  NS_CHECK(hex.size() == 2 * sizeof uid.internal, "the job's NCCL id has {} hex digits, expected {}", hex.size(),
-           2 * sizeof uid.internal);
-  auto digit = [&](char c) {
-    NS_CHECK(std::isxdigit(static_cast<unsigned char>(c)), "the job's NCCL id is not hexadecimal");
-    return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-  };
-  for (size_t i = 0; i < sizeof uid.internal; ++i)
-    uid.internal[i] = static_cast<char>(digit(hex[2 * i]) * 16 + digit(hex[2 * i + 1]));
-  return uid;
-}
-
-}  // namespace
 
 NcclGroup::NcclGroup(const std::vector<std::string>& deviceIds, double timeoutSeconds)
     : NcclGroup(JobGroupPlacement{"", 0, deviceIds, deviceIds}, timeoutSeconds) {}
@@ -120,7 +96,8 @@ NcclGroup::NcclGroup(const JobGroupPlacement& placement, double timeoutSeconds)
   try {
     ncclUniqueId uid;
     if (placement.jobId.empty()) NS_NCCL_CHECK(runtime.getUniqueId(&uid));
-    else uid = uniqueIdFromHex(placement.jobId);
+    else NS_CHECK(hexToBytes(placement.jobId, uid.internal, sizeof uid.internal),
+                  "the job's NCCL id is not {} hexadecimal digits (a bug)", 2 * sizeof uid.internal);
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;
     NS_NCCL_CHECK(runtime.groupStart());

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "engine/core/hex.h"
+
 namespace netsmith {
 namespace {
 constexpr uint32_t kRound[64] = {
@@ -75,13 +77,8 @@ std::array<uint8_t, 32> Sha256::digest() {
 }
 
 std::string Sha256::hexDigest() {
-  static const char* kHex = "0123456789abcdef";
-  std::string s;
-  for (uint8_t b : digest()) {
-    s += kHex[b >> 4];
-    s += kHex[b & 15];
-  }
-  return s;
+  const auto d = digest();
+  return bytesToHex(d.data(), d.size());
 }
 
 std::string sha256Hex(const void* data, size_t bytes) {

@@ -7,6 +7,7 @@
 
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
+#include "engine/core/hex.h"
 
 namespace netsmith {
 
@@ -78,12 +79,7 @@ bool readSampleStoreInfo(const fs::path& path, SampleStoreInfo& info, std::strin
   info.height = static_cast<int>(get32(t + 16));
   info.width = static_cast<int>(get32(t + 20));
   info.count = static_cast<int64_t>(get64(t + 24));
-  static const char* kHex = "0123456789abcdef";
-  info.csvSha256.clear();
-  for (int i = 0; i < 32; ++i) {
-    info.csvSha256 += kHex[t[32 + i] >> 4];
-    info.csvSha256 += kHex[t[32 + i] & 15];
-  }
+  info.csvSha256 = bytesToHex(t + 32, 32);
   const bool shapeOk = (info.channels == 1 || info.channels == 3) && info.height > 0 && info.width > 0 &&
                        info.height <= 65536 && info.width <= 65536 && info.count > 0;
   if (!shapeOk) {

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine/core/error.h"
+#include "engine/project/device_name.h"
 
 namespace netsmith::training {
 
@@ -60,8 +61,7 @@ void JobSync::nameJobDevices(ParallelConfig& parallel) {
       for (int q = 0; q < r; ++q) localRank += m_job->host(q) == m_job->host(r) ? 1 : 0;
       for (size_t i = 0; i < devices.size(); ++i) {
         std::string device = devices[i];
-        if (device.rfind("cuda:", 0) == 0 && device.size() > 5 && device.find_first_not_of("0123456789", 5) == std::string::npos &&
-            !gpusPerProcess && localRank > 0)
+        if (device.rfind("cuda:", 0) == 0 && isDecimalIndex(device.substr(5)) && !gpusPerProcess && localRank > 0)
           device = format("cuda:{}", std::stoi(device.substr(5)) + localRank * static_cast<int>(devices.size()));
         job.push_back(format("rank{}/{}", r, device));
         if (!parallel.workerLoad.empty()) loads.push_back(parallel.workerLoad[i]);

@@ -17,12 +17,6 @@
 using namespace netsmith::test;
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string shaOf(const CliRun& run) { return run.last("finished").value("parameters_sha256", ""); }
-
-}  // namespace
-
 class MpiTrainingTest : public QObject {
   Q_OBJECT
 
@@ -64,8 +58,8 @@ class MpiTrainingTest : public QObject {
     const Json started = many.last("started");
     QCOMPARE(started["devices"].size(), size_t(processes));
     QCOMPARE(started["devices"][processes - 1].value("id", ""), "rank" + std::to_string(processes - 1) + "/cpu:0");
-    QCOMPARE(shaOf(many), shaOf(one));
-    QCOMPARE(shaOf(many).size(), size_t{64});
+    QCOMPARE(many.parametersSha(), one.parametersSha());
+    QCOMPARE(many.parametersSha().size(), size_t{64});
     // Every rank's figures reach rank 0's events.
     QCOMPARE(many.last("iteration")["devices"].size(), size_t(processes));
   }
@@ -87,7 +81,7 @@ class MpiTrainingTest : public QObject {
     QVERIFY2(two.exitCode == 0, two.stderrText.constData());
     QCOMPARE(two.last("started")["devices"][0].value("batch", 0), 48);
     QCOMPARE(two.last("started")["devices"][1].value("batch", 0), 16);
-    QCOMPARE(shaOf(two), shaOf(one));
+    QCOMPARE(two.parametersSha(), one.parametersSha());
     // The same best epoch's weights (the files differ in their run_id).
     const auto best = [&](const char* run) {
       const Json meta = netsmith::readCheckpointMeta((fs::path(runDir(run).toStdString()) / "best.nsparams").string());
@@ -129,14 +123,7 @@ class MpiTrainingTest : public QObject {
     // leader's start (datasets, checkpoint) can lag the other rank by more than 5 s: they get the
     // default 60 s, set in the run folder's project as a user would before resuming (an edit
     // the resume must be told to accept: Note [One run per folder]).
-    {
-      const fs::path snapshot = fs::path(dir.toStdString()) / "project.nsproj";
-      std::ifstream in(snapshot);
-      Json saved = Json::parse(in);
-      in.close();
-      saved["parallel"]["timeout_s"] = 60;
-      std::ofstream(snapshot) << saved.dump(2) << "\n";
-    }
+    setRunTimeout(dir.toStdString(), 60);
     const std::string copy = (fs::path(m_dir.path().toStdString()) / "killed-copy").string();
     fs::copy(dir.toStdString(), copy, fs::copy_options::recursive);
     const CliRun same = mpirun(2, {"train", "--resume", dir, "--accept-edited-settings", "--events", "-"});

@@ -40,7 +40,6 @@ class TestSimStopResume : public QObject {
     return {"train", projectPath, "--devices", devices, "--max-epoch", "2", "--train-samples", "1280",
             "--validation-samples", "256", "--run-dir", runDir, "--events", "-"};
   }
-  static std::string shaOf(const CliRun& run) { return run.last("finished").value("parameters_sha256", ""); }
   static QByteArray tail(const CliRun& run) { return run.stderrText + run.stdoutText.right(1500); }
 
  private slots:
@@ -68,7 +67,7 @@ class TestSimStopResume : public QObject {
     const QString path = project(reproducible);
     const CliRun reference = runCli(trainArgs(path, after, newRunDir()));
     QVERIFY2(reference.exitCode == 0, tail(reference).constData());
-    const std::string expected = shaOf(reference);
+    const std::string expected = reference.parametersSha();
     QCOMPARE(expected.size(), size_t{64});
 
     // Three ways to stop, each at a random iteration of the 20 (the last ones included).
@@ -91,15 +90,15 @@ class TestSimStopResume : public QObject {
       const CliRun resumed = runCli({"train", "--resume", runDir, "--devices", after, "--events", "-"});
       QVERIFY2(resumed.exitCode == 0, tail(resumed).constData());
       QCOMPARE(resumed.last("finished").value("status", ""), std::string("completed"));
-      QVERIFY2(shaOf(resumed) == expected,
+      QVERIFY2(resumed.parametersSha() == expected,
                qPrintable(QString("%1 after iteration %2: %3, the run never stopped %4")
                               .arg(how)
                               .arg(stopAt)
-                              .arg(QString::fromStdString(shaOf(resumed)), QString::fromStdString(expected))));
+                              .arg(QString::fromStdString(resumed.parametersSha()), QString::fromStdString(expected))));
       // A completed run resumed again changes nothing and says the trained weights' hash.
       const CliRun again = runCli({"train", "--resume", runDir, "--devices", after, "--events", "-"});
       QVERIFY2(again.exitCode == 0, tail(again).constData());
-      QCOMPARE(shaOf(again), expected);
+      QCOMPARE(again.parametersSha(), expected);
     }
   }
 };

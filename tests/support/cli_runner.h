@@ -26,6 +26,8 @@ struct CliRun {
 
   std::vector<Json> ofKind(const std::string& kind) const { return eventsOfKind(events, kind); }
   Json last(const std::string& kind) const { return lastEventOfKind(events, kind); }
+  // The finished event's parameters_sha256 ("" when the run did not finish).
+  std::string parametersSha() const { return last("finished").value("parameters_sha256", ""); }
 };
 
 inline QString cliPath() { return QStringLiteral(NETSMITH_CLI); }

@@ -35,6 +35,17 @@ inline CliRun mpirun(int processes, const QStringList& cliArgs, bool survivorsRe
   return runProcess("mpirun", mpirunArgs(processes, cliArgs, survivorsReport), 600000, onEvent);
 }
 
+// Sets parallel.timeout_s in a run folder's project snapshot, as a user would before resuming a
+// job that lost a rank (the resume must then be given --accept-edited-settings).
+inline void setRunTimeout(const std::string& runDir, int seconds) {
+  const std::filesystem::path snapshot = std::filesystem::path(runDir) / "project.nsproj";
+  std::ifstream in(snapshot);
+  Json saved = Json::parse(in);
+  in.close();
+  saved["parallel"]["timeout_s"] = seconds;
+  std::ofstream(snapshot) << saved.dump(2) << "\n";
+}
+
 // The pid of the netsmith-cli process of `rank` whose command line mentions `marker`.
 inline pid_t findRank(const std::string& marker, int rank) {
   namespace fs = std::filesystem;

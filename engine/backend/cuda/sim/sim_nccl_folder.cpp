@@ -39,7 +39,9 @@ fs::path rootFolder() {
   return base / format("netsmith-sim-nccl-u{}", static_cast<long>(getuid()));
 }
 
-// Writes `bytes` to `path` as a whole: a reader sees the complete file or no file.
+// Writes `bytes` to `path` as a whole: a reader sees the complete file or no file. Not
+// writeFileAtomically (core/atomic_file.h): its fsyncs would be paid by every collective, and
+// these files are scratch in memory that dies with the job.
 void writeWhole(const fs::path& path, const std::string& bytes) {
   const fs::path temporary = path.string() + format(".tmp{}", static_cast<long>(getpid()));
   {
@@ -51,9 +53,12 @@ void writeWhole(const fs::path& path, const std::string& bytes) {
 }
 
 std::optional<std::string> readWhole(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return std::nullopt;
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes(static_cast<size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return bytes;
 }
 
 template <typename T>
