@@ -195,6 +195,48 @@ class TestSimRuntime : public QObject {
     QCOMPARE(*pinned, 3.0f);
   }
 
+  // cudaMalloc waits for its device's queued work and cudaHostAlloc for every device's (the CUDA
+  // guide's implicit synchronization), unless the simulator is told they do not.
+  void allocationsSynchronize() {
+    auto rt = simulator(2);
+    rt->setDevice(0);
+    float* x = deviceFloats(*rt, 1);
+    cudaStream_t a = newStream(*rt);
+    cudaEvent_t done;
+    rt->eventCreate(&done);
+    void* p = nullptr;
+    rt->launchHost(a, "slow kernel", setTo(x, 1, 1.0f, 60));
+    rt->eventRecord(done, a);
+    QCOMPARE(rt->eventQuery(done), cudaErrorNotReady);
+    QCOMPARE(rt->malloc(&p, 64), cudaSuccess);
+    QCOMPARE(rt->eventQuery(done), cudaSuccess);
+
+    rt->launchHost(a, "slow kernel", setTo(x, 1, 2.0f, 300));
+    rt->eventRecord(done, a);
+    rt->setDevice(1);
+    QCOMPARE(rt->malloc(&p, 64), cudaSuccess);  // another device's allocation does not wait for cuda:0
+    QCOMPARE(rt->eventQuery(done), cudaErrorNotReady);
+    QCOMPARE(rt->hostAlloc(&p, 64), cudaSuccess);  // a pinned allocation waits for every device
+    QCOMPARE(rt->eventQuery(done), cudaSuccess);
+    rt->freeHost(p);
+
+    SimulatorOptions o;
+    o.devices = 1;
+    o.memoryMb = 256;
+    o.allocationsSynchronize = false;
+    std::unique_ptr<GpuRuntime> free(makeSimulatedRuntime(o));
+    free->setDevice(0);
+    float* y = deviceFloats(*free, 1);
+    cudaStream_t b = newStream(*free);
+    cudaEvent_t later;
+    free->eventCreate(&later);
+    free->launchHost(b, "slow kernel", setTo(y, 1, 1.0f, 300));
+    free->eventRecord(later, b);
+    QCOMPARE(free->malloc(&p, 64), cudaSuccess);
+    QCOMPARE(free->eventQuery(later), cudaErrorNotReady);
+    free->streamSynchronize(b);
+  }
+
   // A launch into another device's stream needs cudaSetDevice first.
   void launchNeedsCurrentDevice() {
     auto rt = simulator(2);
@@ -237,12 +279,8 @@ class TestSimRuntime : public QObject {
     ncclComm_t comms[2];
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;
-    QCOMPARE(rt->groupStart(), ncclSuccess);
-    for (int r = 0; r < 2; ++r) {
-      rt->setDevice(r);
-      QCOMPARE(rt->commInitRank(&comms[r], 2, id, r, &config), ncclSuccess);
-    }
-    QCOMPARE(rt->groupEnd(), ncclInProgress);
+    // The buffers first: an allocation waits for the device (and with jitter takes a while), long
+    // enough for the start-up to finish.
     float* buffers[2];
     cudaStream_t streams[2];
     for (int r = 0; r < 2; ++r) {
@@ -251,6 +289,12 @@ class TestSimRuntime : public QObject {
       streams[r] = newStream(*rt);
       rt->launchHost(streams[r], "init", setTo(buffers[r], 4, static_cast<float>(r + 1)));
     }
+    QCOMPARE(rt->groupStart(), ncclSuccess);
+    for (int r = 0; r < 2; ++r) {
+      rt->setDevice(r);
+      QCOMPARE(rt->commInitRank(&comms[r], 2, id, r, &config), ncclSuccess);
+    }
+    QCOMPARE(rt->groupEnd(), ncclInProgress);
     ncclResult_t state = ncclSuccess;
     QCOMPARE(rt->commGetAsyncError(comms[0], &state), ncclSuccess);
     QCOMPARE(state, ncclInProgress);

@@ -82,6 +82,11 @@ GpuRuntime& gpuRuntime() {
                "NETSMITH_SIMULATED_GPU_LAG_US=\"{}\": expected microseconds from 0 to 10000000", lag);
       options.lag = std::chrono::microseconds(us);
     }
+    if (const char* sync = std::getenv("NETSMITH_SIMULATED_GPU_ALLOC_SYNC")) {
+      NS_CHECK(std::string(sync) == "0" || std::string(sync) == "1",
+               "NETSMITH_SIMULATED_GPU_ALLOC_SYNC=\"{}\": expected 1 (allocations synchronize, the default) or 0", sync);
+      options.allocationsSynchronize = std::string(sync) == "1";
+    }
     if (const char* fails = std::getenv("NETSMITH_SIMULATED_NCCL_INIT_FAILS")) {
       char* end = nullptr;
       const long ordinal = std::strtol(fails, &end, 10);

@@ -138,6 +138,9 @@ struct SimulatorOptions {
   // NETSMITH_SIMULATED_GPU_LAG_US: no stream operation starts sooner than this after it was
   // queued (the host runs that far ahead of the device); 0: as soon as the stream gets to it.
   std::chrono::microseconds lag{0};
+  // NETSMITH_SIMULATED_GPU_ALLOC_SYNC=0 turns off: cudaMalloc waits for the device's queued work
+  // and cudaHostAlloc for every device's, as CUDA's implicit synchronization allows them to.
+  bool allocationsSynchronize = true;
   int ncclInitFailure = -1;  // NETSMITH_SIMULATED_NCCL_INIT_FAILS: this CUDA ordinal's NCCL start-up fails
   bool pciOrder = true;  // CUDA_DEVICE_ORDER=PCI_BUS_ID when the runtime starts
   // CUDA_VISIBLE_DEVICES when the runtime starts (absent: every device): indices in the runtime's

@@ -12,7 +12,11 @@
 //   host is always ahead of the device, as on a real GPU: an event completes only when the device
 //   gets to it, however early the host recorded it (Note [Queued collectives]).
 // - cudaFree and cudaFreeHost synchronise (cudaFree the device, cudaFreeHost every device), as
-//   CUDA's do, so a free while a collective waits for a peer shows the hang it would cause.
+//   CUDA's do, so a free while a collective waits for a peer shows the hang it would cause. So do
+//   cudaMalloc (the device) and cudaHostAlloc (every device): the CUDA guide lists device and
+//   page-locked allocations among the implicit synchronizations, and a real driver often waits
+//   there (SimulatorOptions::allocationsSynchronize, NETSMITH_SIMULATED_GPU_ALLOC_SYNC=0 turns
+//   it off). With jitter each allocation also takes a random while, as a real one can.
 // - Copies follow CUDA's rules on host memory: from pageable memory the stream's earlier work is
 //   waited for and the source is read at the call; to pageable memory the call returns when the copy has run; to and from pinned memory
 //   (cudaHostAlloc) the copy happens when the stream reaches it, and a pinned destination holds
@@ -100,6 +104,7 @@ SimulatedRuntime::SimulatedRuntime(const SimulatorOptions& options)
              options.seed ? options.seed : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()),
              options.ncclInitFailure) {
   if (m_options.seed == 0) m_options.seed = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  m_allocationRandom.seed(m_options.seed ^ 0xa110cULL);
   const int n = options.devices;
   // The runtime's order of every device, then the visible ones of it, renumbered from 0.
   std::vector<int> enumeration(static_cast<size_t>(n));
@@ -217,9 +222,31 @@ cudaError_t SimulatedRuntime::memGetInfo(size_t* freeBytes, size_t* totalBytes) 
   return cudaSuccess;
 }
 
+void SimulatedRuntime::drain(Device& device) {
+  for (Stream* s : streamsOf(device)) s->waitFor(s->lastTicket());
+  std::lock_guard lock(device.legacyMutex);
+  if (device.legacyStream) device.legacyStream->waitFor(device.legacyStream->lastTicket());
+}
+
+void SimulatedRuntime::allocationSynchronizes(Device* device) {
+  if (!m_options.allocationsSynchronize) return;
+  std::chrono::microseconds delay{0};
+  if (m_options.jitter) {
+    std::lock_guard lock(m_mutex);
+    delay = std::chrono::microseconds(m_allocationRandom() % 2000);
+  }
+  if (device) {
+    drain(*device);
+  } else {
+    for (auto& d : m_devices) drain(*d);
+  }
+  std::this_thread::sleep_for(delay);
+}
+
 cudaError_t SimulatedRuntime::malloc(void** pointer, size_t bytes) {
   Device& d = currentDevice();
   if (const cudaError_t e = checkDevice(d); e != cudaSuccess) return e;
+  allocationSynchronizes(&d);
   std::string why;
   *pointer = d.memory->allocate(bytes, &why);
   if (!*pointer) return fail(cudaErrorMemoryAllocation, why);
@@ -231,13 +258,14 @@ cudaError_t SimulatedRuntime::free(void* pointer) {
   Device* d = deviceOf(pointer);
   if (!d) return fail(cudaErrorInvalidValue, format("cudaFree({}): not device memory", pointer));
   // cudaFree waits for the device: nothing queued may still use the block.
-  for (Stream* s : streamsOf(*d)) s->waitFor(s->lastTicket());
+  drain(*d);
   std::string why;
   if (!d->memory->release(pointer, &why)) return fail(cudaErrorInvalidValue, "cudaFree: " + why);
   return cudaSuccess;
 }
 
 cudaError_t SimulatedRuntime::hostAlloc(void** pointer, size_t bytes) {
+  allocationSynchronizes(nullptr);
   *pointer = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
   if (!*pointer) return fail(cudaErrorMemoryAllocation, format("cudaHostAlloc: {} bytes", bytes));
   std::lock_guard lock(m_mutex);
@@ -253,11 +281,7 @@ cudaError_t SimulatedRuntime::freeHost(void* pointer) {
   // cudaFreeHost synchronises: every device finishes what is queued (a copy from or to the block
   // among it) before the block goes. Code that frees pinned memory while a collective waits for a
   // peer that waits for this thread hangs here, as on a GPU.
-  for (auto& d : m_devices) {
-    for (Stream* s : streamsOf(*d)) s->waitFor(s->lastTicket());
-    std::lock_guard lock(d->legacyMutex);
-    if (d->legacyStream) d->legacyStream->waitFor(d->legacyStream->lastTicket());
-  }
+  for (auto& d : m_devices) drain(*d);
   std::free(pointer);
   return cudaSuccess;
 }
@@ -406,8 +430,7 @@ cudaError_t SimulatedRuntime::streamWaitEvent(cudaStream_t streamHandle, cudaEve
 
 cudaError_t SimulatedRuntime::deviceSynchronize() {
   Device& device = currentDevice();
-  for (Stream* s : streamsOf(device)) s->waitFor(s->lastTicket());
-  if (device.legacyStream) device.legacyStream->waitFor(device.legacyStream->lastTicket());
+  drain(device);
   return checkDevice(device);
 }
 

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <mutex>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -98,11 +99,16 @@ class SimulatedRuntime final : public GpuRuntime {
   Stream& legacyStream(Device& device);
   // The live streams of `device` (not its legacy stream).
   std::vector<Stream*> streamsOf(const Device& device);
+  // Waits until everything queued on the device (its streams and its legacy default stream) has run.
+  void drain(Device& device);
+  // The implicit synchronization of cudaMalloc (this device) and cudaHostAlloc (every device).
+  void allocationSynchronizes(Device* device);
 
   SimulatorOptions m_options;
   std::vector<std::unique_ptr<Device>> m_devices;  // PCI bus order
   std::vector<int> m_ordinalToPci;                 // the runtime's numbering of the visible devices
   std::mutex m_mutex;
+  std::mt19937_64 m_allocationRandom;  // jitter's allocation times, under m_mutex
   std::set<void*> m_streams;  // live stream handles (Stream*)
   std::set<void*> m_events;   // live event handles (Event*)
   std::set<void*> m_pinned;
