@@ -475,6 +475,43 @@ class DatasetCreateTest : public QObject {
     QVERIFY2(inside.stderrText.contains("inside the source"), inside.stderrText.constData());
   }
 
+  // --overwrite replaces only what 'dataset create' wrote: a dataset folder that also holds a
+  // user's parameters, a project and its runs is refused, naming them, and nothing is touched.
+  // A training run's rewritten store is the builder's own file and does not count.
+  void overwriteKeepsWhatTheUserAdded() {
+    const QString out = path("shared");
+    QCOMPARE(create({m_source, "--output", out}).exitCode, 0);
+    const QStringList builderFiles = names(out);
+    QVERIFY(QDir().mkpath(out + "/my_runs"));
+    writeAll(out + "/my_runs/model.nsparams", "trained\n");
+    writeAll(out + "/project.nsproj", "{}\n");
+    QVERIFY(QDir().mkpath(out + "/.runs/20261128-120000"));
+    const QString classFolder = QDir(out + "/images").entryList(QDir::Dirs | QDir::NoDotAndDotDot).value(0);
+    writeAll(out + "/images/" + classFolder + "/notes.txt", "mine\n");
+    const QByteArray csvBefore = readAll(out + "/training.csv");
+    for (const QStringList& flags : {QStringList{"--overwrite"}, QStringList{}}) {
+      const CliRun refused = create(QStringList{m_source, "--output", out} + flags);
+      QCOMPARE(refused.exitCode, 1);
+      for (const QString& named : {QString(".runs/"), QString("my_runs/"), QString("project.nsproj"),
+                                   "images/" + classFolder + "/notes.txt"})
+        QVERIFY2(refused.stderrText.contains(named.toUtf8()), refused.stderrText.constData());
+      QVERIFY2(refused.stderrText.contains("nothing of yours is deleted"), refused.stderrText.constData());
+    }
+    QCOMPARE(readAll(out + "/my_runs/model.nsparams"), QByteArray("trained\n"));
+    QCOMPARE(readAll(out + "/images/" + classFolder + "/notes.txt"), QByteArray("mine\n"));
+    QVERIFY(QFileInfo(out + "/.runs/20261128-120000").isDir());
+    QCOMPARE(readAll(out + "/training.csv"), csvBefore);
+    QVERIFY(partialFolders(m_tmp.path()).isEmpty());
+    // Once they are moved out, the dataset is replaced (its store rewritten by a run or not).
+    QVERIFY(QDir(out + "/my_runs").removeRecursively());
+    QVERIFY(QDir(out + "/.runs").removeRecursively());
+    QVERIFY(QFile::remove(out + "/project.nsproj"));
+    QVERIFY(QFile::remove(out + "/images/" + classFolder + "/notes.txt"));
+    const CliRun replaced = create({m_source, "--output", out, "--overwrite"});
+    QVERIFY2(replaced.exitCode == 0, replaced.stderrText.constData());
+    QCOMPARE(names(out), builderFiles);
+  }
+
   void badFlagsNameTheFlag_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");

@@ -40,7 +40,8 @@ namespace netsmith {
 // its builder lives), synced (syncfs) and renamed to DIR at the end; a cancelled build removes
 // it, a killed one leaves it for the next build into the same parent folder to remove. DIR may
 // not exist or be empty; a non-empty DIR is refused unless it holds a dataset.json of this
-// builder and `overwrite` is set: then the new folder and DIR are exchanged in one rename
+// builder, nothing the builder did not write (entriesNotWrittenByBuilder: a user's run or
+// project there is named, never deleted), and `overwrite` is set: then the new folder and DIR are exchanged in one rename
 // (renameat2 RENAME_EXCHANGE; where the file system lacks it, DIR is renamed away first) and
 // the old dataset is deleted. The source folder is only read.
 struct FolderDatasetOptions {

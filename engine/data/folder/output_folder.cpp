@@ -2,6 +2,7 @@
 #include "engine/data/folder/output_folder.h"
 
 #include "engine/core/error.h"
+#include "engine/data/folder/dataset_contents.h"
 
 namespace fs = std::filesystem;
 
@@ -47,6 +48,19 @@ OutputFolder checkOutputFolder(const FolderDatasetOptions& options) {
                "output folder '{}' exists and is not empty: choose a new folder (it is not a dataset made by "
                "'dataset create', so it is never replaced)",
                output.string());
+      // Replacing exchanges the whole folder: refused while it holds anything the builder did
+      // not write (a run, a project, a user's parameters), whatever --overwrite says.
+      size_t more = 0;
+      const std::vector<std::string> others = entriesNotWrittenByBuilder(output, 8, &more);
+      if (!others.empty()) {
+        std::string list;
+        for (const std::string& e : others) list += (list.empty() ? "" : ", ") + e;
+        if (more) list += format(" and {} more", more);
+        NS_THROW("output folder '{}' holds a dataset made by 'dataset create' and also what it did not write: {}. "
+                 "'dataset create' replaces a dataset only in a folder that holds nothing else, so nothing of yours is "
+                 "deleted: move those out, or choose another output folder",
+                 output.string(), list);
+      }
       NS_CHECK(options.overwrite, "output folder '{}' holds a dataset already: give --overwrite to replace it",
                output.string());
       folder.replacing = true;
