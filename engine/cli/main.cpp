@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "engine/backend/device_factory.h"
 #include "engine/comm/mpi_job.h"
 #include "engine/core/error.h"
+#include "engine/core/utf8.h"
 #include "engine/core/write_faults.h"
 #include "engine/monitor/devices.h"
 #include "engine/ops/op_registry.h"
@@ -383,6 +385,19 @@ int dispatch(int argc, char** argv) {
     return kExitUsage;
   } catch (const Error& e) {
     std::fprintf(stderr, "netsmith-cli %s: %s\n", spec->name.c_str(), e.what());
+    return kExitFailed;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "netsmith-cli %s: out of memory: the input or the settings need more memory than this "
+                 "machine could give\n", spec->name.c_str());
+    return kExitFailed;
+  } catch (const std::exception& e) {
+    // Never an abort: whatever escaped the command's own checks ends in one error line.
+    std::fprintf(stderr, "netsmith-cli %s: internal error: %s (please report it, with the command that caused it)\n",
+                 spec->name.c_str(), utf8ShowingStrayBytes(e.what()).c_str());
+    return kExitFailed;
+  } catch (...) {
+    std::fprintf(stderr, "netsmith-cli %s: internal error of an unknown kind (please report it, with the command "
+                 "that caused it)\n", spec->name.c_str());
     return kExitFailed;
   }
 }

@@ -9,10 +9,14 @@
 #include <unistd.h>
 
 #include <QtTest>
+#include <filesystem>
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/core/error.h"
+#include "engine/core/utf8.h"
 #include "engine/data/folder/dataset_builder.h"
 #include "engine/data/folder/folder_scan.h"
 #include "unit/fuzz_random.h"
@@ -287,6 +291,76 @@ class DatasetFolderFuzzTest : public QObject {
     QVERIFY(skipped.count("b/broken.png"));
     QCOMPARE(skipped["b/broken.png"], std::string("broken symbolic link"));
     QCOMPARE(scan.images[1].inClass.size(), size_t{60 * 2 + 5});
+  }
+
+  // Folder and file names that are not UTF-8 (Linux names are bytes): the build never aborts, the
+  // classes are named with the odd bytes read as Latin-1 (with a warning), and everything it writes
+  // that JSON or the console reads is UTF-8. Random byte names on top of the cases by hand.
+  void namesThatAreNotUtf8() {
+    QTemporaryDir tmp;
+    const std::string src = tmp.filePath("src").toStdString();
+    int seed = 0;
+    auto writeImage = [&](const std::string& folder, const std::string& name) {
+      std::filesystem::create_directories(folder);
+      QTemporaryDir one;
+      PngSpec spec;
+      spec.width = 6;
+      spec.height = 6;
+      const int k = seed++;
+      QVERIFY(writePngFile(one.filePath("x.png"), spec, [k](int x, int y, int c) { return (x * 13 + y * 7 + c + k * 31) % 256; }));
+      std::filesystem::copy_file(one.filePath("x.png").toStdString(), folder + "/" + name);
+    };
+    for (int i = 0; i < 3; ++i) {
+      writeImage(src + "/caf\xE9", "a" + std::to_string(i) + ".png");        // Latin-1
+      writeImage(src + "/half\xC3", "b" + std::to_string(i) + ".png");       // a cut UTF-8 sequence
+      writeImage(src + "/ok", "n\xE9" + std::to_string(i) + ".png");          // a file name
+    }
+    Lcg rng{77};
+    for (int k = 0; k < 20; ++k) {  // random bytes, never '/' or NUL, never hidden
+      std::string name(1 + rng.below(12), 'x');
+      for (char& ch : name) ch = static_cast<char>(1 + rng.below(255));
+      for (char& ch : name)
+        if (ch == '/' || ch == '\n' || ch == '\r') ch = 'y';
+      if (name[0] == '.') name[0] = 'z';
+      writeImage(src + "/ok", name + "_" + std::to_string(k) + ".png");
+    }
+    FolderDatasetOptions o;
+    o.source = src;
+    o.output = tmp.filePath("out").toStdString();
+    FolderDatasetResult result;
+    try {
+      result = buildFolderDataset(o, {});
+    } catch (const Error& e) {
+      QFAIL(e.what());
+    }
+    const FolderScan scan = scanImageFolder(src);
+    QVERIFY(scan.classNames == (std::vector<std::string>{"caf\u00e9", "half\u00c3", "ok"}));
+    int warnings = 0;
+    for (const std::string& w : scan.warnings) warnings += w.find("is not named in UTF-8") != std::string::npos;
+    QCOMPARE(warnings, 2);
+    QCOMPARE(result.trainingCount + result.validationCount, int64_t{29});
+    for (const char* file : {"dataset.json", "training.csv", "validation.csv", "classes.txt"}) {
+      QFile f(tmp.filePath("out/") + file);
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      const QByteArray bytes = f.readAll();
+      QVERIFY2(isUtf8(bytes.toStdString()), file);
+    }
+    QFile manifest(tmp.filePath("out/dataset.json"));
+    QVERIFY(manifest.open(QIODevice::ReadOnly));
+    QVERIFY(!nlohmann::json::parse(manifest.readAll().toStdString(), nullptr, false).is_discarded());
+
+    // Two folders that would be one class: a clear error naming both.
+    const std::string twins = tmp.filePath("twins").toStdString();
+    writeImage(twins + "/caf\xE9", "1.png");
+    writeImage(twins + "/caf\u00e9", "2.png");
+    try {
+      scanImageFolder(twins);
+      QFAIL("two folders of one class name were accepted");
+    } catch (const Error& e) {
+      QVERIFY2(std::string(e.what()).find("'caf\\xE9'") != std::string::npos &&
+                   std::string(e.what()).find("'caf\u00e9'") != std::string::npos,
+               e.what());
+    }
   }
 };
 

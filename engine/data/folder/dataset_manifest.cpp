@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/utf8.h"
+
 namespace netsmith {
 
 namespace {
@@ -18,7 +20,7 @@ std::string folderDatasetManifest(const FolderDatasetResult& result, const Folde
   manifest["format"] = kManifestFormat;
   manifest["version"] = 1;
   manifest["made_by"] = "netsmith-cli dataset create " NETSMITH_VERSION;
-  manifest["source"] = scan.source.string();
+  manifest["source"] = utf8ShowingStrayBytes(scan.source.string());  // JSON is UTF-8; the path is only shown
   manifest["layout"] = scan.layout == FolderLayout::GivenSplit ? "train/" + scan.validationFolder : "class folders";
   manifest["width"] = result.width;
   manifest["height"] = result.height;
@@ -33,7 +35,8 @@ std::string folderDatasetManifest(const FolderDatasetResult& result, const Folde
   manifest["validation"] = result.validationCount;
   manifest["skipped"] = result.skipped.size();
   manifest["duplicates"] = result.duplicates.size();
-  return manifest.dump(2) + "\n";
+  // Class names and everything else are UTF-8 already; replace is a last guard, never an abort.
+  return manifest.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 bool isFolderDataset(const std::filesystem::path& dir) {

@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <set>
 #include <utility>
 
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
+#include "engine/core/utf8.h"
 #include "engine/data/image/exif.h"
 
 namespace fs = std::filesystem;
@@ -241,11 +243,26 @@ FolderScan scanImageFolder(const fs::path& source, const std::function<bool()>& 
   }
 
   // Classes: the union of the roots' folders, sorted by name.
+  // A folder name that is not UTF-8 (an old archive's Latin-1) names its class with its odd bytes
+  // read as Latin-1: class names reach classes.txt, dataset.json and the console, all UTF-8.
   std::vector<std::vector<std::pair<std::string, fs::path>>> folders;
   std::set<std::string> names;
   for (const Root& r : roots) {
     folders.push_back(scanner.classFolders(r.rel));
-    for (const auto& [name, path] : folders.back()) names.insert(name);
+    std::map<std::string, std::string> folderOfClass;
+    for (const auto& [folder, path] : folders.back()) {
+      const std::string name = utf8ReadingStrayBytesAsLatin1(folder);
+      const auto [it, added] = folderOfClass.emplace(name, folder);
+      NS_CHECK(added, "class folders '{}' and '{}' in {} would both be class '{}' (a name that is not UTF-8 is read as "
+               "Latin-1): rename one of them",
+               utf8ShowingStrayBytes(it->second), utf8ShowingStrayBytes(folder),
+               utf8ShowingStrayBytes((scan.source / r.rel).string()), name);
+      if (name != folder && !names.count(name))
+        scan.warnings.push_back(format("class folder '{}' is not named in UTF-8: its class is '{}' (the name's bytes "
+                                       "read as Latin-1)",
+                                       utf8ShowingStrayBytes(join(r.rel, folder)), name));
+      names.insert(name);
+    }
   }
   scan.classNames.assign(names.begin(), names.end());
   NS_CHECK(!scan.classNames.empty(),
@@ -253,10 +270,11 @@ FolderScan scanImageFolder(const fs::path& source, const std::function<bool()>& 
            "(SOURCE/cat/1.jpg, SOURCE/dog/2.png), or use train/ and val/ folders that hold such subfolders",
            roots.front().rel.empty() ? scan.source.string() : (scan.source / roots.front().rel).string());
   for (size_t r = 0; r < roots.size(); ++r)
-    for (const auto& [name, path] : folders[r]) {
+    for (const auto& [folder, path] : folders[r]) {
+      const std::string name = utf8ReadingStrayBytesAsLatin1(folder);
       const int label = static_cast<int>(std::lower_bound(scan.classNames.begin(), scan.classNames.end(), name) -
                                          scan.classNames.begin());
-      scanner.walkClass(path, join(roots[r].rel, name), label, roots[r].split);
+      scanner.walkClass(path, join(roots[r].rel, folder), label, roots[r].split);
     }
 
   std::sort(scan.images.begin(), scan.images.end(), [](const ImageCandidate& a, const ImageCandidate& b) {

@@ -6,21 +6,26 @@
 #include <string>
 #include <utility>
 
+#include "engine/core/utf8.h"
+
 namespace netsmith {
 
 void assignOutputNames(std::vector<SourceImage>& images, const FolderScan& scan) {
   std::set<std::string> used;
   auto base = [&](const SourceImage& it) {
     const ImageCandidate& c = *it.candidate;
+    // Output names are UTF-8 (they reach the CSVs, and from there JSON): a source name that is not
+    // keeps its odd bytes read as Latin-1; a name taken twice that way gets a suffix below.
+    const std::string inClass = utf8ReadingStrayBytesAsLatin1(c.inClass);
     std::string prefix = "images/";
     if (scan.layout == FolderLayout::GivenSplit)
       prefix += (c.split == DataSplit::Training ? scan.trainingFolder : scan.validationFolder) + "/";
     prefix += scan.classNames[c.label] + "/";
-    const auto slash = c.inClass.rfind('/');
-    const auto dot = c.inClass.rfind('.');
-    const std::string stem = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? c.inClass
-                                                                                                       : c.inClass.substr(0, dot);
-    const std::string ext = dot == std::string::npos ? "" : c.inClass.substr(dot + 1);
+    const auto slash = inClass.rfind('/');
+    const auto dot = inClass.rfind('.');
+    const std::string stem = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? inClass
+                                                                                                     : inClass.substr(0, dot);
+    const std::string ext = dot == std::string::npos ? "" : inClass.substr(dot + 1);
     return std::make_pair(prefix + stem, ext);
   };
   auto lowerExt = [](std::string e) {
