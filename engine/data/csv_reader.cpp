@@ -168,6 +168,11 @@ void processRow(std::string_view text, const Record& rec, const CsvLayout& layou
                          columnLabel(col), quote(cell));
       return;
     }
+    if (!std::isfinite(static_cast<float>(v))) {
+      out.error = format("row {}, {}: value {} is beyond float32's range (magnitude up to 3.4e38)", rec.line,
+                         columnLabel(col), quote(cell));
+      return;
+    }
     out.label[k] = static_cast<float>(v);
   }
   if (layout.nameColumn != SIZE_MAX) out.className = std::string(trim(cells[layout.nameColumn]));
@@ -183,6 +188,15 @@ void processRow(std::string_view text, const Record& rec, const CsvLayout& layou
         return;
       }
       out.input[k] = static_cast<float>(v * layout.scale);
+      // A finite double can still overflow float32 (1e39): refused as nan and inf are, in the
+      // file or after the scale.
+      if (!std::isfinite(static_cast<float>(v)) || !std::isfinite(out.input[k])) {
+        out.error = format("row {}, {}: value {}{} is beyond float32's range (magnitude up to 3.4e38)", rec.line,
+                           columnLabel(col), quote(cells[col.index]),
+                           std::isfinite(static_cast<float>(v)) ? format(" times the scale {}", layout.scale)
+                                                                : std::string());
+        return;
+      }
     }
     return;
   }

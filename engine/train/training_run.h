@@ -35,6 +35,7 @@
 #include "engine/data/dataset.h"
 #include "engine/optim/lr_schedule.h"
 #include "engine/project/graph.h"
+#include "engine/train/divergence_guard.h"
 #include "engine/train/events.h"
 #include "engine/train/fault_injection.h"
 #include "engine/train/job_sync.h"
@@ -85,6 +86,7 @@ class TrainingRun {
   EventBus& m_bus;
   RunFiles m_files;
   TrainingPosition m_position;
+  DivergenceGuard m_divergence;  // Note [Divergence]: the leader's view of the loss
 
   Project m_project;
   std::unique_ptr<Graph> m_graph;

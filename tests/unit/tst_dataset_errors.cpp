@@ -228,6 +228,12 @@ class TestDatasetErrors : public QObject {
            {d + "feat.csv", "row 3, column 2 (x__1)", "value 'abc' is not a number"});
     writeText(d + "inf.csv", "x__0,x__1,y\n1,inf,0\n");
     addCsv("csv: infinite feature", d + "inf.csv", {d + "inf.csv", "row 2", "'inf' is not a number"});
+    writeText(d + "huge.csv", "x__0,x__1,y\n1,2,0\n1,1e39,0\n");
+    addCsv("csv: feature beyond float32", d + "huge.csv",
+           {d + "huge.csv", "row 3, column 2 (x__1)", "value '1e39' is beyond float32's range"});
+    writeText(d + "hugey.csv", "x__0,y__0,y__1\n1,2,0\n1,0,-4e38\n");
+    addCsv("csv: target beyond float32", d + "hugey.csv",
+           {d + "hugey.csv", "row 3", "value '-4e38' is beyond float32's range"});
     // The error names the first bad row in file order, whatever order the images decode in.
     writeText(d + "order.csv", "x:image,y:label\nok.png,1\nok.png,x\nmissing.png,1\ngarbage.png,1\n");
     addCsv("csv: first bad row is reported", d + "order.csv",

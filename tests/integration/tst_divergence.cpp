@@ -1,0 +1,106 @@
+// A run whose loss explodes ends failed, naming the iteration and the loss, and keeps its last
+// good checkpoint (Note [Divergence]): the guard's rule, then real runs through netsmith-cli —
+// Adam at learning rate 1e6 (it used to end "completed" with loss 3.2e30), and a learning rate
+// multiplied by 1e4 after a good first epoch. The guard's decisions compare a run with its own
+// start, never with figures one CPU happened to produce.
+#include <QTemporaryDir>
+#include <QtTest>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include "engine/train/divergence_guard.h"
+#include "support/cli_runner.h"
+
+using namespace netsmith::test;
+namespace fs = std::filesystem;
+
+class DivergenceTest : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+
+  // The MLP sample with `optimizer` merged into its optimizer, written as NAME.nsproj.
+  QString project(const QString& name, const Json& optimizer, int maxEpoch) {
+    std::ifstream in(NETSMITH_SOURCE_DIR "/projects/fashion_mnist_mlp.nsproj");
+    Json p = Json::parse(in);
+    if (optimizer.contains("solver")) p["optimizer"] = Json::object();
+    p["optimizer"].update(optimizer);
+    p["config"]["max_epoch"] = maxEpoch;
+    const QString path = m_dir.filePath(name + ".nsproj");
+    std::ofstream(path.toStdString()) << p.dump(1);
+    return path;
+  }
+
+  static QStringList trainArgs(const QString& project, const QString& runDir) {
+    return {"train", project, "--events", "-", "--run-dir", runDir, "--train-samples", "2048", "--validation-samples", "200"};
+  }
+
+ private slots:
+  void guardRule() {
+    using netsmith::DivergenceGuard;
+    DivergenceGuard guard;
+    for (int i = 0; i < 10; ++i) QVERIFY(!guard.observe(2.0 - 0.1 * i, "i"));
+    QVERIFY(std::abs(guard.level() - 1.55) < 1e-12);
+    QVERIFY(!guard.observe(900, "spike"));     // worse, but below the floor
+    QVERIFY(!guard.observe(1500, "spike"));    // above the floor, below 1000 x 1.55
+    const auto exploded = guard.observe(1e30, "epoch 3, iteration 7 (global iteration 71)");
+    QVERIFY(exploded);
+    QVERIFY2(exploded->find("exploded to 1e+30 at epoch 3, iteration 7 (global iteration 71)") != std::string::npos,
+             exploded->c_str());
+    QVERIFY(guard.observe(std::numeric_limits<double>::quiet_NaN(), "n")->find("became nan") != std::string::npos);
+    QVERIFY(guard.observe(std::numeric_limits<double>::infinity(), "n")->find("became inf") != std::string::npos);
+
+    // A run that had converged: a spike of orders of magnitude that stays small is no divergence.
+    DivergenceGuard converged;
+    for (int i = 0; i < 10; ++i) QVERIFY(!converged.observe(1e-6, "i"));
+    QVERIFY(!converged.observe(5.0, "spike"));
+    // A regression loss that starts large is judged against its own level.
+    DivergenceGuard large;
+    for (int i = 0; i < 10; ++i) QVERIFY(!large.observe(1e6, "i"));
+    QVERIFY(!large.observe(5e8, "i"));
+    QVERIFY(large.observe(2e9, "i"));
+  }
+
+  // Adam at 1e6 explodes in its first iterations: failed, exit 1, the error names the iteration
+  // and the loss, and run.json says failed with the same message.
+  void explodingLossFails() {
+    const QString dir = m_dir.filePath("adam");
+    const CliRun run = runCli(trainArgs(project("adam", {{"solver", "Adam"}, {"alpha", 1e6}}, 2), dir));
+    QCOMPARE(run.exitCode, 1);
+    const Json finished = run.last("finished");
+    QCOMPARE(finished.value("status", ""), std::string("failed"));
+    const QString message = QString::fromStdString(finished.value("message", ""));
+    QVERIFY2(message.contains(QRegularExpression("the training loss (exploded to \\S+|became (nan|inf|-inf)) at epoch 1, "
+                                                 "iteration \\d+ \\(global iteration \\d+\\)")),
+             qPrintable(message));
+    QVERIFY2(message.contains("lower the learning rate (now 1000000)"), qPrintable(message));
+    std::ifstream in((dir + "/run.json").toStdString());
+    const Json record = Json::parse(in);
+    QCOMPARE(record["result"].value("status", ""), std::string("failed"));
+    QCOMPARE(QString::fromStdString(record["result"].value("message", "")), message);
+  }
+
+  // A good first epoch, then the learning rate x 1e4: the run fails in epoch 2 and keeps epoch 1's
+  // checkpoint, which resumes (and fails the same way: the settings are the run's).
+  void theLastGoodCheckpointStays() {
+    const QString dir = m_dir.filePath("raised");
+    const QString p = project("raised", {{"lr_multiplier", 1e4}, {"lr_update_interval", 32}}, 3);
+    const CliRun run = runCli(trainArgs(p, dir));
+    QCOMPARE(run.exitCode, 1);
+    QCOMPARE(run.ofKind("epoch").size(), size_t{1});
+    const QString message = QString::fromStdString(run.last("finished").value("message", ""));
+    QVERIFY2(message.contains(QRegularExpression("at epoch 2, iteration \\d+ \\(global iteration \\d+\\)")), qPrintable(message));
+    std::vector<std::string> checkpoints;
+    for (const auto& e : fs::directory_iterator((dir + "/checkpoints").toStdString()))
+      checkpoints.push_back(e.path().filename().string());
+    QCOMPARE(checkpoints, std::vector<std::string>{"e0001_i000000.ckpt"});
+    const CliRun resumed = runCli({"train", "--resume", dir, "--events", "-"});
+    QCOMPARE(resumed.exitCode, 1);
+    QVERIFY(resumed.ofKind("epoch").empty());
+    QVERIFY(QString::fromStdString(resumed.last("finished").value("message", "")).contains("at epoch 2"));
+  }
+};
+
+QTEST_GUILESS_MAIN(DivergenceTest)
+#include "tst_divergence.moc"
