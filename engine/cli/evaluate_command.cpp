@@ -151,6 +151,10 @@ int runEvaluate(const ParsedArgs& args) {
     report.parametersPath = model.parameters().path;
     report.parametersMeta = model.parameters().data.meta;
     report.devices = predictions.devices;
+    if (!predictions.deviceNote.empty()) {
+      report.warnings.push_back(predictions.deviceNote);
+      std::fprintf(stderr, "netsmith-cli evaluate: %s\n", predictions.deviceNote.c_str());
+    }
     report.precision = project.config.precision;  // the run's, as in training (Note [CPU bfloat16])
     report.outputHead = outputHeadName(head);
     report.binary = reading.binary;

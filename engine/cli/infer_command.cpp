@@ -91,6 +91,7 @@ int inferJson(const ParsedArgs& args, const std::vector<std::string>& inputs, bo
   if (data.size > 0) {
     const Predictions p = model.predict(data, devicesOption(args));
     devices = p.devices;
+    if (!p.deviceNote.empty()) std::fprintf(stderr, "netsmith-cli infer: %s\n", p.deviceNote.c_str());
     std::vector<float> row(static_cast<size_t>(p.width));
     for (int64_t i = 0; i < p.samples; ++i) {
       applyOutputHead(head, {p.row(i), row.size()}, row);

@@ -81,7 +81,7 @@ NcclGroup::NcclGroup(const JobGroupPlacement& placement, double timeoutSeconds)
   for (int r = 0; r < n; ++r) m_shared->calls[static_cast<size_t>(r)] = 0;
   std::string why;
   const int count = cudaDeviceCount(&why);
-  NS_CHECK(count > 0, "{} cannot be used: {}; check the NVIDIA driver (nvidia-smi) or train on cpu:0", deviceIds[0],
+  NS_CHECK(count > 0, "{} cannot be used: {}; check the NVIDIA driver (nvidia-smi), or use the CPU (--devices cpu:0)", deviceIds[0],
            why);
   for (const auto& id : deviceIds) {
     const int ordinal = ordinalOf(id);

@@ -9,6 +9,7 @@
 #include "engine/backend/device_factory.h"
 #include "engine/core/error.h"
 #include "engine/data/class_names.h"
+#include "engine/project/device_name.h"
 #include "engine/project/project_io.h"
 #include "engine/train/initial_parameters.h"
 #include "engine/train/network.h"
@@ -93,9 +94,53 @@ void RunModel::checkFits(const Dataset& data) const {
            shapeToString(data.sampleShape), m_graph->input().id, shapeToString(in));
 }
 
+// Note [Device fallback]
+// A run trained on GPUs is often evaluated or used elsewhere: a laptop, a CI machine. When no
+// devices are given and one of the run's is a GPU this build or machine cannot use, prediction
+// runs on cpu:0 instead and says so (Predictions::deviceNote): its numbers are the same model's
+// (inference is deterministic per device; devices differ only in rounding). Devices given with
+// --devices are used as given, and fail with the reason.
+namespace {
+
+// The first of `devices` this process cannot use, with why; empty when all can be.
+std::string unusableDevice(const std::vector<std::string>& devices, std::string* why) {
+  for (const std::string& id : devices) {
+    const DeviceKind* kind = findDeviceKind(id);
+    if (!kind) {
+      *why = "this build has no backend for it";
+      return id;
+    }
+    if (!kind->listDevices) continue;
+    std::string reason;
+    const std::vector<NumberedDevice> listed = kind->listDevices(&reason);
+    const auto colon = id.find(':');
+    const std::string ordinal = colon == std::string::npos ? "" : id.substr(colon + 1);
+    if (!isDecimalIndex(ordinal) || ordinal.size() > 4 || std::stoul(ordinal) >= listed.size()) {
+      *why = listed.empty() ? (reason.empty() ? "no such device here" : reason)
+                            : format("this machine has {} of them", listed.size());
+      return id;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 Predictions RunModel::predict(const Dataset& data, std::vector<std::string> devices, int64_t block) const {
   checkFits(data);
-  if (devices.empty()) devices = m_devices;
+  std::string deviceNote;
+  if (devices.empty()) {
+    devices = m_devices;
+    std::string why;
+    if (const std::string unusable = unusableDevice(devices, &why); !unusable.empty()) {
+      std::string all;
+      for (const auto& d : devices) all += (all.empty() ? "" : ",") + d;
+      deviceNote = format("the run trained on {}, and {} cannot be used here ({}): running on cpu:0 instead "
+                          "(--devices chooses the devices)",
+                          all, unusable, why);
+      devices = {"cpu:0"};
+    }
+  }
   // Contexts come from the devices' kind, as in training (engine/backend/device_factory.h).
   std::vector<const DeviceKind*> kinds;
   for (const auto& d : devices) kinds.push_back(&deviceKindOf(d));
@@ -108,6 +153,7 @@ Predictions RunModel::predict(const Dataset& data, std::vector<std::string> devi
   out.width = numel(m_graph->prediction().outputShape);
   out.values.assign(static_cast<size_t>(out.samples * out.width), 0.0f);
   out.devices = devices;
+  out.deviceNote = deviceNote;
 
   std::vector<std::unique_ptr<DeviceContext>> contexts(static_cast<size_t>(n));
   std::vector<std::unique_ptr<Network>> networks(static_cast<size_t>(n));

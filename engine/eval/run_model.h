@@ -22,6 +22,8 @@ struct Predictions {
   int64_t width = 0;            // values per sample
   std::vector<float> values;    // (samples, width)
   std::vector<std::string> devices;  // the devices that ran
+  // Set when the run's devices could not be used here and cpu:0 ran instead (Note [Device fallback]).
+  std::string deviceNote;
   const float* row(int64_t i) const { return values.data() + i * width; }
 };
 
@@ -49,7 +51,8 @@ class RunModel {
 
   // Runs every sample of `data` through the network in inference mode. Workers take contiguous
   // runs of fixed blocks of `block` samples; each sample's output lands at its own index, so the
-  // result is the same on any number of devices. devices empty: runDevices().
+  // result is the same on any number of devices. devices empty: runDevices(), or cpu:0 where this
+  // machine cannot use them (Note [Device fallback]).
   Predictions predict(const Dataset& data, std::vector<std::string> devices = {}, int64_t block = 256) const;
 
   // Checks that the samples of `data` fit the Input layer; Error names the source and the shapes.

@@ -96,9 +96,23 @@ void RunFiles::planDisk(TrainingPlan& plan, int64_t parameterCount, int optimize
   else if (leader) throw Error(message);
 }
 
-void RunFiles::open(const Project& snapshot, const std::vector<std::string>& devices) {
+bool RunFiles::resumeTrainsNothing(int64_t maxEpoch) const {
+  if (!m_resumed || !m_resumeFrom) return false;
+  const Json result = m_record.settings().value("result", Json::object());
+  if (!result.is_object() || result.value("status", "") != "completed") return false;
+  const Json meta = peekCheckpointMeta(*m_resumeFrom);
+  return meta.value("epoch", int64_t{0}) >= maxEpoch && meta.value("iteration", int64_t{0}) == 0;
+}
+
+void RunFiles::open(const Project& snapshot, const std::vector<std::string>& devices, int64_t maxEpoch) {
   if (m_resumed) {
     fs::create_directories(m_dir / "checkpoints");
+    // A resume of a completed run trains nothing: run.json keeps the devices that trained it.
+    if (resumeTrainsNothing(maxEpoch)) {
+      m_eventsFile = JsonLinesSink::openFile((m_dir / "events.jsonl").string());
+      m_bus.add(m_eventsFile.get());
+      return;
+    }
     Json change = m_deviceChange;
     if (!change.is_null() && m_resumeFrom) {
       const Json meta = peekCheckpointMeta(*m_resumeFrom);

@@ -68,7 +68,10 @@ class RunFiles {
   // The leader, before training: creates the folder of a new run (with the project snapshot and
   // run.json) or records a resume's session in run.json (`devices`: --devices), and appends the
   // run's events to events.jsonl from here on.
-  void open(const Project& snapshot, const std::vector<std::string>& devices);
+  // `maxEpoch`: the run's, so that a resume of a completed run leaves its record as it was.
+  void open(const Project& snapshot, const std::vector<std::string>& devices, int64_t maxEpoch);
+  // A resume from the checkpoint at the end of a completed run, with no epochs added.
+  bool resumeTrainsNothing(int64_t maxEpoch) const;
   // Stops writing events.jsonl (it leaves the bus).
   void closeEvents();
 

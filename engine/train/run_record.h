@@ -55,6 +55,7 @@ class RunRecord {
 
   // run.json: the command-line settings a resume keeps (set before create()), and more.
   Json& settings() { return m_settings; }
+  const Json& settings() const { return m_settings; }
   const std::filesystem::path& dir() const { return m_dir; }
   const std::string& runId() const { return m_runId; }  // empty: a folder of an older version
   const Json& projectJson() const { return m_projectJson; }

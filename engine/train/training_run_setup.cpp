@@ -242,7 +242,7 @@ void TrainingRun::prepare(bool planOnly) {
   if (m_sync.leader()) {
     Project snapshot = m_project;
     snapshot.parallel = m_sync.asWritten();
-    m_files.open(snapshot, m_options.devices);
+    m_files.open(snapshot, m_options.devices, maxEpoch);
     for (const Dataset* d : {&m_train, m_validation ? &*m_validation : nullptr})
       if (d)
         for (const auto& w : d->warnings) m_bus.publish({{"event", "warning"}, {"message", w}});

@@ -176,6 +176,31 @@ class EvaluateCliTest : public QObject {
     QVERIFY(predictionsOne == predictionsThree);
   }
 
+  // Note [Device fallback]: a run that trained on a GPU this machine lacks is evaluated on cpu:0,
+  // saying so (it used to fail advising to "train on cpu:0"); --devices naming it fails, naming it.
+  void runDevicesThisMachineLacksFallBackToTheCpu() {
+    const QString copy = m_dir.filePath("gpu-run");
+    fs::copy(m_run.toStdString(), copy.toStdString(), fs::copy_options::recursive);
+    const std::string settingsPath = (copy + "/run.json").toStdString();
+    Json settings = Json::parse(std::ifstream(settingsPath));
+    settings["devices"] = {"cuda:99"};
+    std::ofstream(settingsPath) << settings.dump(2);
+    const CliRun r = runCli({"evaluate", copy, "--samples", "500", "--json"});
+    QVERIFY2(r.exitCode == 0, r.stderrText.constData());
+    QVERIFY2(r.stderrText.contains("the run trained on cuda:99, and cuda:99 cannot be used here") &&
+                 r.stderrText.contains("running on cpu:0 instead (--devices chooses the devices)"),
+             r.stderrText.constData());
+    const Json j = parseJson(r);
+    QCOMPARE(j.at("devices"), Json({"cpu:0"}));
+    QVERIFY2(j.at("warnings").dump().find("cannot be used here") != std::string::npos, j.dump().c_str());
+    const CliRun onCpu = runCli({"evaluate", m_run, "--samples", "500", "--devices", "cpu:0", "--json"});
+    QCOMPARE(j.at("error"), parseJson(onCpu).at("error"));
+    const CliRun given = runCli({"evaluate", copy, "--samples", "500", "--devices", "cuda:99"});
+    QCOMPARE(given.exitCode, 1);
+    QVERIFY2(given.stderrText.contains("cuda:99"), given.stderrText.constData());
+    QVERIFY2(!given.stderrText.contains("train on cpu:0"), given.stderrText.constData());
+  }
+
   // config.save_best: best.nsparams holds the epoch with the lowest validation error.
   void bestEpochParameters() {
     const std::string best = (m_run + "/best.nsparams").toStdString();

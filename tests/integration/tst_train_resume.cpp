@@ -143,6 +143,23 @@ class TrainResumeTest : public QObject {
     QCOMPARE(run.last("finished").value("parameters_sha256", ""), m_referenceSha);
   }
 
+  // A resume of a completed run trains nothing: it prints the file's hash, and run.json keeps the
+  // devices that trained the run (it used to record the resume's --devices).
+  void resumeOfACompletedRunChangesNothing() {
+    const QString dir = runDir("reference");
+    QVERIFY(!m_referenceSha.empty());
+    const std::string settingsPath = (dir + "/run.json").toStdString();
+    const Json before = Json::parse(std::ifstream(settingsPath));
+    const CliRun again = runCli({"train", "--resume", dir, "--events", "-", "--devices", "cpu:0,cpu:1"});
+    QVERIFY2(again.exitCode == 0, again.stderrText.constData());
+    QVERIFY(again.ofKind("epoch").empty());
+    QCOMPARE(again.last("finished").value("parameters_sha256", ""), m_referenceSha);
+    const Json after = Json::parse(std::ifstream(settingsPath));
+    QCOMPARE(after.value("devices", Json()), before.value("devices", Json()));
+    QCOMPARE(after.value("device_changes", Json()), before.value("device_changes", Json()));
+    QCOMPARE(after.value("training", Json()), before.value("training", Json()));
+  }
+
   void nanLossStopsWithErrorAndNoNanCheckpoint() {
     // The MLP with an absurd learning rate diverges within a few iterations.
     std::ifstream in(sourcePath("projects/fashion_mnist_mlp.nsproj").toStdString());

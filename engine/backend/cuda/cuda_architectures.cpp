@@ -63,9 +63,9 @@ std::string noKernelImageMessage(const std::string& id, const std::string& name,
                                   id, name, computeCapabilityText(cc), cc, carries);
   if (cc < 75)
     return head + format(". CUDA 13, which Netsmith is built with, supports compute capability 7.5 (Turing) and "
-                         "newer; train on cpu:0 instead");
+                         "newer; use the CPU instead (--devices cpu:0)");
   return head + format(". Rebuild for it: installer/build.sh -DNETSMITH_CUDA_ARCHITECTURES={} (or =all, as the "
-                       "Debian package is built), or train on cpu:0",
+                       "Debian package is built), or use the CPU (--devices cpu:0)",
                        cc);
 }
 

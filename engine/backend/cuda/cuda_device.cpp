@@ -43,7 +43,7 @@ CudaDeviceContext::CudaDeviceContext(std::string id, CudaOptions options)
     : m_id(std::move(id)), m_ordinal(ordinalOf(m_id)), m_options(options), m_pool(m_ordinal), m_workspace(&m_pool) {
   std::string why;
   const int count = cudaDeviceCount(&why);
-  NS_CHECK(count > 0, "{} cannot be used: {}; check the NVIDIA driver (nvidia-smi) or train on cpu:0", m_id, why);
+  NS_CHECK(count > 0, "{} cannot be used: {}; check the NVIDIA driver (nvidia-smi), or use the CPU (--devices cpu:0)", m_id, why);
   NS_CHECK(m_ordinal < count, "{} does not exist: the CUDA runtime sees {} GPU(s), cuda:0 to cuda:{}", m_id, count,
            count - 1);
   GpuRuntime& runtime = gpuRuntime();
