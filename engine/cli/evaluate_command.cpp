@@ -11,6 +11,7 @@
 #include "engine/data/class_names.h"
 #include "engine/data/csv_reader.h"
 #include "engine/eval/evaluation.h"
+#include "engine/eval/non_finite_inputs.h"
 #include "engine/eval/output_head.h"
 #include "engine/eval/run_model.h"
 #include "engine/train/parallel_plan.h"
@@ -122,6 +123,11 @@ int runEvaluate(const ParsedArgs& args) {
     const ClassReading reading = classReadingOf(model.graph());
     NS_CHECK(reading.classification, "{}: evaluate needs a classifier: {}", model.runDir(), reading.why);
 
+    // A NaN or infinite input would be counted right or wrong by chance: refused, naming the sample.
+    if (const auto bad = samplesWithNonFiniteInputs(data); !bad.empty())
+      NS_THROW("{}, {}: {}{}: evaluate needs finite inputs", data.source, data.rowName(bad.front().index),
+               nonFiniteInputMessage(bad.front(), numel(data.sampleShape)),
+               bad.size() > 1 ? format(" (and {} more samples like it)", bad.size() - 1) : std::string());
     const Predictions predictions = model.predict(data, devices);
     const OutputHead head = outputHeadOf(model.graph());
     std::vector<float> likelihoods(predictions.values.size());

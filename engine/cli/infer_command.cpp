@@ -1,15 +1,19 @@
 // netsmith-cli infer RUN --input CSV|IMAGE...: predictions of a trained run as CSV, or with --json
 // one result per input (its likelihoods, or why that input could not be used).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <set>
 
 #include "engine/cli/eval_commands.h"
 #include "engine/core/error.h"
 #include "engine/data/npy.h"
 #include "engine/eval/evaluation.h"
 #include "engine/eval/inference_input.h"
+#include "engine/eval/non_finite_inputs.h"
 #include "engine/eval/output_head.h"
 #include "engine/eval/run_model.h"
 
@@ -88,12 +92,19 @@ int inferJson(const ParsedArgs& args, const std::vector<std::string>& inputs, bo
   const OutputHead head = outputHeadOf(model.graph());
   const ClassReading reading = classReadingOf(model.graph());
   std::vector<std::string> devices;
+  // A sample with NaN or infinite inputs gets an error instead of a prediction.
+  std::set<int64_t> nonFinite;
+  for (const NonFiniteSample& bad : samplesWithNonFiniteInputs(data)) {
+    results[predicted[static_cast<size_t>(bad.index)]]["error"] = nonFiniteInputMessage(bad, numel(data.sampleShape));
+    nonFinite.insert(bad.index);
+  }
   if (data.size > 0) {
     const Predictions p = model.predict(data, devicesOption(args));
     devices = p.devices;
     if (!p.deviceNote.empty()) std::fprintf(stderr, "netsmith-cli infer: %s\n", p.deviceNote.c_str());
     std::vector<float> row(static_cast<size_t>(p.width));
     for (int64_t i = 0; i < p.samples; ++i) {
+      if (nonFinite.count(i)) continue;
       applyOutputHead(head, {p.row(i), row.size()}, row);
       Json& r = results[predicted[static_cast<size_t>(i)]];
       if (reading.classification) {
@@ -124,11 +135,11 @@ int inferJson(const ParsedArgs& args, const std::vector<std::string>& inputs, bo
       {"classes", reading.classes},
       {"class_names", classNames},
       {"class_names_file", model.classNamesFile().empty() ? Json(nullptr) : Json(model.classNamesFile())},
-      {"predicted", data.size},
+      {"predicted", data.size - static_cast<int64_t>(nonFinite.size())},
       {"results", results},
       {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}};
   std::printf("%s\n", out.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
-  return data.size > 0 ? 0 : 1;
+  return data.size > static_cast<int64_t>(nonFinite.size()) ? 0 : 1;
 }
 }  // namespace
 
@@ -163,13 +174,25 @@ int runInfer(const ParsedArgs& args) {
     names = inputs;
   }
   const Predictions p = model.predict(data, devicesOption(args));
+  if (!p.deviceNote.empty()) std::fprintf(stderr, "netsmith-cli infer: %s\n", p.deviceNote.c_str());
   const OutputHead head = outputHeadOf(model.graph());
   const ClassReading reading = classReadingOf(model.graph());
+  // A sample with NaN or infinite inputs gets no prediction: NaN rows in .npy, empty cells in CSV.
+  std::set<int64_t> nonFinite;
+  for (const NonFiniteSample& bad : samplesWithNonFiniteInputs(data)) {
+    nonFinite.insert(bad.index);
+    const std::string name = bad.index < static_cast<int64_t>(names.size()) ? names[static_cast<size_t>(bad.index)]
+                                                                             : std::to_string(bad.index);
+    std::fprintf(stderr, "netsmith-cli infer: %s: %s\n", name.c_str(),
+                 nonFiniteInputMessage(bad, numel(data.sampleShape)).c_str());
+  }
   if (npyOutput) {
     std::vector<float> values(static_cast<size_t>(p.samples * p.width));
-    for (int64_t i = 0; i < p.samples; ++i)
-      applyOutputHead(head, {p.row(i), static_cast<size_t>(p.width)},
-                      std::span<float>(values).subspan(static_cast<size_t>(i * p.width), static_cast<size_t>(p.width)));
+    for (int64_t i = 0; i < p.samples; ++i) {
+      const auto out = std::span<float>(values).subspan(static_cast<size_t>(i * p.width), static_cast<size_t>(p.width));
+      if (nonFinite.count(i)) std::fill(out.begin(), out.end(), std::numeric_limits<float>::quiet_NaN());
+      else applyOutputHead(head, {p.row(i), static_cast<size_t>(p.width)}, out);
+    }
     const std::string path = args.value("--output");
     writeNpy(path, std::vector<int64_t>{p.samples, p.width}, values);
     std::fprintf(stderr, "%lld predictions written to %s (float32, %lld x %lld)\n", static_cast<long long>(p.samples),
@@ -183,8 +206,12 @@ int runInfer(const ParsedArgs& args) {
   csv += "\n";
   std::vector<float> row(static_cast<size_t>(p.width));
   for (int64_t i = 0; i < p.samples; ++i) {
-    applyOutputHead(head, {p.row(i), row.size()}, row);
     csv += csvCell(i < static_cast<int64_t>(names.size()) ? names[static_cast<size_t>(i)] : std::to_string(i));
+    if (nonFinite.count(i)) {
+      csv += std::string(static_cast<size_t>(p.width + (reading.classification ? 2 : 0)), ',') + "\n";
+      continue;
+    }
+    applyOutputHead(head, {p.row(i), row.size()}, row);
     if (reading.classification) {
       const int64_t c = predictedClass(reading, row);
       csv += "," + std::to_string(c) + "," + csvCell(classNameOf(model.classNames(), c));

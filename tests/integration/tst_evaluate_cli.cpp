@@ -16,6 +16,7 @@
 #include "engine/backend/cpu/cpu_precision.h"
 #include "engine/data/class_names.h"
 #include "engine/data/dataset.h"
+#include "engine/data/npy.h"
 #include "engine/project/project_io.h"
 #include "engine/train/checkpoint.h"
 #include "support/cli_runner.h"
@@ -199,6 +200,49 @@ class EvaluateCliTest : public QObject {
     QCOMPARE(given.exitCode, 1);
     QVERIFY2(given.stderrText.contains("cuda:99"), given.stderrText.constData());
     QVERIFY2(!given.stderrText.contains("train on cpu:0"), given.stderrText.constData());
+  }
+
+  // NaN or infinite inputs get no confident answer: infer flags each such sample (an error in
+  // --json, which the console shows; empty CSV cells; NaN rows in .npy) and predicts the others.
+  void nonFiniteInputsAreFlagged() {
+    const int64_t n = 28 * 28;
+    std::vector<float> values(static_cast<size_t>(3 * n), 0.25f);
+    for (int64_t k = 0; k < n; ++k) values[static_cast<size_t>(n + k)] = std::nanf("");  // all NaN
+    values[static_cast<size_t>(2 * n + 17)] = INFINITY;                                // one infinite pixel
+    const QString npy = m_dir.filePath("nonfinite.npy");
+    netsmith::writeNpy(npy.toStdString(), std::vector<int64_t>{3, 1, 28, 28}, values);
+    const CliRun json = runCli({"infer", m_run, "--input", npy, "--json"});
+    QVERIFY2(json.exitCode == 0, json.stderrText.constData());
+    const Json j = parseJson(json);
+    QCOMPARE(j.at("predicted").get<int>(), 1);
+    QVERIFY(j["results"][0].contains("class") && !j["results"][0].contains("error"));
+    for (int i : {1, 2}) {
+      QVERIFY(!j["results"][i].contains("class"));
+      QVERIFY(!j["results"][i].contains("likelihoods"));
+    }
+    QCOMPARE(j["results"][1].value("error", ""),
+             std::string("the input holds 784 of its 784 values as NaN or infinity: no prediction is made for it"));
+    QCOMPARE(j["results"][2].value("error", ""),
+             std::string("the input holds 1 of its 784 values as NaN or infinity: no prediction is made for it"));
+
+    const CliRun csv = runCli({"infer", m_run, "--input", npy});
+    QCOMPARE(csv.exitCode, 0);
+    const QList<QByteArray> lines = csv.stdoutText.trimmed().split('\n');
+    QCOMPARE(lines.size(), 4);
+    QVERIFY2(lines[2] == "nonfinite.npy[1]" + QByteArray(12, ','), lines[2].constData());
+    QVERIFY(csv.stderrText.contains("nonfinite.npy[2]: the input holds 1 of its 784 values as NaN or infinity"));
+
+    const QString out = m_dir.filePath("nonfinite-out.npy");
+    QCOMPARE(runCli({"infer", m_run, "--input", npy, "--output", out}).exitCode, 0);
+    const netsmith::NpyArray a = netsmith::readNpy(out.toStdString());
+    QVERIFY(std::isfinite(a.values[0]));
+    QVERIFY(std::isnan(a.values[10]) && std::isnan(a.values[29]));
+
+    // Nothing but such samples: nothing predicted, exit 1.
+    const QString allBad = m_dir.filePath("allnan.npy");
+    netsmith::writeNpy(allBad.toStdString(), std::vector<int64_t>{1, 1, 28, 28},
+                       std::vector<float>(static_cast<size_t>(n), std::nanf("")));
+    QCOMPARE(runCli({"infer", m_run, "--input", allBad, "--json"}).exitCode, 1);
   }
 
   // config.save_best: best.nsparams holds the epoch with the lowest validation error.
