@@ -17,6 +17,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/utf8.h"
+#include "engine/data/dataset.h"
 #include "engine/data/folder/dataset_builder.h"
 #include "engine/data/folder/folder_scan.h"
 #include "unit/fuzz_random.h"
@@ -361,6 +362,72 @@ class DatasetFolderFuzzTest : public QObject {
                    std::string(e.what()).find("'caf\u00e9'") != std::string::npos,
                e.what());
     }
+  }
+
+  // What a dataset says reads back as found: a link back into the source is not followed (the
+  // real folder keeps its images and its class), and names with '\\' or a line break are written
+  // so that the CSV reader gives back the file that exists. One class gets a warning.
+  void datasetsReadBackAsFound() {
+    QTemporaryDir tmp;
+    const QString src = tmp.filePath("src");
+    int seed = 0;
+    auto image = [&](const QString& path) {
+      PngSpec spec;
+      spec.width = 6;
+      spec.height = 6;
+      const int k = seed++;
+      QVERIFY(QDir().mkpath(QFileInfo(path).path()));
+      QVERIFY(writePngFile(path, spec, [k](int x, int y, int c) { return (x * 13 + y * 7 + c + k * 31) % 256; }));
+    };
+    for (int i = 0; i < 4; ++i) image(src + QString("/a/%1.png").arg(i));
+    for (int i = 0; i < 5; ++i) image(src + QString("/b/%1.png").arg(i));
+    image(src + "/b/back\\slash.png");
+    image(src + "/b/sub\nfolder/n.png");
+    QVERIFY(QFile::link(src, src + "/a/loop"));       // back to the source: a/loop/b/... would be b's images as a's
+    QVERIFY(QFile::link(src + "/b", src + "/a/alias")); // a second name for b
+    FolderDatasetOptions o;
+    o.source = src.toStdString();
+    o.output = tmp.filePath("out").toStdString();
+    o.validationPercent = 0;
+    FolderDatasetResult result;
+    try {
+      result = buildFolderDataset(o, {});
+    } catch (const Error& e) {
+      QFAIL(e.what());
+    }
+    QCOMPARE(result.trainingCount, int64_t{11});
+    std::map<std::string, std::string> skipped;
+    for (const auto& k : result.skipped) skipped[k.path] = k.reason;
+    QVERIFY(skipped.count("a/loop/") && skipped.count("a/alias/"));
+    QVERIFY2(skipped["a/alias/"].find("the source's 'b/': not followed") != std::string::npos, skipped["a/alias/"].c_str());
+    // Read back through the CSV reader: every row's file exists and sits in its label's class folder.
+    DataSourceSpec spec;
+    spec.format = "csv";
+    spec.csv = tmp.filePath("out/training.csv").toStdString();
+    const Dataset data = loadDataSource(spec, 1.0 / 255, "error");
+    QCOMPARE(data.size, int64_t{11});
+    const std::vector<std::string> rows = csvImages(tmp.filePath("out/training.csv"));
+    QCOMPARE(rows.size(), size_t{11});
+    int inA = 0, inB = 0;
+    for (const std::string& row : rows) {
+      QVERIFY2(row.find('\\') == std::string::npos && row.find('\n') == std::string::npos, row.c_str());
+      QVERIFY2(QFileInfo::exists(tmp.filePath("out/") + QString::fromStdString(row)), row.c_str());
+      inA += row.rfind("images/a/", 0) == 0;
+      inB += row.rfind("images/b/", 0) == 0;
+    }
+    QCOMPARE(inA, 4);
+    QCOMPARE(inB, 7);
+    for (int64_t i = 0; i < data.size; ++i)
+      QCOMPARE(static_cast<int>(data.labels[static_cast<size_t>(i)]), rows[static_cast<size_t>(i)].rfind("images/a/", 0) == 0 ? 0 : 1);
+
+    // One class: a warning.
+    const QString one = tmp.filePath("one");
+    image(one + "/only/1.png");
+    image(one + "/only/2.png");
+    bool warned = false;
+    for (const std::string& w : scanImageFolder(one.toStdString()).warnings)
+      warned = warned || w.find("only one class ('only')") != std::string::npos;
+    QVERIFY(warned);
   }
 };
 

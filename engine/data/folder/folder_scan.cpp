@@ -54,6 +54,7 @@ struct Entry {
   std::string name;
   fs::path path;
   enum Kind { Folder, File, Broken, Other } kind = Other;
+  bool link = false;  // a symbolic link (kind says what it points to)
 };
 
 // The entries of `dir`, sorted by name; false with the reason when it cannot be listed.
@@ -71,6 +72,7 @@ bool listFolder(const fs::path& dir, std::vector<Entry>& out, std::string& why) 
     e.path = it->path();
     e.name = e.path.filename().string();
     std::error_code sec;
+    e.link = fs::is_symlink(fs::symlink_status(e.path, sec));
     const fs::file_status st = fs::status(e.path, sec);  // follows symbolic links
     if (sec || st.type() == fs::file_type::not_found) e.kind = fs::is_symlink(fs::symlink_status(e.path, sec)) ? Entry::Broken : Entry::Other;
     else if (st.type() == fs::file_type::directory) e.kind = Entry::Folder;
@@ -121,6 +123,10 @@ class Scanner {
       const std::string path = join(rel, e.name);
       if (isHidden(e.name)) {
         skip(e.kind == Entry::Folder ? path + "/" : path, e.kind == Entry::Folder ? "hidden folder, not read" : "hidden");
+      } else if (const std::string target = e.kind == Entry::Folder && e.link ? sourceFolderLinkedTo(e.path) : "";
+                 !target.empty()) {
+        skip(path + "/", "a symbolic link to " + target + ": not followed (the source's folders are read under their own "
+                         "paths, so that each image is labelled by where it is)");
       } else if (e.kind == Entry::Folder) {
         if (e.name.find_first_of("\r\n") != std::string::npos)
           skip(path + "/", "a class name cannot hold a line break (classes.txt has one name per line): rename the folder");
@@ -133,6 +139,18 @@ class Scanner {
       }
     }
     return out;
+  }
+
+  // For a link to a folder inside SOURCE: the target's path below SOURCE ("." for SOURCE itself);
+  // empty when the target lies outside SOURCE (a class folder kept elsewhere is followed).
+  std::string sourceFolderLinkedTo(const fs::path& link) const {
+    std::error_code ec;
+    const fs::path target = fs::canonical(link, ec);
+    const fs::path source = fs::canonical(m_scan.source, ec);
+    if (ec || target.empty()) return {};
+    const fs::path below = target.lexically_relative(source);
+    if (below.empty() || *below.begin() == "..") return {};
+    return below == "." ? std::string("the source folder") : "the source's '" + below.generic_string() + "/'";
   }
 
   // Every image candidate below the class folder `dir` (relative path `rel`).
@@ -163,6 +181,12 @@ class Scanner {
         const std::string inClass = join(p.inClass, e.name);
         if (isHidden(e.name)) {
           skip(e.kind == Entry::Folder ? path + "/" : path, e.kind == Entry::Folder ? "hidden folder, not read" : "hidden");
+        } else if (const std::string target = e.kind == Entry::Folder && e.link ? sourceFolderLinkedTo(e.path) : "";
+                   !target.empty()) {
+          // A link to a folder of the source: that folder is read under its own name, so its images
+          // keep their own class; following the link could label them by a path they are not under.
+          skip(path + "/", "a symbolic link to " + target + ": not followed (the source's folders are read under their own "
+                           "paths, so that each image is labelled by where it is)");
         } else if (e.kind == Entry::Folder) {
           stack.push_back({e.path, path, inClass});
         } else if (e.kind == Entry::Broken) {
@@ -265,6 +289,10 @@ FolderScan scanImageFolder(const fs::path& source, const std::function<bool()>& 
     }
   }
   scan.classNames.assign(names.begin(), names.end());
+  if (scan.classNames.size() == 1)
+    scan.warnings.push_back(format("there is only one class ('{}'): a classifier trained on it has nothing to tell "
+                                   "apart; put each class's images in a folder of their own",
+                                   scan.classNames.front()));
   NS_CHECK(!scan.classNames.empty(),
            "{} holds no class folder: put the images of each class in a subfolder named after the class "
            "(SOURCE/cat/1.jpg, SOURCE/dog/2.png), or use train/ and val/ folders that hold such subfolders",

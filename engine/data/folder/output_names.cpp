@@ -10,17 +10,30 @@
 
 namespace netsmith {
 
+namespace {
+
+// `name` with the characters a dataset CSV cannot give back as written ('\\', line breaks) as '_'.
+std::string readsBack(std::string name) {
+  for (char& ch : name)
+    if (ch == '\\' || ch == '\n' || ch == '\r') ch = '_';
+  return name;
+}
+
+}  // namespace
+
 void assignOutputNames(std::vector<SourceImage>& images, const FolderScan& scan) {
   std::set<std::string> used;
   auto base = [&](const SourceImage& it) {
     const ImageCandidate& c = *it.candidate;
     // Output names are UTF-8 (they reach the CSVs, and from there JSON): a source name that is not
     // keeps its odd bytes read as Latin-1; a name taken twice that way gets a suffix below.
-    const std::string inClass = utf8ReadingStrayBytesAsLatin1(c.inClass);
+    // They must also read back as written: the CSV reader takes '\\' for '/' (datasets made on
+    // Windows), and a line break would split the row for many tools, so both become '_'.
+    const std::string inClass = readsBack(utf8ReadingStrayBytesAsLatin1(c.inClass));
     std::string prefix = "images/";
     if (scan.layout == FolderLayout::GivenSplit)
       prefix += (c.split == DataSplit::Training ? scan.trainingFolder : scan.validationFolder) + "/";
-    prefix += scan.classNames[c.label] + "/";
+    prefix += readsBack(scan.classNames[c.label]) + "/";
     const auto slash = inClass.rfind('/');
     const auto dot = inClass.rfind('.');
     const std::string stem = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? inClass
