@@ -24,6 +24,11 @@ struct ZipMember {
   std::string name;
   std::string bytes;
   bool deflate = true;
+  // A member given already deflated (a stream too large to hold inflated): its raw deflate
+  // data, inflated size and CRC-32; `bytes` is then unused.
+  std::string deflated;
+  uint64_t inflatedSize = 0;
+  uint32_t inflatedCrc = 0;
 };
 
 inline void putVarint(std::string& out, uint64_t v) {
@@ -83,9 +88,13 @@ inline std::string rawDeflate(const std::string& in) {
 inline std::string zipArchive(const std::vector<ZipMember>& members) {
   std::string file, directory;
   for (const ZipMember& m : members) {
-    const std::string data = m.deflate ? rawDeflate(m.bytes) : m.bytes;
-    const uint32_t crc = static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(m.bytes.data()), static_cast<uInt>(m.bytes.size())));
-    const uint16_t method = m.deflate ? 8 : 0;
+    const bool given = !m.deflated.empty();
+    const std::string data = given ? m.deflated : m.deflate ? rawDeflate(m.bytes) : m.bytes;
+    const uint32_t crc = given ? m.inflatedCrc
+                               : static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(m.bytes.data()),
+                                                             static_cast<uInt>(m.bytes.size())));
+    const uint64_t size = given ? m.inflatedSize : m.bytes.size();
+    const uint16_t method = given || m.deflate ? 8 : 0;
     const size_t offset = file.size();
     putLittle(file, 0x04034b50, 4);
     putLittle(file, 20, 2);
@@ -95,7 +104,7 @@ inline std::string zipArchive(const std::vector<ZipMember>& members) {
     putLittle(file, 0x21, 2);
     putLittle(file, crc, 4);
     putLittle(file, data.size(), 4);
-    putLittle(file, m.bytes.size(), 4);
+    putLittle(file, size, 4);
     putLittle(file, m.name.size(), 2);
     putLittle(file, 0, 2);
     file += m.name + data;
@@ -108,7 +117,7 @@ inline std::string zipArchive(const std::vector<ZipMember>& members) {
     putLittle(directory, 0x21, 2);
     putLittle(directory, crc, 4);
     putLittle(directory, data.size(), 4);
-    putLittle(directory, m.bytes.size(), 4);
+    putLittle(directory, size, 4);
     putLittle(directory, m.name.size(), 2);
     putLittle(directory, 0, 2);
     putLittle(directory, 0, 2);

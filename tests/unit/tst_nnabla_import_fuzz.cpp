@@ -5,6 +5,8 @@
 // counts, an unknown function, ZIP archives with a wrong CRC, sizes or offsets. Each is an
 // Error whose message names the file (a truncation that leaves a complete file may import), never
 // a crash or another exception, and a failed import writes nothing.
+#include <sys/resource.h>
+
 #include <QTemporaryDir>
 #include <QtTest>
 #include <filesystem>
@@ -20,6 +22,22 @@ using namespace netsmith::test;
 namespace fs = std::filesystem;
 
 namespace {
+
+// Overwrites `bytes` little-endian bytes at `at`.
+void putLittleAt(std::string& s, size_t at, uint64_t v, int bytes = 4) {
+  for (int k = 0; k < bytes; ++k) s[at + static_cast<size_t>(k)] = static_cast<char>(v >> (8 * k));
+}
+uint64_t readLittle(const std::string& s, size_t at, int bytes) {
+  uint64_t v = 0;
+  for (int k = bytes; k-- > 0;) v = v << 8 | static_cast<unsigned char>(s[at + static_cast<size_t>(k)]);
+  return v;
+}
+// The process's peak resident memory so far.
+long peakResidentMiB() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024;
+}
 
 const char* kNet = R"(training_config {
   max_epoch: 2
@@ -227,7 +245,7 @@ class NnablaImportFuzzTest : public QObject {
     importBytes(crc, "crc.nnp", "does not match the directory's");
     std::string size = nnp;
     for (int k = 0; k < 4; ++k) size[directory + 24 + k] = '\xff';
-    importBytes(size, "size.nnp", "cannot inflate to");
+    importBytes(size, "size.nnp", "is a ZIP64 member");
     std::string offset = nnp;
     for (int k = 0; k < 4; ++k) offset[directory + 42 + k] = '\x7f';
     importBytes(offset, "offset.nnp", "no local header");
@@ -247,6 +265,65 @@ class NnablaImportFuzzTest : public QObject {
     p = parameters();
     p[0].name = "Other/conv/W";
     importBytes(nnpArchive(kNet, p), "other.nnp", "none for 'C_0/conv/W'");
+    QVERIFY(!QTest::currentTestFailed());
+  }
+
+  // Memory bombs: a member that claims 2,000 MiB inflates into what it holds, not into its claim
+  // (it took 2.2 GB before failing); a deflate stream of zeros that really inflates to 300 MiB
+  // is stopped at the member limit (256 MiB here, 64 times its size for larger files); a ZIP64
+  // member is named as one.
+  void memoryBombs() {
+    // 2 MiB that do not compress, claiming 2,000 MiB (within deflate's ratio of 2 MiB).
+    std::string noise(2 << 20, '\0');
+    uint32_t state = 12345;
+    for (char& c : noise) c = static_cast<char>((state = state * 1664525u + 1013904223u) >> 24);
+    std::string claims = zipArchive({{"network.nntxt", kNet, true}, {"parameter.protobuf", noise, true}});
+    const size_t directory = claims.rfind(std::string("PK\x01\x02", 4));
+    putLittleAt(claims, directory + 24, uint64_t{2000} << 20);
+    const long before = peakResidentMiB();
+    importBytes(claims, "claims.nnp", "inflates to 2097152 bytes but the directory claims 2097152000");
+    QVERIFY2(peakResidentMiB() - before < 500, qPrintable(QString("peak memory grew by %1 MiB").arg(peakResidentMiB() - before)));
+
+    // A real bomb: 300 MiB of zeros in about 300 KB.
+    std::string bomb;
+    uint32_t crc = 0;
+    {
+      const std::string zeros(1 << 20, '\0');
+      z_stream z{};
+      deflateInit2(&z, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY);
+      std::string chunk(1 << 16, '\0');
+      for (int i = 0; i < 300; ++i) {
+        crc = static_cast<uint32_t>(crc32(crc, reinterpret_cast<const Bytef*>(zeros.data()), static_cast<uInt>(zeros.size())));
+        z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(zeros.data()));
+        z.avail_in = static_cast<uInt>(zeros.size());
+        const int flush = i == 299 ? Z_FINISH : Z_NO_FLUSH;
+        do {
+          z.next_out = reinterpret_cast<Bytef*>(chunk.data());
+          z.avail_out = static_cast<uInt>(chunk.size());
+          deflate(&z, flush);
+          bomb.append(chunk.data(), chunk.size() - z.avail_out);
+        } while (z.avail_out == 0);
+      }
+      deflateEnd(&z);
+    }
+    ZipMember member{"parameter.protobuf", "", true, bomb, uint64_t{300} << 20, crc};
+    importBytes(zipArchive({{"network.nntxt", kNet, true}, member}), "bomb.nnp",
+                "inflate to more than 256 MiB, more than a .nnp member holds");
+
+    // ZIP64: the size fields say 0xffffffff and the extra field holds 10 GiB.
+    std::string zip64 = zipArchive({{"network.nntxt", kNet, true}, {"parameter.protobuf", parameterProtobuf(parameters()), true}});
+    const size_t entry = zip64.rfind(std::string("PK\x01\x02", 4));
+    putLittleAt(zip64, entry + 24, 0xffffffffu);
+    const uint16_t nameLength = static_cast<uint16_t>(std::string("parameter.protobuf").size());
+    std::string extra;
+    putLittle(extra, 1, 2);
+    putLittle(extra, 8, 2);
+    putLittle(extra, uint64_t{10} << 30, 8);
+    zip64.insert(entry + 46 + nameLength, extra);
+    putLittleAt(zip64, entry + 30, extra.size(), 2);
+    const size_t end = zip64.rfind(std::string("PK\x05\x06", 4));
+    putLittleAt(zip64, end + 12, readLittle(zip64, end + 12, 4) + extra.size());
+    importBytes(zip64, "zip64.nnp", "member 'parameter.protobuf' is a ZIP64 member of 10737418240 bytes (10 GiB)");
     QVERIFY(!QTest::currentTestFailed());
   }
 };

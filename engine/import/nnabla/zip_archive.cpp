@@ -20,6 +20,10 @@ constexpr uint32_t kEndOfDirectory = 0x06054b50, kDirectoryEntry = 0x02014b50, k
 // Deflate cannot expand data more than about 1032 times; a member that claims more is damaged,
 // and the check keeps a forged size from allocating gigabytes.
 constexpr uint64_t kMaxDeflateRatio = 1032;
+// What a .nnp member really holds: a network's text compresses about 10 times, parameters (float32)
+// hardly at all; 64 times leaves room for tensors of zeros. Below 256 MiB no member is stopped.
+constexpr uint64_t kMaxMemberRatio = 64;
+constexpr uint64_t kMinMemberLimit = uint64_t{256} << 20;
 
 uint16_t u16(const std::string& b, size_t at) {
   return static_cast<uint16_t>(static_cast<unsigned char>(b[at]) | static_cast<unsigned char>(b[at + 1]) << 8);
@@ -77,6 +81,19 @@ ZipArchive::ZipArchive(const std::string& path) : m_path(path) {
     NS_CHECK(at + 46 + nameLength + extraLength + commentLength <= end,
              "{}: ZIP central directory entry {} of {} runs past the directory: the file is damaged", path, i + 1, entries);
     e.name = b.substr(at + 46, nameLength);
+    if (e.size == 0xffffffffu || e.compressedSize == 0xffffffffu || e.localHeaderOffset == 0xffffffffu) {
+      // A ZIP64 member: its real size is in the extra field (id 1), the uncompressed size first.
+      uint64_t realSize = 0;
+      for (size_t x = at + 46 + nameLength; x + 4 <= at + 46 + nameLength + extraLength;) {
+        const uint16_t id = u16(b, x), length = u16(b, x + 2);
+        if (id == 1 && e.size == 0xffffffffu && length >= 8 && x + 12 <= end)
+          realSize = uint64_t{u32(b, x + 4)} | uint64_t{u32(b, x + 8)} << 32;
+        x += 4 + length;
+      }
+      NS_THROW("{}: member '{}' is a ZIP64 member{}: .nnp files hold plain ZIP members of under 4 GiB, and this "
+               "version does not read ZIP64",
+               path, e.name, realSize ? format(" of {} bytes ({} GiB)", realSize, static_cast<double>(realSize >> 20) / 1024) : std::string(" (4 GiB or more, or its data lies past 4 GiB)"));
+    }
     at += 46 + nameLength + extraLength + commentLength;
     m_entries.push_back(std::move(e));
   }
@@ -111,19 +128,34 @@ std::string ZipArchive::read(const ZipEntry& e) const {
   if (e.method == 0) {
     out = b.substr(data, e.compressedSize);
   } else {
-    out.resize(e.size);
+    // Inflated in steps into what the stream really holds, never into the size the directory
+    // claims: a forged size costs nothing, and a stream that inflates far beyond what a .nnp
+    // member holds (kMaxMemberRatio) is stopped there, not after taking the machine's memory.
+    const uint64_t limit = std::max<uint64_t>(kMinMemberLimit, e.compressedSize * kMaxMemberRatio);
     z_stream z{};
     NS_CHECK(inflateInit2(&z, -15) == Z_OK, "{}: zlib cannot start inflating", where);
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(b.data() + data));
     z.avail_in = static_cast<uInt>(e.compressedSize);
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    int rc = inflate(&z, Z_FINISH);
-    // A stream that goes on after the claimed size ends is "buffer full" with data left.
+    int rc = Z_OK;
+    constexpr size_t kStep = size_t{1} << 20;
+    while (rc == Z_OK) {
+      const size_t have = out.size();
+      out.resize(have + kStep);
+      z.next_out = reinterpret_cast<Bytef*>(out.data() + have);
+      z.avail_out = static_cast<uInt>(kStep);
+      rc = inflate(&z, Z_NO_FLUSH);
+      out.resize(have + kStep - z.avail_out);
+      if (rc == Z_BUF_ERROR && z.avail_in == 0) break;  // the data ends early
+      if (out.size() > e.size || out.size() > limit) break;
+    }
     const uint64_t produced = z.total_out;
-    const bool more = rc == Z_BUF_ERROR && z.avail_out == 0;
     inflateEnd(&z);
-    NS_CHECK(!more, "{}: inflates to more than the {} bytes the directory claims: the file is damaged", where, e.size);
+    NS_CHECK(produced <= limit,
+             "{}: {} compressed bytes inflate to more than {} MiB, more than a .nnp member holds (over {} times its "
+             "size): the file is damaged or made to exhaust memory",
+             where, e.compressedSize, limit >> 20, kMaxMemberRatio);
+    NS_CHECK(produced <= e.size, "{}: inflates to more than the {} bytes the directory claims: the file is damaged", where,
+             e.size);
     NS_CHECK(rc == Z_STREAM_END, "{}: the deflate data is damaged (zlib: {})", where,
              rc == Z_DATA_ERROR ? "invalid data" : rc == Z_BUF_ERROR ? "the data ends early" : "error " + std::to_string(rc));
     NS_CHECK(produced == e.size, "{}: inflates to {} bytes but the directory claims {}: the file is damaged", where, produced, e.size);
