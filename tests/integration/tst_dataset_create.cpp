@@ -5,6 +5,7 @@
 // flags, overwrite rules, cancellation and kills, an untouched source, and a project training on
 // the result.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -105,6 +106,33 @@ QStringList names(const QString& dir) { return QDir(dir).entryList(QDir::AllEntr
 
 QStringList partialFolders(const QString& parent) {
   return QDir(parent).entryList({".*.partial-*"}, QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+}
+
+// A size x size 16-bit RGBA PNG, written row by row (the whole image would be 512 MiB at 8192):
+// a flat colour, `seed` in the first pixel, so that files differ. It compresses to about 0.5 MB.
+bool writeHugeRgba16Png(const QString& path, int size, int seed) {
+  std::FILE* file = std::fopen(path.toStdString().c_str(), "wb");
+  if (!file) return false;
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  std::vector<uint8_t> row(static_cast<size_t>(size) * 8, 0x80);
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    std::fclose(file);
+    return false;
+  }
+  png_init_io(png, file);
+  png_set_filter(png, 0, PNG_FILTER_NONE);
+  png_set_IHDR(png, info, size, size, 16, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  for (int y = 0; y < size; ++y) {
+    row[0] = static_cast<uint8_t>(y == 0 ? seed : 0x80);
+    png_write_row(png, row.data());
+  }
+  png_write_end(png, nullptr);
+  png_destroy_write_struct(&png, &info);
+  return std::fclose(file) == 0;
 }
 
 }  // namespace
@@ -510,6 +538,28 @@ class DatasetCreateTest : public QObject {
     const CliRun replaced = create({m_source, "--output", out, "--overwrite"});
     QVERIFY2(replaced.exitCode == 0, replaced.stderrText.constData());
     QCOMPARE(names(out), builderFiles);
+  }
+
+  // Note [Decode budget]: four 8192x8192 16-bit RGBA PNGs of about half a megabyte each decode
+  // into 512 MiB of samples apiece; on four threads they took 1.6 GB and more. Now the threads
+  // share one decoding budget: the command stays under 1.2 GB (one image at a time, about 0.75 GB).
+  void hugeImagesShareTheDecodingMemory() {
+    const QString src = path("huge-src");
+    for (int k = 0; k < 4; ++k) {
+      const QString folder = src + (k < 2 ? "/a" : "/b");
+      QVERIFY(QDir().mkpath(folder));
+      QVERIFY(writeHugeRgba16Png(folder + QString("/%1.png").arg(k), 8192, k));
+    }
+    QVERIFY(QFileInfo(src + "/a/0.png").size() < 2 << 20);
+    rusage before{};
+    getrusage(RUSAGE_CHILDREN, &before);
+    const CliRun r = create({src, "--output", path("huge-out"), "--size", "32x32", "--threads", "4", "--validation", "0"});
+    QVERIFY2(r.exitCode == 0, r.stderrText.constData());
+    rusage after{};
+    getrusage(RUSAGE_CHILDREN, &after);
+    const long peakMiB = after.ru_maxrss / 1024;
+    qInfo("dataset create of four 8192x8192 16-bit RGBA PNGs on 4 threads: peak %ld MiB", peakMiB);
+    QVERIFY2(peakMiB < 1200, qPrintable(QString("peak memory %1 MiB").arg(peakMiB)));
   }
 
   void badFlagsNameTheFlag_data() {

@@ -23,6 +23,7 @@
 #include "engine/data/folder/class_split.h"
 #include "engine/data/folder/dataset_manifest.h"
 #include "engine/data/folder/dataset_report.h"
+#include "engine/data/folder/decode_budget.h"
 #include "engine/data/folder/image_target_choice.h"
 #include "engine/data/folder/left_out_files.h"
 #include "engine/data/folder/ordered_pipeline.h"
@@ -254,10 +255,12 @@ void FolderDatasetBuild::convertImages(const PartialFolder& partial, RawSamples&
   std::vector<std::string> writeErrors(static_cast<size_t>(m_window));
   const int64_t convertStep = std::max<int64_t>(1, total / 200);
   progress(BuildStage::Converting, 0, total);
+  DecodeBudget decodeBudget;
   runOrdered(
       total, m_threads, m_window,
       [&](int64_t k, size_t slot) {
         SourceImage& it = m_images[work[k]];
+        const DecodeBudgetShare share(decodeBudget, it.header.width, it.header.height);  // Note [Decode budget]
         convertSourceImage(it, m_target, partial.path() / it.output, buffer.data() + slot * m_sampleBytes, writeErrors[slot]);
       },
       [&](int64_t k, size_t slot) {
