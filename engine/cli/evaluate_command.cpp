@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "engine/protocol/json_fields.h"
 #include "engine/cli/eval_commands.h"
 #include "engine/core/error.h"
 #include "engine/core/text_files.h"
@@ -199,7 +200,7 @@ int runEvaluate(const ParsedArgs& args) {
     }
     return 0;
   } catch (const Error& e) {
-    if (json) std::printf("%s\n", Json{{"error", e.what()}}.dump().c_str());
+    if (json) std::printf("%s\n", protocol::jsonText(Json{{"error", e.what()}}).c_str());
     throw;
   }
 }

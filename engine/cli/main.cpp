@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/protocol/json_fields.h"
 #include "engine/cli/args.h"
 #include "engine/cli/dataset_command.h"
 #include "engine/cli/eval_commands.h"
@@ -171,13 +172,13 @@ int runTrain(const ParsedArgs& args) {
       if (json) {
         Json j = plan.toJson();
         j["event"] = "plan";
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", protocol::jsonText(j).c_str());
       } else {
         std::printf("%s", plan.toText().c_str());
       }
       return kExitOk;
     } catch (const Error& e) {
-      if (json) std::printf("%s\n", Json{{"event", "error"}, {"message", e.what()}}.dump().c_str());
+      if (json) std::printf("%s\n", protocol::jsonText(Json{{"event", "error"}, {"message", e.what()}}).c_str());
       std::fprintf(stderr, "netsmith-cli: error: %s\n", e.what());
       return kExitFailed;
     }
@@ -271,14 +272,14 @@ int runValidate(const ParsedArgs& args) {
     project = loadProject(path, ProjectParseOptions{.checkNetwork = false});
   } catch (const Error& e) {
     out["problems"].push_back({{"node", ""}, {"path", ""}, {"message", e.what()}});
-    if (json) std::printf("%s\n", out.dump(2).c_str());
+    if (json) std::printf("%s\n", protocol::jsonText(out, 2).c_str());
     else std::fprintf(stderr, "%s\n", e.what());
     return kExitFailed;
   }
   const auto problems = checkNetwork(project.network, OpRegistry::builtin());
   report(problems);
   if (!problems.empty()) {
-    if (json) std::printf("%s\n", out.dump(2).c_str());
+    if (json) std::printf("%s\n", protocol::jsonText(out, 2).c_str());
     return kExitFailed;
   }
   const Graph graph = buildGraph(project.network, OpRegistry::builtin());
@@ -291,7 +292,7 @@ int runValidate(const ParsedArgs& args) {
     out["nodes"].push_back({{"id", n.id}, {"type", n.schema->name}, {"output_shape", n.outputShape},
                             {"parameters", n.parameterCount}, {"multiply_adds", n.multiplyAdds}});
   if (json) {
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", protocol::jsonText(out, 2).c_str());
     return kExitOk;
   }
   std::printf("%s: valid — '%s'\n\n", path.c_str(), project.name.c_str());
@@ -311,7 +312,7 @@ int runOps(const ParsedArgs& args) {
   if (args.has("--json")) {
     Json out = Json::array();
     for (const auto* s : all) out.push_back(schemaToJson(*s));
-    std::printf("%s\n", Json({{"ops", out}}).dump(2).c_str());
+    std::printf("%s\n", protocol::jsonText(Json({{"ops", out}}), 2).c_str());
     return kExitOk;
   }
   std::string category;
@@ -333,7 +334,7 @@ int runOps(const ParsedArgs& args) {
 int runDevices(const ParsedArgs& args) {
   std::string note;
   const auto devices = trainingDevices(&note);
-  if (args.has("--json")) std::printf("%s\n", devicesToJson(devices, note).dump(2).c_str());
+  if (args.has("--json")) std::printf("%s\n", protocol::jsonText(devicesToJson(devices, note), 2).c_str());
   else std::printf("%s", devicesToText(devices, note).c_str());
   return kExitOk;
 }

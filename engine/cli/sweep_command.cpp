@@ -1,3 +1,4 @@
+#include "engine/protocol/json_fields.h"
 #include "engine/cli/sweep_command.h"
 
 #include <unistd.h>
@@ -227,7 +228,7 @@ int runSweep(const ParsedArgs& args) {
     if (job.source->parallel.threadsPerDevice == 0) j["parallel"]["threads_per_device"] = std::max(1, cores / slots);
     j["parallel"].erase("worker_load");
     job.projectFile = (variants / format("{}-{}.nsproj", i + 1, folderSafe(job.label))).string();
-    std::ofstream(job.projectFile) << j.dump(2) << "\n";
+    std::ofstream(job.projectFile) << protocol::jsonText(j, 2) << "\n";
     try {
       loadProject(job.projectFile);
     } catch (const Error& e) {
@@ -309,9 +310,9 @@ int runSweep(const ParsedArgs& args) {
                        {"parameters_sha256", job.result.parametersSha256},
                        {"message", job.result.message}});
   }
-  std::ofstream(variants / "summary.json") << summary.dump(2) << "\n";
+  std::ofstream(variants / "summary.json") << protocol::jsonText(summary, 2) << "\n";
   if (json) {
-    std::printf("%s\n", summary.dump(2).c_str());
+    std::printf("%s\n", protocol::jsonText(summary, 2).c_str());
   } else {
     std::printf("\n%-4s %-28s %-7s %-10s %-12s %-18s %-7s %s\n", "#", "settings", "device", "status", "final error",
                 "best error (epoch)", "seconds", "run folder");

@@ -15,6 +15,8 @@ std::string describeValue(const Json& v) {
   return text;
 }
 
+std::string jsonText(const Json& v, int indent) { return v.dump(indent, ' ', false, Json::error_handler_t::replace); }
+
 void failValue(const Where& where, const char* expected, const Json& got) {
   throw ReadError(format("{}: expected {}, got {}", where.text(), expected, describeValue(got)));
 }

@@ -41,6 +41,11 @@ class ReadError : public Error {
 // A short description of a JSON value for error messages: "\"three\"", "[1]", "an object".
 std::string describeValue(const Json& value);
 
+// The JSON text of `v` (indented by `indent`, -1: one line). Text from the file system or from
+// files may not be UTF-8 (a folder named in Latin-1); JSON must be, so such bytes become U+FFFD
+// instead of nlohmann's type_error ending the command. The JSON the engine writes goes here.
+std::string jsonText(const Json& v, int indent = -1);
+
 // Where a value is, for errors: the document ("started event", "evaluation report") and the
 // path inside it ("devices[2].batch"; empty for the document itself).
 struct Where {

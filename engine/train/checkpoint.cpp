@@ -1,3 +1,4 @@
+#include "engine/protocol/json_fields.h"
 #include "engine/train/checkpoint.h"
 
 #include <fcntl.h>
@@ -76,7 +77,7 @@ class HashingWriter {
 
 void writeBody(HashingWriter& out, const CheckpointData& data) {
   out.write(kMagic, sizeof(kMagic));
-  const std::string meta = data.meta.dump();
+  const std::string meta = protocol::jsonText(data.meta);
   out.writeValue<uint64_t>(meta.size());
   out.write(meta.data(), meta.size());
   out.writeValue<uint64_t>(data.tensors.size());

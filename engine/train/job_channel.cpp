@@ -1,3 +1,4 @@
+#include "engine/protocol/json_fields.h"
 #include "engine/train/job_channel.h"
 
 #include "engine/comm/mpi_job.h"
@@ -28,13 +29,13 @@ class MpiProcesses final : public JobChannel {
   MpiJob* mpi() override { return &m_job; }
 
   Json agree(const Json& decision) override {
-    std::string text = leader() ? decision.dump() : std::string();
+    std::string text = leader() ? protocol::jsonText(decision) : std::string();
     guarded([&] { m_job.broadcastText(text, m_timeoutS, "leader's next step"); });
     return Json::parse(text);
   }
   std::vector<Json> gather(const Json& report) override {
     std::vector<std::string> texts;
-    guarded([&] { texts = m_job.gatherText(report.dump(), m_timeoutS, "iteration report"); });
+    guarded([&] { texts = m_job.gatherText(protocol::jsonText(report), m_timeoutS, "iteration report"); });
     std::vector<Json> out;
     for (const auto& t : texts) out.push_back(Json::parse(t));
     return out;

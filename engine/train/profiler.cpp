@@ -1,3 +1,4 @@
+#include "engine/protocol/json_fields.h"
 #include "engine/train/profiler.h"
 
 #include <algorithm>
@@ -191,7 +192,7 @@ Json RunProfile::toJson() const {
 void RunProfile::publish(EventBus& bus, const std::filesystem::path& runDir) const {
   Json profile = toJson();
   try {
-    writeTextAtomically(runDir / "profile.json", profile.dump(1) + "\n");
+    writeTextAtomically(runDir / "profile.json", protocol::jsonText(profile, 1) + "\n");
   } catch (const Error& e) {
     bus.publish({{"event", "warning"}, {"message", format("the profile was not saved: {}", e.what())}});
   }

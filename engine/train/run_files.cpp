@@ -1,4 +1,5 @@
 // RunFiles (run_files.h): the run folder and every file a training run writes there.
+#include "engine/protocol/json_fields.h"
 #include "engine/train/run_files.h"
 
 #include <cstdio>
@@ -121,7 +122,7 @@ void RunFiles::open(const Project& snapshot, const std::vector<std::string>& dev
     }
     m_record.recordTraining(m_training, change, devices);
   } else {
-    m_record.create(m_dir, snapshot.path, projectToPortableJson(snapshot).dump(2) + "\n");
+    m_record.create(m_dir, snapshot.path, protocol::jsonText(projectToPortableJson(snapshot), 2) + "\n");
   }
   m_eventsFile = JsonLinesSink::openFile((m_dir / "events.jsonl").string());
   m_bus.add(m_eventsFile.get());

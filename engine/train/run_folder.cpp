@@ -1,3 +1,4 @@
+#include "engine/protocol/json_fields.h"
 #include "engine/train/run_folder.h"
 
 #include <fcntl.h>
@@ -108,7 +109,7 @@ std::string newRunId() {
 }
 
 std::string projectSnapshotSha256(const Json& snapshot) {
-  const std::string canonical = snapshot.dump();
+  const std::string canonical = protocol::jsonText(snapshot);
   return sha256Hex(canonical.data(), canonical.size());
 }
 

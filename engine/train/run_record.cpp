@@ -1,3 +1,4 @@
+#include "engine/protocol/json_fields.h"
 #include "engine/train/run_record.h"
 
 #include <fstream>
@@ -155,7 +156,7 @@ void RunRecord::create(const fs::path& dir, const std::string& projectPath, cons
   m_started = true;
 }
 
-void RunRecord::writeSettings() { writeFileAtomically(m_dir / "run.json", m_settings.dump(2) + "\n"); }
+void RunRecord::writeSettings() { writeFileAtomically(m_dir / "run.json", protocol::jsonText(m_settings, 2) + "\n"); }
 
 void RunRecord::recordTraining(const Json& training, const Json& change, const std::vector<std::string>& devices) {
   m_settings["training"] = training;

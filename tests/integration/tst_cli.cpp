@@ -1,6 +1,9 @@
 // netsmith-cli's commands and flags: --version, --help of every command, ops, devices,
 // validate, and clear errors for bad command lines.
+#include <QTemporaryDir>
 #include <QtTest>
+#include <cstdio>
+#include <filesystem>
 #include <set>
 
 #include "engine/ops/op_registry.h"
@@ -125,6 +128,36 @@ class CliTest : public QObject {
     const CliRun r = runCli({"train", "/nonexistent/x.nsproj", "--quiet"});
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.stderrText.contains("/nonexistent/x.nsproj"), r.stderrText.constData());
+  }
+
+  // A project in a folder named in Latin-1 ("d\xE9", not UTF-8): validate --json and a training
+  // used to end in nlohmann's type_error (an abort, then an "invalid UTF-8" failure); now both
+  // work, and the run resumes to the same parameters. QProcess cannot pass such bytes (Qt's
+  // strings are Unicode), so the commands run through the shell with the raw path.
+  void projectInAFolderNotNamedInUtf8() {
+    QTemporaryDir tmp;
+    const std::string folder = tmp.path().toStdString() + "/d\xE9";
+    std::filesystem::create_directories(folder);
+    std::filesystem::copy_file(NETSMITH_SOURCE_DIR "/projects/fashion_mnist_mlp.nsproj", folder + "/p.nsproj");
+    auto run = [](const std::string& arguments, int* status) {
+      std::string out;
+      FILE* pipe = popen(("'" NETSMITH_CLI "' " + arguments + " 2>&1").c_str(), "r");
+      char buffer[4096];
+      for (size_t n; pipe && (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+      *status = pipe ? pclose(pipe) : -1;
+      return out;
+    };
+    int status = 0;
+    const std::string validated = run("validate '" + folder + "/p.nsproj' --json", &status);
+    QVERIFY2(status == 0 && Json::parse(validated, nullptr, false).is_object(), validated.c_str());
+    const std::string runDir = folder + "/run";
+    const std::string trained =
+        run("train '" + folder + "/p.nsproj' --run-dir '" + runDir + "' --train-samples 256 --validation-samples 64 "
+            "--max-epoch 1 --quiet", &status);
+    QVERIFY2(status == 0 && trained.rfind("completed ", 0) == 0, trained.c_str());
+    const std::string resumed = run("train --resume '" + runDir + "' --quiet", &status);
+    QVERIFY2(status == 0, resumed.c_str());
+    QCOMPARE(resumed.substr(0, 75), trained.substr(0, 75));  // "completed " and the parameters' hash
   }
 };
 

@@ -4,6 +4,7 @@
 // (ordered_pipeline), the names (output_names), size and channels (image_target_choice), the
 // split (class_split), the report and manifest, DIR's checks (output_folder) and the folder it is
 // built in (partial_folder).
+#include "engine/protocol/json_fields.h"
 #include "engine/data/folder/dataset_builder.h"
 
 #include <algorithm>
@@ -53,7 +54,7 @@ std::string FolderDatasetResult::projectJson() const {
   nlohmann::ordered_json j;
   j["training"] = {{"format", "csv"}, {"csv", trainingCsv.string()}};
   if (!validationCsv.empty()) j["validation"] = {{"format", "csv"}, {"csv", validationCsv.string()}};
-  return j.dump();
+  return protocol::jsonText(j);
 }
 
 namespace {
