@@ -1,4 +1,3 @@
-// netsmith-test-labels: asan
 // Broken datasets: each must fail with a netsmith::Error that names the file, the row where there
 // is one, and the problem, in a message of bounded size; and on_error "skip" must leave bad rows
 // out and list them.
