@@ -101,6 +101,7 @@ bool RunFiles::resumeTrainsNothing(int64_t maxEpoch) const {
   if (!m_resumed || !m_resumeFrom) return false;
   const Json result = m_record.settings().value("result", Json::object());
   if (!result.is_object() || result.value("status", "") != "completed") return false;
+  if (result.contains("early_stopped")) return true;  // it stays stopped (Note [Early stopping])
   const Json meta = peekCheckpointMeta(*m_resumeFrom);
   return meta.value("epoch", int64_t{0}) >= maxEpoch && meta.value("iteration", int64_t{0}) == 0;
 }

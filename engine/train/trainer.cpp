@@ -292,7 +292,9 @@ TrainResult TrainingRun::run() {
   if (leader) {
     // run.json's result (RunFigures::runResult) holds the verdict and the GPUs' summaries in the
     // protocol's form.
-    const Json summary = m_figures.runResult(result.status, result.parametersSha256, runDir, m_sync.workers()[0].batch);
+    Json summary = m_figures.runResult(result.status, result.parametersSha256, runDir, m_sync.workers()[0].batch);
+    // An early stop is kept too: a later resume then knows the run has nothing left to train.
+    if (!earlyStopped.is_null()) summary["early_stopped"] = earlyStopped;
     m_files.writeResult(summary);
     const protocol::Where where{"run.json result", ""};
     if (summary.contains("scaling_verdict"))

@@ -199,12 +199,18 @@ class EarlyStoppingTest : public QObject {
     QCOMPARE(finished.value("early_stopped", Json()).value("best_epoch", int64_t{0}), refEarly.value("best_epoch", int64_t{0}));
     QCOMPARE(finished.value("parameters_sha256", ""), reference.last("finished").value("parameters_sha256", ""));
 
-    // A resume of the run that stopped early has nothing more to train: it stays stopped.
-    const CliRun again = runCli({"train", "--resume", dir, "--events", "-"});
+    // A resume of the run that stopped early has nothing more to train: it stays stopped, and
+    // run.json keeps the devices that trained it.
+    const std::string settingsPath = (dir + "/run.json").toStdString();
+    const Json before = Json::parse(std::ifstream(settingsPath));
+    const CliRun again = runCli({"train", "--resume", dir, "--events", "-", "--devices", "cpu:0,cpu:1"});
     QCOMPARE(again.exitCode, 0);
     QVERIFY(again.ofKind("epoch").empty());
     QCOMPARE(again.last("finished").value("parameters_sha256", ""), reference.last("finished").value("parameters_sha256", ""));
     QVERIFY(again.last("finished").contains("early_stopped"));
+    const Json after = Json::parse(std::ifstream(settingsPath));
+    QCOMPARE(after.value("devices", Json()), before.value("devices", Json()));
+    QCOMPARE(after.value("training", Json()), before.value("training", Json()));
   }
 
   void resumeRefusesTheOverride() {
