@@ -40,7 +40,11 @@ bool isUtf8(std::string_view s) {
   return true;
 }
 
-std::string utf8ReadingStrayBytesAsLatin1(std::string_view s) {
+namespace {
+
+// `s` with its well-formed sequences copied and each stray byte given to onStray(byte, out).
+template <class OnStray>
+std::string mapStrayBytes(std::string_view s, OnStray onStray) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
@@ -49,29 +53,27 @@ std::string utf8ReadingStrayBytesAsLatin1(std::string_view s) {
       out.append(s.substr(i, n));
       i += n;
     } else {
-      const auto b = static_cast<unsigned char>(s[i++]);
-      out += static_cast<char>(0xC0 | (b >> 6));
-      out += static_cast<char>(0x80 | (b & 0x3F));
+      onStray(static_cast<unsigned char>(s[i++]), out);
     }
   }
   return out;
 }
 
+}  // namespace
+
+std::string utf8ReadingStrayBytesAsLatin1(std::string_view s) {
+  return mapStrayBytes(s, [](unsigned char b, std::string& out) {
+    out += static_cast<char>(0xC0 | (b >> 6));
+    out += static_cast<char>(0x80 | (b & 0x3F));
+  });
+}
+
 std::string utf8ShowingStrayBytes(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const size_t n = sequenceLength(s, i);
-    if (n > 0) {
-      out.append(s.substr(i, n));
-      i += n;
-    } else {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned char>(s[i++]));
-      out += hex;
-    }
-  }
-  return out;
+  return mapStrayBytes(s, [](unsigned char b, std::string& out) {
+    char hex[5];
+    std::snprintf(hex, sizeof hex, "\\x%02X", b);
+    out += hex;
+  });
 }
 
 }  // namespace netsmith

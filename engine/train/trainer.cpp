@@ -81,9 +81,8 @@ bool TrainingRun::trainIteration(std::span<const int64_t> order, RunControl& con
   if (m_profile) m_profile->iterationDone(stepSeconds);
   m_figures.iterationTimed(stepSeconds);
   if (!leader) return true;
-  const std::string where =
-      format("epoch {}, iteration {} (global iteration {})", epoch + 1, iteration + 1, m_position.globalIteration());
-  if (const auto diverged = m_divergence.observe(lossSum / static_cast<double>(batch), where)) {
+  if (const auto diverged = m_divergence.observe(lossSum / static_cast<double>(batch), epoch + 1, iteration + 1,
+                                                 m_position.globalIteration())) {
     pendingFailure = format("{}: lower the learning rate (now {}) or check the dataset scale; no checkpoint was written "
                             "for this state, and the last one is kept to resume from",
                             *diverged, lr);

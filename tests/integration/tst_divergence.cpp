@@ -40,26 +40,26 @@ class DivergenceTest : public QObject {
   void guardRule() {
     using netsmith::DivergenceGuard;
     DivergenceGuard guard;
-    for (int i = 0; i < 10; ++i) QVERIFY(!guard.observe(2.0 - 0.1 * i, "i"));
+    for (int i = 0; i < 10; ++i) QVERIFY(!guard.observe(2.0 - 0.1 * i, 1, 1, 1));
     QVERIFY(std::abs(guard.level() - 1.55) < 1e-12);
-    QVERIFY(!guard.observe(900, "spike"));     // worse, but below the floor
-    QVERIFY(!guard.observe(1500, "spike"));    // above the floor, below 1000 x 1.55
-    const auto exploded = guard.observe(1e30, "epoch 3, iteration 7 (global iteration 71)");
+    QVERIFY(!guard.observe(900, 1, 1, 1));     // worse, but below the floor
+    QVERIFY(!guard.observe(1500, 1, 1, 1));    // above the floor, below 1000 x 1.55
+    const auto exploded = guard.observe(1e30, 3, 7, 71);
     QVERIFY(exploded);
     QVERIFY2(exploded->find("exploded to 1e+30 at epoch 3, iteration 7 (global iteration 71)") != std::string::npos,
              exploded->c_str());
-    QVERIFY(guard.observe(std::numeric_limits<double>::quiet_NaN(), "n")->find("became nan") != std::string::npos);
-    QVERIFY(guard.observe(std::numeric_limits<double>::infinity(), "n")->find("became inf") != std::string::npos);
+    QVERIFY(guard.observe(std::numeric_limits<double>::quiet_NaN(), 1, 1, 1)->find("became nan") != std::string::npos);
+    QVERIFY(guard.observe(std::numeric_limits<double>::infinity(), 1, 1, 1)->find("became inf") != std::string::npos);
 
     // A run that had converged: a spike of orders of magnitude that stays small is no divergence.
     DivergenceGuard converged;
-    for (int i = 0; i < 10; ++i) QVERIFY(!converged.observe(1e-6, "i"));
-    QVERIFY(!converged.observe(5.0, "spike"));
+    for (int i = 0; i < 10; ++i) QVERIFY(!converged.observe(1e-6, 1, 1, 1));
+    QVERIFY(!converged.observe(5.0, 1, 1, 1));
     // A regression loss that starts large is judged against its own level.
     DivergenceGuard large;
-    for (int i = 0; i < 10; ++i) QVERIFY(!large.observe(1e6, "i"));
-    QVERIFY(!large.observe(5e8, "i"));
-    QVERIFY(large.observe(2e9, "i"));
+    for (int i = 0; i < 10; ++i) QVERIFY(!large.observe(1e6, 1, 1, 1));
+    QVERIFY(!large.observe(5e8, 1, 1, 1));
+    QVERIFY(large.observe(2e9, 1, 1, 1));
   }
 
   // Adam at 1e6 explodes in its first iterations: failed, exit 1, the error names the iteration

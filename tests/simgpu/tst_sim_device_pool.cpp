@@ -59,6 +59,14 @@ void cacheFortyMiB(DevicePool& pool) {
   pool.deallocate(block, 40 * kMiB);
 }
 
+// On cuda:0: caches 40 MiB in `pool`, then queues rank 0's part of an all-reduce, which waits for
+// rank 1's. False when the collective cannot be queued.
+bool cacheAndQueueOnRankZero(GpuRuntime& rt, TwoRanks& t, DevicePool& pool) {
+  rt.setDevice(0);
+  cacheFortyMiB(pool);
+  return rt.allReduceSum(t.buffers[0], t.buffers[0], 1, t.comms[0], t.streams[0]) == ncclSuccess;
+}
+
 }  // namespace
 
 class TestSimDevicePool : public QObject {
@@ -78,10 +86,8 @@ class TestSimDevicePool : public QObject {
   void retryDuringACollectiveGoesOn() {
     GpuRuntime& rt = gpuRuntime();
     TwoRanks t = twoRanks(rt);
-    rt.setDevice(0);
     DevicePool pool(0);
-    cacheFortyMiB(pool);
-    QCOMPARE(rt.allReduceSum(t.buffers[0], t.buffers[0], 1, t.comms[0], t.streams[0]), ncclSuccess);
+    QVERIFY(cacheAndQueueOnRankZero(rt, t, pool));
     const auto start = Clock::now();
     std::thread peer([&] {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -117,10 +123,8 @@ class TestSimDevicePool : public QObject {
   void retryEndsWhenTheRunAborts() {
     GpuRuntime& rt = gpuRuntime();
     TwoRanks t = twoRanks(rt);
-    rt.setDevice(0);
     DevicePool pool(0);
-    cacheFortyMiB(pool);
-    QCOMPARE(rt.allReduceSum(t.buffers[0], t.buffers[0], 1, t.comms[0], t.streams[0]), ncclSuccess);
+    QVERIFY(cacheAndQueueOnRankZero(rt, t, pool));
     std::atomic<bool> aborted = false;
     std::thread failurePath([&] {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
