@@ -429,6 +429,65 @@ class DatasetFolderFuzzTest : public QObject {
       warned = warned || w.find("only one class ('only')") != std::string::npos;
     QVERIFY(warned);
   }
+
+  // train/ and val/ with class folders whose names hold line breaks (skipped) and a line break
+  // deeper down (kept): every image of both CSVs is labelled by the class folder it was found
+  // under. Each class's images are one grey level, so a sample's own pixels tell its class.
+  void givenSplitLabelsEachImageByItsFolder() {
+    QTemporaryDir tmp;
+    const QString src = tmp.filePath("src");
+    int n = 0;
+    auto image = [&](const QString& path, int grey) {
+      PngSpec spec;
+      spec.width = 4;
+      spec.height = 4;
+      spec.colorType = PNG_COLOR_TYPE_GRAY;
+      QVERIFY(QDir().mkpath(QFileInfo(path).path()));
+      QVERIFY(writePngFile(path, spec, [grey](int, int, int) { return grey; }));
+      ++n;
+    };
+    const std::map<std::string, int> greyOf{{"a", 20}, {"b", 200}};
+    for (const char* split : {"train", "val"}) {
+      const QString root = src + "/" + split;
+      for (int i = 0; i < 3; ++i) image(root + QString("/a/%1.png").arg(i), 20);
+      for (int i = 0; i < 3; ++i) image(root + QString("/b/%1.png").arg(i), 200);
+      image(root + "/b/sub\nfolder/deep.png", 200);
+      image(root + "/c\nd/1.png", 120);  // skipped with its folder: its grey must appear nowhere
+      image(root + "/a\n/1.png", 120);   // looks like a, is not a
+    }
+    FolderDatasetOptions o;
+    o.source = src.toStdString();
+    o.output = tmp.filePath("out").toStdString();
+    FolderDatasetResult result;
+    try {
+      result = buildFolderDataset(o, {});
+    } catch (const Error& e) {
+      QFAIL(e.what());
+    }
+    QCOMPARE(result.trainingCount, int64_t{7});
+    QCOMPARE(result.validationCount, int64_t{7});
+    std::set<std::string> skipped;
+    for (const auto& k : result.skipped) skipped.insert(k.path);
+    for (const char* path : {"train/c\nd/", "val/c\nd/", "train/a\n/", "val/a\n/"})
+      QVERIFY2(skipped.count(path), path);
+    for (const char* csv : {"out/training.csv", "out/validation.csv"}) {
+      DataSourceSpec spec;
+      spec.format = "csv";
+      spec.csv = tmp.filePath(csv).toStdString();
+      const Dataset data = loadDataSource(spec, 1.0, "error");
+      QCOMPARE(data.size, int64_t{7});
+      QCOMPARE(data.classNames, (std::vector<std::string>{"a", "b"}));
+      for (int64_t i = 0; i < data.size; ++i) {
+        const std::vector<float> values = data.sampleValues(i);
+        const std::string& cls = data.classNames.at(static_cast<size_t>(*data.label(i)));
+        for (float v : values)
+          QVERIFY2(v == static_cast<float>(greyOf.at(cls)),
+                   qPrintable(QString("%1 %2 is labelled %3 but holds grey %4")
+                                  .arg(csv, QString::fromStdString(data.rowName(i)), QString::fromStdString(cls))
+                                  .arg(v)));
+      }
+    }
+  }
 };
 
 QTEST_GUILESS_MAIN(DatasetFolderFuzzTest)
