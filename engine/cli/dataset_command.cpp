@@ -157,7 +157,7 @@ class DatasetProgress {
   int64_t m_lastDone = -1, m_lastTotal = -1;
 };
 
-void printSummary(const FolderDatasetResult& r) {
+void printSummary(const FolderDatasetResult& r, const ParsedArgs& args) {
   std::printf("Dataset written to %s (%s on disk) in %s, %.0f images/s\n", r.output.string().c_str(),
               humanBytes(r.bytesOnDisk).c_str(), formatDuration(r.seconds).c_str(),
               r.seconds > 0 ? static_cast<double>(r.candidates) / r.seconds : 0.0);
@@ -173,7 +173,8 @@ void printSummary(const FolderDatasetResult& r) {
     std::printf("  validation:  none (--validation %g); no validation files\n", r.validationPercent);
   std::printf("  images:      %dx%d, %s, resize %s\n", r.width, r.height, r.channels == 1 ? "1 channel (gray)" : "3 channels (RGB)",
               resizeModeName(r.resize));
-  std::printf("               size: %s; channels: %s\n", r.sizeChoice.c_str(), r.channelsChoice.c_str());
+  std::printf("               size: %s%s; channels: %s%s\n", r.sizeChoice.c_str(), args.has("--size") ? " (--size)" : "",
+              r.channelsChoice.c_str(), args.has("--channels") ? " (--channels)" : "");
   std::printf("  skipped:     %zu file%s%s\n", r.skipped.size(), r.skipped.size() == 1 ? "" : "s",
               r.skipped.empty() ? "" : " (all listed with the reason in report.txt)");
   for (size_t k = 0; k < r.skipped.size() && k < 5; ++k)
@@ -262,7 +263,7 @@ int runDataset(const ParsedArgs& args) {
                  result.output.string().c_str());
     return 3;
   }
-  printSummary(result);
+  printSummary(result, args);
   return 0;
 }
 

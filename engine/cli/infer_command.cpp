@@ -72,8 +72,10 @@ int inferJson(const ParsedArgs& args, const std::vector<std::string>& inputs, bo
   } else {
     data.source = inputs.front();
     data.sampleShape = inputShape;
+    // Note [Inference resize]: an image Input takes any image, fitted as the training data was.
+    const std::optional<ImageFit> fit = inferenceImageFit(model.project(), inputShape);
     for (const auto& path : inputs) {
-      InferenceImage image = loadInferenceImage(path, scale);
+      InferenceImage image = fit ? loadFittedInferenceImage(path, scale, *fit) : loadInferenceImage(path, scale);
       if (image.error.empty() && numel(image.shape) != numel(inputShape))
         image.error = format("{}: the image is {} ({}, {} x {} pixels) but the run's Input '{}' expects {}", path,
                              shapeToString(image.shape), image.colour, image.shape[2], image.shape[1], input.id,
@@ -84,6 +86,7 @@ int inferJson(const ParsedArgs& args, const std::vector<std::string>& inputs, bo
       }
       predicted.push_back(results.size());
       results.push_back({{"input", path}, {"shape", image.shape}});
+      if (!image.prepared.empty()) results.back()["prepared"] = image.prepared;
       data.features.insert(data.features.end(), image.pixels.begin(), image.pixels.end());
     }
     data.size = static_cast<int64_t>(predicted.size());
@@ -170,8 +173,10 @@ int runInfer(const ParsedArgs& args) {
   } else if (csvInput) {
     data = loadInferenceCsv(inputs[0], scale, names);
   } else {
-    data = loadImageFiles(inputs, scale);
+    std::vector<std::string> prepared;
+    data = loadImageFiles(inputs, scale, inferenceImageFit(model.project(), model.graph().input().outputShape), prepared);
     names = inputs;
+    for (const std::string& line : prepared) std::fprintf(stderr, "netsmith-cli infer: %s\n", line.c_str());
   }
   const Predictions p = model.predict(data, devicesOption(args));
   if (!p.deviceNote.empty()) std::fprintf(stderr, "netsmith-cli infer: %s\n", p.deviceNote.c_str());

@@ -228,6 +228,11 @@ int runTrain(const ParsedArgs& args) {
   g_control = &control;
   std::signal(SIGINT, onStopSignal);
   std::signal(SIGTERM, onStopSignal);
+  // Note [The run outlives its console]: the console that reads `--events -` may go away (a
+  // crash, kill -9) while the run trains. Its pipe then breaks, and a write to it would end the
+  // run by SIGPIPE with no checkpoint; ignored, the write fails (EPIPE) and the run goes on, its
+  // events kept whole in the run folder's events.jsonl, where a reopened console follows it.
+  std::signal(SIGPIPE, SIG_IGN);
   // Control lines on standard input (the GUI's pause/resume/stop). The reader blocks in read();
   // it is detached so that the process can end while it waits.
   if (!isatty(STDIN_FILENO)) {

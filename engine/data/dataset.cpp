@@ -31,6 +31,18 @@ void readClassNamesFile(Dataset& data, const std::string& csv) {
   data.numClasses = static_cast<int64_t>(data.classNames.size());
 }
 
+// Note [Class names in a project]: dataset.class_names names the labels of a source that names
+// none itself (IDX files have no place for names; Fashion-MNIST's are only in its paper).
+// classes.txt beside a CSV wins: it was written with the data.
+void useProjectClassNames(Dataset& data, const DataSourceSpec& spec, const std::string& file) {
+  if (spec.classNames.empty() || !data.classNames.empty() || data.numClasses <= 0) return;
+  NS_CHECK(static_cast<int64_t>(spec.classNames.size()) >= data.numClasses,
+           "dataset.class_names names {} class{}, but the labels of '{}' go up to {}: give every label 0..{} a name",
+           spec.classNames.size(), spec.classNames.size() == 1 ? "" : "es", file, data.numClasses - 1, data.numClasses - 1);
+  data.classNames = spec.classNames;
+  data.numClasses = static_cast<int64_t>(data.classNames.size());
+}
+
 }  // namespace
 
 Shape peekSampleShape(const DataSourceSpec& spec) {
@@ -49,12 +61,15 @@ Dataset loadDataSource(const DataSourceSpec& spec, double scale, const std::stri
   if (spec.format == "idx") {
     NS_CHECK(!spec.images.empty(), "IDX dataset source has no images file");
     NS_CHECK(!spec.labels.empty(), "IDX dataset source has no labels file (images: '{}')", spec.images);
-    return readIdxDataset(spec.images, spec.labels, scale, onError == "skip");
+    Dataset data = readIdxDataset(spec.images, spec.labels, scale, onError == "skip");
+    useProjectClassNames(data, spec, spec.labels);
+    return data;
   }
   if (spec.format == "csv") {
     NS_CHECK(!spec.csv.empty(), "CSV dataset source has no csv file");
     Dataset data = readCsvDataset(spec.csv, scale, onError == "skip");
     readClassNamesFile(data, spec.csv);
+    useProjectClassNames(data, spec, spec.csv);
     return data;
   }
   NS_THROW("unknown dataset format \"{}\": expected \"idx\" or \"csv\"", spec.format);
@@ -63,12 +78,13 @@ Dataset loadDataSource(const DataSourceSpec& spec, double scale, const std::stri
 int64_t peekClassCount(const DataSourceSpec& spec) {
   if (spec.format == "idx") {
     NS_CHECK(!spec.labels.empty(), "IDX dataset source has no labels file (images: '{}')", spec.images);
-    return readIdxClassCount(spec.labels);
+    return std::max<int64_t>(readIdxClassCount(spec.labels), static_cast<int64_t>(spec.classNames.size()));
   }
   NS_CHECK(spec.format == "csv", "dataset source format must be \"idx\" or \"csv\", got \"{}\"", spec.format);
   NS_CHECK(!spec.csv.empty(), "CSV dataset source has no csv file");
   Dataset labels = readCsvLabels(spec.csv, /*skipBadRows=*/true);
   readClassNamesFile(labels, spec.csv);
+  useProjectClassNames(labels, spec, spec.csv);
   return std::max<int64_t>(labels.numClasses, static_cast<int64_t>(labels.classNames.size()));
 }
 

@@ -8,6 +8,7 @@
 
 #include "engine/core/error.h"
 #include "engine/data/csv_reader.h"
+#include "engine/data/folder/dataset_manifest.h"
 #include "engine/data/image/image.h"
 #include "engine/data/npy.h"
 #include "engine/data/png_reader.h"
@@ -85,14 +86,55 @@ InferenceImage loadInferenceImage(const std::string& path, double scale) {
   return out;
 }
 
-Dataset loadImageFiles(const std::vector<std::string>& paths, double scale) {
+std::optional<ImageFit> inferenceImageFit(const Project& project, const Shape& inputShape) {
+  if (inputShape.size() != 3 || (inputShape[0] != 1 && inputShape[0] != 3)) return std::nullopt;
+  ImageFit fit;
+  fit.target.channels = static_cast<int>(inputShape[0]);
+  fit.target.height = static_cast<int>(inputShape[1]);
+  fit.target.width = static_cast<int>(inputShape[2]);
+  fit.rule = "squashed to the Input's size: the training data records no rule";
+  const DataSourceSpec& training = project.dataset.training;
+  if (training.format == "csv" && !training.csv.empty())
+    if (const auto made = folderDatasetImageTarget(fs::path(training.csv).parent_path());
+        made && made->width == fit.target.width && made->height == fit.target.height && made->channels == fit.target.channels) {
+      fit.target.mode = made->mode;
+      fit.rule = format("{}, as the training data's dataset.json says", resizeModeName(made->mode));
+    }
+  return fit;
+}
+
+InferenceImage loadFittedInferenceImage(const std::string& path, double scale, const ImageFit& fit) {
+  InferenceImage out = loadInferenceImage(path, scale);
+  const Shape wanted{fit.target.channels, fit.target.height, fit.target.width};
+  if (!out.error.empty() || out.shape == wanted) return out;
+  Image image;
+  ImageDecodeInfo info;
+  if (!decodeImage(path, image, out.error, &info)) return out;
+  const Image fitted = prepareImage(image, fit.target);
+  auto describe = [](int w, int h, int c) { return format("{}x{} {}", w, h, c == 1 ? "gray" : "RGB"); };
+  out.prepared = format("{} brought to {} ({})", describe(image.width, image.height, image.channels),
+                        describe(fitted.width, fitted.height, fitted.channels), fit.rule);
+  out.shape = wanted;
+  // Note [Image layout]: interleaved (height, width, channels) bytes become (channels, height, width).
+  const size_t plane = static_cast<size_t>(fitted.width) * static_cast<size_t>(fitted.height);
+  out.pixels.assign(plane * static_cast<size_t>(fitted.channels), 0.0f);
+  for (int c = 0; c < fitted.channels; ++c)
+    for (size_t p = 0; p < plane; ++p)
+      out.pixels[static_cast<size_t>(c) * plane + p] =
+          static_cast<float>(fitted.pixels[p * static_cast<size_t>(fitted.channels) + static_cast<size_t>(c)] * scale);
+  return out;
+}
+
+Dataset loadImageFiles(const std::vector<std::string>& paths, double scale, const std::optional<ImageFit>& fit,
+                       std::vector<std::string>& prepared) {
   NS_CHECK(!paths.empty(), "--input: no image files given");
   Dataset d;
   d.source = paths.front();
   d.size = static_cast<int64_t>(paths.size());
   for (const auto& path : paths) {
-    InferenceImage image = loadInferenceImage(path, scale);
+    InferenceImage image = fit ? loadFittedInferenceImage(path, scale, *fit) : loadInferenceImage(path, scale);
     NS_CHECK(image.error.empty(), "{}", image.error);
+    if (!image.prepared.empty()) prepared.push_back(path + ": " + image.prepared);
     if (d.sampleShape.empty()) d.sampleShape = image.shape;
     NS_CHECK(image.shape == d.sampleShape, "{}: the image is {} but {} is {}; every input must have the same shape", path,
              shapeToString(image.shape), paths.front(), shapeToString(d.sampleShape));

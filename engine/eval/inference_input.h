@@ -2,10 +2,13 @@
 // column (y) is optional — inference data usually has none.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/data/dataset.h"
+#include "engine/data/image/resize.h"
+#include "engine/project/project.h"
 
 namespace netsmith {
 
@@ -22,12 +25,35 @@ struct InferenceImage {
   std::string colour;         // the file's own colour type ("gray", "RGB", "YCbCr", ...), for messages
   std::vector<float> pixels;  // (channels, height, width), scaled
   std::string error;
+  std::string prepared;       // what loadFittedInferenceImage did to fit it ("" when nothing)
 };
 InferenceImage loadInferenceImage(const std::string& path, double scale);
 
+// Note [Inference resize]
+// A person's own image rarely has the network's size: one of 48x48 for a 3x64x64 network is
+// brought to it as the training images were — by the rule of the training data's dataset.json
+// (`dataset create`'s size, channels and squash/crop/pad) when it has one, else squashed to the
+// Input's size with its channels converted (gray <-> RGB, Rec. 601) — and the result says what
+// was done to each image. An image that already fits is used as it is.
+struct ImageFit {
+  ImageTarget target;
+  std::string rule;  // where the rule came from, for people: "crop, as the training data's dataset.json says"
+};
+
+// The fit for an Input of `inputShape` (channels 1 or 3, height, width) of a run of `project`;
+// nullopt for an Input that is not an image.
+std::optional<ImageFit> inferenceImageFit(const Project& project, const Shape& inputShape);
+
+// loadInferenceImage; an image whose shape is not the fit's is decoded as 8-bit, converted and
+// resized by it (prepareImage), with `prepared` saying so.
+InferenceImage loadFittedInferenceImage(const std::string& path, double scale, const ImageFit& fit);
+
 // Decodes the image files (PNG or JPEG, loadInferenceImage), each multiplied by `scale`, into one
-// dataset (labels 0). Every image must have the same shape; Error names the file and what is wrong.
-Dataset loadImageFiles(const std::vector<std::string>& paths, double scale);
+// dataset (labels 0). With a fit every image is brought to it (loadFittedInferenceImage) and
+// `prepared` gets one line per image that was changed ("FILE: what was done"); without one every
+// image must have the same shape. Error names the file and what is wrong.
+Dataset loadImageFiles(const std::vector<std::string>& paths, double scale, const std::optional<ImageFit>& fit,
+                       std::vector<std::string>& prepared);
 
 // Reads a dataset CSV. Without a y column, every row gets label 0 (the header and rows are read
 // by the dataset reader through a copy with a y column added; image paths stay relative to the

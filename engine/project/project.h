@@ -45,6 +45,9 @@ struct DataSourceSpec {
   std::string images;  // idx: absolute path after loading (${DATASETS} and relative paths resolved)
   std::string labels;  // idx
   std::string csv;     // csv
+  // dataset.class_names (Note [Class names in a project]): the names of the class labels 0..K-1,
+  // used when the source names none itself (IDX files, a CSV without classes.txt beside it).
+  std::vector<std::string> classNames;
   bool present() const { return !format.empty(); }
 };
 

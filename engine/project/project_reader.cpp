@@ -20,7 +20,7 @@ const std::vector<std::string> kTopKeys{"format", "version", "name", "network", 
 const std::vector<std::string> kNetworkKeys{"nodes", "links"};
 const std::vector<std::string> kNodeKeys{"id", "type", "params", "frozen", "lr_mult", "pos"};
 const std::vector<std::string> kLinkKeys{"from", "to", "port"};
-const std::vector<std::string> kDatasetKeys{"training", "validation", "scale", "shuffle", "on_error"};
+const std::vector<std::string> kDatasetKeys{"training", "validation", "scale", "shuffle", "on_error", "class_names"};
 const std::vector<std::string> kSourceKeys{"format", "images", "labels", "csv"};
 const std::vector<std::string> kParallelKeys{"devices", "worker_load", "lr_policy", "threads_per_device", "timeout_s"};
 
@@ -145,6 +145,15 @@ class ProjectReader {
     if (const Json* x = m_c.find(v, "scale")) out.scale = m_c.number(*x, "dataset.scale", Bound{0, true});
     if (const Json* x = m_c.find(v, "shuffle")) out.shuffle = m_c.boolean(*x, "dataset.shuffle");
     if (const Json* x = m_c.find(v, "on_error")) out.onError = m_c.choice(*x, "dataset.on_error", {"error", "skip"});
+    if (const Json* x = m_c.find(v, "class_names")) {
+      if (!x->is_array() || x->empty())
+        m_c.fail("dataset.class_names", format("expected a list of class names such as [\"cat\", \"dog\"], got {}", shown(*x)));
+      std::vector<std::string> names;
+      for (size_t i = 0; i < x->size(); ++i)
+        names.push_back(m_c.text((*x)[i], element("dataset.class_names", i), "a class name (a non-empty string)"));
+      out.training.classNames = names;
+      out.validation.classNames = names;
+    }
   }
 
   void parallel(const Json& v, ParallelConfig& out) const {

@@ -80,6 +80,7 @@ OrderedJson buildJson(const Project& p, const fs::path& baseDir) {
   dataset["scale"] = numberJson(p.dataset.scale);
   dataset["shuffle"] = p.dataset.shuffle;
   dataset["on_error"] = p.dataset.onError;
+  if (!p.dataset.training.classNames.empty()) dataset["class_names"] = p.dataset.training.classNames;
   j["dataset"] = std::move(dataset);
 
   j["config"] = configSectionJson(p, baseDir);

@@ -115,6 +115,7 @@ Json IterationEvent::toJson() const {
           {"loss", loss},
           {"lr", lr},
           {"samples_per_s", samplesPerS},
+          {"elapsed_s", elapsedS},
           {"eta_s", etaS},
           {"process_memory_mb", processMemoryMb},
           {"devices", devs}};
@@ -132,6 +133,7 @@ IterationEvent IterationEvent::fromJson(const Json& json) {
   e.samplesPerS = o.number("samples_per_s");
   e.etaS = o.number("eta_s");
   e.processMemoryMb = o.number("process_memory_mb");
+  e.elapsedS = o.number("elapsed_s");  // absent in the events of older engines
   o.forEachObject("devices", [&](const FieldReader& d) {
     DeviceFigures f;
     f.id = d.text("id");

@@ -90,6 +90,9 @@ struct IterationEvent {
   double samplesPerS = kUndefined;
   double etaS = kUndefined;
   double processMemoryMb = kUndefined;
+  // Seconds since this process began training (a resume counts from its own start): a run's
+  // time is the sum over its sessions' last values (the console's "Run completed in").
+  double elapsedS = kUndefined;
   std::vector<DeviceFigures> devices;
 
   Json toJson() const;

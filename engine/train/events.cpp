@@ -18,8 +18,10 @@ void JsonLinesSink::publish(const Json& event) {
   // Non-finite numbers are not JSON; dump() writes them as null, which readers must accept.
   const std::string line = event.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
   if (!m_file) {
-    std::fwrite(line.data(), 1, line.size(), m_stream);
-    std::fflush(m_stream);
+    // A stream whose reader went away (the console's pipe, Note [The run outlives its console])
+    // takes nothing more; the run's own events.jsonl has every event.
+    if (m_failed) return;
+    m_failed = std::fwrite(line.data(), 1, line.size(), m_stream) != line.size() || std::fflush(m_stream) != 0;
     return;
   }
   if (m_failed) return;  // the failure was reported once; the run is ending

@@ -34,6 +34,7 @@ void SensorTotals::add(const DeviceSensors& s) {
 }
 
 void RunFigures::start(size_t localWorkers, const std::vector<DevicePlan>& jobWorkers) {
+  m_started = Clock::now();
   m_jobWorkers = jobWorkers;
   const size_t total = jobWorkers.size();
   m_step.assign(localWorkers, {});
@@ -164,6 +165,7 @@ protocol::IterationEvent RunFigures::iterationEvent(const IterationPosition& at,
   e.samplesPerS = wall > 0 ? static_cast<double>(m_samplesSinceEvent) / wall : 0.0;
   e.etaS = m_secondsPerIteration * static_cast<double>(at.remainingIterations);
   e.processMemoryMb = processResidentMb();
+  e.elapsedS = std::chrono::duration<double>(Clock::now() - m_started).count();
   e.devices = deviceFigures(wall);
   return e;
 }

@@ -125,6 +125,7 @@ class RunFigures {
   double m_runTrainWall = 0.0;
   int64_t m_runTrainSamples = 0;
   Clock::time_point m_lastEvent = Clock::now();
+  Clock::time_point m_started = Clock::now();  // start(): the iteration events' elapsed_s
   int64_t m_samplesSinceEvent = 0;
   double m_secondsPerIteration = 0.0;  // moving average, for the ETA
 };

@@ -60,6 +60,13 @@ bool runFolderInUse(const fs::path& dir) {
   return held;
 }
 
+int64_t runFolderHolder(const fs::path& dir) {
+  if (!runFolderInUse(dir)) return 0;
+  std::ifstream in(dir / "run.lock");
+  int64_t pid = 0;
+  return in >> pid && pid > 0 ? pid : 0;
+}
+
 RunFolderLock::~RunFolderLock() {
   // Closing the descriptor releases the lock. The file stays: deleting a lock file races with a
   // process that has just opened it.

@@ -52,6 +52,10 @@ class RunFolderLock {
 // with a shared, non-blocking flock on a read-only descriptor, so nothing is created or held.
 bool runFolderInUse(const std::filesystem::path& dir);
 
+// The process that holds DIR/run.lock now (as it wrote itself there), or 0 when none does or it
+// did not say: what a console that follows a run it did not start signals to stop it.
+int64_t runFolderHolder(const std::filesystem::path& dir);
+
 // Throws when `dir` holds files of a run (run.json, events, learning curve, parameters,
 // checkpoints) or a project.nsproj other than `projectPath` (which a new run would overwrite
 // with its snapshot). A missing or empty folder, or one holding only `projectPath` (the GUI

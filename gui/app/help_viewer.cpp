@@ -3,12 +3,16 @@
 #include <QAbstractTextDocumentLayout>
 #include <QDesktopServices>
 #include <QDialogButtonBox>
+#include <QFile>
 #include <QFileInfo>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QTextBlock>
 #include <QTextBrowser>
+#include <QUrl>
 #include <QVBoxLayout>
+
+#include "gui/app/help_text.h"
 
 namespace netsmith::gui {
 
@@ -16,10 +20,16 @@ HelpViewer::HelpViewer(QWidget* parent) : QDialog(parent) {
   setObjectName(QStringLiteral("helpViewer"));
   setWindowTitle(tr("Netsmith help"));
   m_browser = new QTextBrowser(this);
-  m_browser->setOpenExternalLinks(true);  // http(s) links in the web browser; .md links here
+  // Links to other documents open here (as this one, for readers); web links in the browser.
+  m_browser->setOpenLinks(false);
+  connect(m_browser, &QTextBrowser::anchorClicked, this, [this](const QUrl& link) {
+    const QUrl url = QUrl::fromLocalFile(m_file).resolved(link);
+    if (url.isLocalFile() && url.toLocalFile().endsWith(QLatin1String(".md"))) showSection(url.toLocalFile(), {});
+    else QDesktopServices::openUrl(url);
+  });
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   QPushButton* external = buttons->addButton(tr("Open in another application"), QDialogButtonBox::ActionRole);
-  connect(external, &QPushButton::clicked, this, [this] { QDesktopServices::openUrl(m_browser->source()); });
+  connect(external, &QPushButton::clicked, this, [this] { QDesktopServices::openUrl(QUrl::fromLocalFile(m_file)); });
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::close);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(m_browser);
@@ -28,8 +38,12 @@ HelpViewer::HelpViewer(QWidget* parent) : QDialog(parent) {
 }
 
 bool HelpViewer::showSection(const QString& file, const QString& heading) {
-  if (!QFileInfo(file).isReadable()) return false;
-  m_browser->setSource(QUrl::fromLocalFile(file), QTextDocument::MarkdownResource);
+  QFile in(file);
+  if (!in.open(QIODevice::ReadOnly | QIODevice::Text)) return false;
+  m_file = QFileInfo(file).absoluteFilePath();
+  // Relative images and links resolve against the document's folder.
+  m_browser->document()->setBaseUrl(QUrl::fromLocalFile(QFileInfo(m_file).absolutePath() + QLatin1Char('/')));
+  m_browser->setMarkdown(helpTextForReaders(QString::fromUtf8(in.readAll())));
   // Markdown headings carry no anchors in QTextDocument: find the heading's block and scroll to it.
   int top = 0;
   for (QTextBlock b = m_browser->document()->begin(); b.isValid() && !heading.isEmpty(); b = b.next()) {

@@ -1,6 +1,7 @@
 // HelpViewer: the documentation (docs/*.md) in a window of its own, opened by F1 at the section
-// of the page in front (Help > Help on this page). Markdown is shown by QTextBrowser; links to the
-// other documents open here too, web links in the browser.
+// of the page in front (Help > Help on this page). Markdown is shown by QTextBrowser without the
+// pointers into the code (help_text.h); links to the other documents open here too, web links in
+// the browser.
 #pragma once
 
 #include <QDialog>
@@ -20,9 +21,11 @@ class HelpViewer : public QDialog {
   // The heading at the top of the view (the last heading above it), for tests.
   QString shownHeading() const;
   QTextBrowser* browser() const { return m_browser; }
+  QString file() const { return m_file; }  // the document shown
 
  private:
   QTextBrowser* m_browser;
+  QString m_file;
 };
 
 }  // namespace netsmith::gui

@@ -12,6 +12,7 @@
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
@@ -27,6 +28,7 @@
 #include "gui/evaluation/evaluation_page.h"
 #include "gui/run/cli_command.h"
 #include "gui/sweep/sweep_window.h"
+#include "gui/training/run_history.h"
 #include "gui/training/training_page.h"
 
 namespace netsmith::gui {
@@ -34,6 +36,14 @@ namespace netsmith::gui {
 namespace {
 constexpr int kMaxRecent = 8;
 const char* kPageNames[] = {"edit", "dataset", "config", "training", "evaluation"};
+// The platform's keys for `standard` and then `extra`, once each.
+QList<QKeySequence> withKeys(QKeySequence::StandardKey standard, const QList<QKeySequence>& extra) {
+  QList<QKeySequence> keys = QKeySequence::keyBindings(standard);
+  for (const QKeySequence& key : extra)
+    if (!keys.contains(key)) keys << key;
+  return keys;
+}
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -106,7 +116,10 @@ void MainWindow::createMenus() {
   rebuildRecentMenu();
   file->addSeparator();
   file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
-  file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+  QAction* saveAsAction = file->addAction(tr("Save &As…"), this, &MainWindow::saveAs);
+  saveAsAction->setObjectName(QStringLiteral("saveAs"));
+  // Ctrl+Shift+S on every desktop: Qt binds SaveAs to nothing outside KDE and GNOME.
+  saveAsAction->setShortcuts(withKeys(QKeySequence::SaveAs, {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)}));
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -114,7 +127,9 @@ void MainWindow::createMenus() {
   QAction* undo = m_doc.undoStack()->createUndoAction(this, tr("&Undo"));
   undo->setShortcut(QKeySequence::Undo);
   QAction* redo = m_doc.undoStack()->createRedoAction(this, tr("&Redo"));
-  redo->setShortcut(QKeySequence::Redo);
+  redo->setObjectName(QStringLiteral("redo"));
+  // Both common Redo keys on every desktop (Qt gives a desktop only its own scheme's).
+  redo->setShortcuts(withKeys(QKeySequence::Redo, {QKeySequence(Qt::CTRL | Qt::Key_Y), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)}));
   edit->addAction(undo);
   edit->addAction(redo);
   edit->addSeparator();
@@ -239,7 +254,11 @@ void MainWindow::showPage(const QString& name) {
 }
 
 void MainWindow::updateTitle() {
-  setWindowTitle(QStringLiteral("%1[*] — %2 — Netsmith").arg(m_doc.displayName(), qs(m_doc.settings().name)));
+  // The file's name, and the project's own name only where it says something the file name does not.
+  const QString name = qs(m_doc.settings().name);
+  const bool nameSaysMore = !m_doc.path().isEmpty() && QFileInfo(m_doc.path()).completeBaseName() != name;
+  setWindowTitle(nameSaysMore ? QStringLiteral("%1[*] — %2 — Netsmith").arg(m_doc.displayName(), name)
+                              : QStringLiteral("%1[*] — Netsmith").arg(m_doc.displayName()));
   setWindowModified(m_doc.isModified());
 }
 
@@ -295,10 +314,15 @@ bool MainWindow::save() {
 }
 
 bool MainWindow::saveAs() {
-  QString path = QFileDialog::getSaveFileName(this, tr("Save project as"), m_doc.path(), tr("Netsmith projects (*.nsproj)"));
-  if (path.isEmpty()) return false;
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save project as"), m_doc.path(), tr("Netsmith projects (*.nsproj)"));
+  return !path.isEmpty() && saveAsFile(path);
+}
+
+bool MainWindow::saveAsFile(QString path) {
   if (!path.endsWith(QLatin1String(".nsproj"))) path += QStringLiteral(".nsproj");
   const QString old = m_doc.path();
+  // Note [Runs before the first Save]: where the runs of the project without a file went.
+  const QString unsavedRuns = old.isEmpty() ? runsRootFor({}, qs(m_doc.settings().name)) : QString();
   try {
     m_doc.save(path);
   } catch (const Error& e) {
@@ -308,6 +332,9 @@ bool MainWindow::saveAs() {
   m_recovery.discard(old);
   m_recovery.discard(m_doc.path());
   addRecent(m_doc.path());
+  const QString adopted = unsavedRuns.isEmpty() ? QString() : m_training->adoptUnsavedRuns(unsavedRuns);
+  if (!adopted.isEmpty()) m_evaluation->refreshRuns();  // it listed the runs folder before they moved in
+  showMessage(adopted.isEmpty() ? tr("Saved %1").arg(m_doc.path()) : tr("Saved %1; %2").arg(m_doc.path(), adopted));
   return true;
 }
 
@@ -368,12 +395,22 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  bool stopRun = false;
   if (m_training->isRunning()) {
-    const auto answer = QMessageBox::question(this, tr("Training is running"),
-                                              tr("Quitting stops the engine (its last checkpoint can be resumed). Quit?"));
-    if (answer != QMessageBox::Yes) return event->ignore();
+    // Note [The run outlives its console]: the run need not end with the window.
+    QMessageBox box(QMessageBox::Question, tr("Training is running"),
+                    tr("The run can go on without the console: opening this project again follows it, and Stop "
+                       "stops it then. Or stop it now (it writes a checkpoint, and ⟳ Resume run continues it later)."),
+                    QMessageBox::Cancel, this);
+    QPushButton* keep = box.addButton(tr("Keep training"), QMessageBox::AcceptRole);
+    QPushButton* stop = box.addButton(tr("Stop the run"), QMessageBox::DestructiveRole);
+    box.setDefaultButton(keep);
+    box.exec();
+    if (box.clickedButton() != keep && box.clickedButton() != stop) return event->ignore();
+    stopRun = box.clickedButton() == stop;
   }
   if (!maybeSave()) return event->ignore();
+  m_training->leaveRunToItself(stopRun);
   m_recovery.discard(m_doc.path());
   QSettings settings;
   settings.setValue(QStringLiteral("window/geometry"), saveGeometry());

@@ -38,6 +38,8 @@ class MainWindow : public QMainWindow {
   bool offerRecovery();
   bool save();
   bool saveAs();
+  // Save As without the dialog: `path` (".nsproj" added when missing).
+  bool saveAsFile(QString path);
   // Writes the recovery copy now (the timer calls it).
   void autosave();
   void showPage(const QString& name);  // "edit", "dataset", "config", "training", "evaluation"

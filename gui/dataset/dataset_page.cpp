@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -111,13 +112,21 @@ DatasetPage::DatasetPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent
   auto* common = new QGroupBox(tr("Input"), this);
   auto* commonForm = new QFormLayout(common);
   auto* scale = new QLineEdit(this);
+  scale->setObjectName(QStringLiteral("datasetScale"));
   scale->setToolTip(tr("Multiplies every input value (1/255 = 0.00392 for 8-bit images)."));
-  connect(scale, &QLineEdit::textEdited, this, [this](const QString& t) { edited(QStringLiteral("dataset.scale"), valueFromText(t)); });
+  // Written when the user is done (Enter, or leaving the field): written per keystroke, "1/2" of
+  // "1/255" became the scale and the field was rewritten to "0.5" under the user's fingers.
+  connect(scale, &QLineEdit::editingFinished, this, [this, scale] {
+    if (!scale->isModified()) return;
+    scale->setModified(false);
+    edited(QStringLiteral("dataset.scale"), valueFromText(scale->text()));
+  });
   auto* shuffle = new QCheckBox(tr("reshuffle the training set every epoch"), this);
   connect(shuffle, &QCheckBox::toggled, this, [this](bool on) { edited(QStringLiteral("dataset.shuffle"), Json(on)); });
   m_editors.insert(QStringLiteral("dataset.scale"), scale);
   m_editors.insert(QStringLiteral("dataset.shuffle"), shuffle);
   auto* scaleError = new QLabel(this);
+  scaleError->setObjectName(QStringLiteral("datasetScaleError"));
   scaleError->setStyleSheet(QStringLiteral("color:#c0392b"));
   scaleError->hide();
   m_errors.insert(QStringLiteral("dataset.scale"), scaleError);
@@ -370,7 +379,21 @@ void DatasetPage::reloadPreview() {
   const QString key = previewKey();
   if (key == m_previewKey || m_watcher.isRunning()) return;
   m_previewKey = key;
-  m_summary->setText(tr("Loading %1…").arg(qs(spec.format == "csv" ? spec.csv : spec.images).toHtmlEscaped()));
+  // A project whose training file does not exist yet (an imported model's NAME.csv, a new project
+  // on another machine) is waiting for its data to be chosen: that is a state, not an error.
+  const std::string file = spec.format == "csv" ? spec.csv : spec.images;
+  if (!file.empty() && !QFileInfo::exists(qs(file))) {
+    m_summary->setText(tr("<b>Choose a dataset.</b> The project's training data, <i>%1</i>, does not exist yet: name "
+                          "a CSV file (or IDX files) above, or make one from a folder of images with <b>Create from "
+                          "folder…</b>.")
+                           .arg(qs(file).toHtmlEscaped()));
+    m_classGrid->showMessage(tr("No training data chosen yet."));
+    m_augment->setSources({});
+    m_balance->clearPlottables();
+    m_balance->replot();
+    return;
+  }
+  m_summary->setText(tr("Loading %1…").arg(qs(file).toHtmlEscaped()));
   const double scale = p.dataset.scale;
   m_watcher.setFuture(QtConcurrent::run([spec, scale] { return previewDataSource(spec, scale, kSamplesPerClass); }));
 }
@@ -438,7 +461,7 @@ void DatasetPage::showPreview(const DatasetPreview& p) {
   if (p.classes > 0) {
     const auto [lo, hi] = std::minmax_element(p.classCounts.begin(), p.classCounts.end());
     text += tr(" · %1 classes (%2 to %3 samples each)").arg(p.classes).arg(QLocale().toString(*lo), QLocale().toString(*hi));
-    if (!p.classNames.isEmpty()) text += tr(", named in classes.txt");
+    if (!p.classNames.isEmpty()) text += tr(", with names");  // from classes.txt or dataset.class_names
   } else {
     text += tr(" · vector targets");
   }

@@ -186,6 +186,30 @@ SetNodeTrainingCommand::SetNodeTrainingCommand(GraphDocument* doc, const std::st
 void SetNodeTrainingCommand::redo() { m_doc->setNodeTraining(m_id, m_after.frozen, m_after.lrMult); }
 void SetNodeTrainingCommand::undo() { m_doc->setNodeTraining(m_id, m_before.frozen, m_before.lrMult); }
 
+QStringList trainableBlocks(const GraphDocument& doc, const QStringList& ids) {
+  QStringList out;
+  for (const QString& id : ids)
+    if (const NodeSpec* node = doc.node(ss(id)))
+      if (const OpSchema* schema = OpRegistry::builtin().find(node->type); schema && schema->parameterBlobs) out << id;
+  return out;
+}
+
+int pushTrainingEdit(QUndoStack* undo, GraphDocument* doc, const QStringList& ids, std::optional<bool> frozen,
+                     std::optional<double> lrMult, const QString& text) {
+  std::vector<std::pair<std::string, std::pair<SetNodeTrainingCommand::Values, SetNodeTrainingCommand::Values>>> changes;
+  for (const QString& id : trainableBlocks(*doc, ids)) {
+    const NodeSpec* node = doc->node(ss(id));
+    const SetNodeTrainingCommand::Values before{node->frozen, node->lrMult};
+    const SetNodeTrainingCommand::Values after{frozen.value_or(node->frozen), lrMult.value_or(node->lrMult)};
+    if (before.frozen != after.frozen || before.lrMult != after.lrMult) changes.push_back({node->id, {before, after}});
+  }
+  if (changes.empty()) return 0;
+  undo->beginMacro(text);
+  for (const auto& [id, values] : changes) undo->push(new SetNodeTrainingCommand(doc, id, values.first, values.second));
+  undo->endMacro();
+  return static_cast<int>(changes.size());
+}
+
 RenameNodeCommand::RenameNodeCommand(GraphDocument* doc, const std::string& from, const std::string& to)
     : m_doc(doc), m_from(from), m_to(to) {
   setText(tr("Rename %1 to %2").arg(qs(from), qs(to)));

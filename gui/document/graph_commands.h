@@ -6,7 +6,10 @@
 
 #include <QHash>
 #include <QPointF>
+#include <QStringList>
 #include <QUndoCommand>
+#include <QUndoStack>
+#include <optional>
 
 #include "gui/document/graph_document.h"
 
@@ -114,6 +117,15 @@ class SetNodeTrainingCommand : public QUndoCommand {
   std::string m_id;
   Values m_before, m_after;
 };
+
+// Note [Editing several blocks]: frozen and/or lr_mult set on every block of `ids` that has
+// parameters to train (the others have none to freeze), as one undo step named `text`. Returns
+// how many blocks changed (0: nothing was pushed).
+int pushTrainingEdit(QUndoStack* undo, GraphDocument* doc, const QStringList& ids, std::optional<bool> frozen,
+                     std::optional<double> lrMult, const QString& text);
+
+// The blocks of `ids` that have parameters to train (the ones Frozen and lr_mult apply to).
+QStringList trainableBlocks(const GraphDocument& doc, const QStringList& ids);
 
 class RenameNodeCommand : public QUndoCommand {
  public:

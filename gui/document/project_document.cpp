@@ -17,7 +17,7 @@ Project ProjectDocument::newProjectSettings() {
   const Json json = {
       {"format", "netsmith-project"},
       {"version", 1},
-      {"name", "Untitled"},
+      {"name", kNewProjectName},
       {"network", {{"nodes", Json::array()}, {"links", Json::array()}}},
       {"dataset",
        {{"training",
@@ -28,7 +28,10 @@ Project ProjectDocument::newProjectSettings() {
          {{"format", "idx"},
           {"images", "${DATASETS}/fashion-mnist/t10k-images-idx3-ubyte.gz"},
           {"labels", "${DATASETS}/fashion-mnist/t10k-labels-idx1-ubyte.gz"}}},
-        {"scale", 1.0 / 255.0}}},
+        {"scale", 1.0 / 255.0},
+        // Fashion-MNIST's names (Zalando's paper; its IDX files hold the numbers only).
+        {"class_names", {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
+                         "Ankle boot"}}}},
       {"config", {{"max_epoch", 5}, {"batch_size", 64}}},
       {"optimizer", {{"solver", "Adam"}, {"alpha", 0.001}}},
   };
@@ -74,8 +77,19 @@ void ProjectDocument::adopt(const Project& project, const QString& path) {
 
 void ProjectDocument::save(const QString& path) {
   const QString absolute = QFileInfo(path).absoluteFilePath();
+  // A new project's first file names it, unless the user named it already: a project saved as
+  // cats.nsproj is "cats", not the new project's "Untitled".
+  const bool nameFromFile = m_path.isEmpty() && m_settings.name == kNewProjectName;
+  const std::string previousName = m_settings.name;
+  if (nameFromFile) m_settings.name = ss(QFileInfo(absolute).completeBaseName());
   Project project = toProject();
-  saveProject(project, ss(absolute));
+  try {
+    saveProject(project, ss(absolute));
+  } catch (...) {
+    m_settings.name = previousName;
+    throw;
+  }
+  if (nameFromFile) emit settingsChanged();
   // What is on disk now is the reference for path spellings of later saves.
   m_settings.path = ss(absolute);
   m_settings.original = projectToJson(project);

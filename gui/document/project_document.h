@@ -21,6 +21,9 @@ class ProjectDocument : public QObject {
  public:
   explicit ProjectDocument(QObject* parent = nullptr);
 
+  // The name of File ▸ New's project, until its first Save names it after its file.
+  static constexpr const char* kNewProjectName = "Untitled";
+
   // The settings of File ▸ New: an empty network and the Fashion-MNIST dataset.
   static Project newProjectSettings();
   void newProject();

@@ -58,6 +58,13 @@ Json valueFromText(const QString& text) {
   if (ok) return i;
   const double d = QLocale::c().toDouble(t, &ok);
   if (ok) return d;
+  // A fraction, as people write a scale or a rate: "1/255", "1 / 1e3".
+  if (const qsizetype slash = t.indexOf(QLatin1Char('/')); slash > 0) {
+    bool okNumerator = false, okDenominator = false;
+    const double numerator = QLocale::c().toDouble(t.left(slash).trimmed(), &okNumerator);
+    const double denominator = QLocale::c().toDouble(t.mid(slash + 1).trimmed(), &okDenominator);
+    if (okNumerator && okDenominator && denominator != 0) return numerator / denominator;
+  }
   if (t == QLatin1String("true")) return true;
   if (t == QLatin1String("false")) return false;
   return ss(t);

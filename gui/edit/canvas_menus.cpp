@@ -33,6 +33,25 @@ QMenu* CanvasMenus::nodeMenu(const QString& id) {
                           m_page->deleteSelection();
                         }),
         "deleteLayer");
+  // Note [Editing several blocks]: freezing a backbone is one click, not one per block.
+  const QStringList trainable = trainableBlocks(*m_doc->graph(), ids);
+  int frozen = 0;
+  for (const QString& t : trainable) frozen += m_doc->graph()->node(ss(t))->frozen ? 1 : 0;
+  const int count = static_cast<int>(trainable.size());
+  QAction* freeze = named(menu->addAction(tr("&Freeze %n layer(s)", nullptr, count - frozen), this,
+                                          [this, ids, count] {
+                                            pushTrainingEdit(m_doc->undoStack(), m_doc->graph(), ids, true, std::nullopt,
+                                                             tr("Freeze %n layer(s)", nullptr, count));
+                                          }),
+                          "freezeLayers");
+  freeze->setEnabled(count - frozen > 0);
+  QAction* unfreeze = named(menu->addAction(tr("U&nfreeze %n layer(s)", nullptr, frozen), this,
+                                            [this, ids, frozen] {
+                                              pushTrainingEdit(m_doc->undoStack(), m_doc->graph(), ids, false, std::nullopt,
+                                                               tr("Unfreeze %n layer(s)", nullptr, frozen));
+                                            }),
+                            "unfreezeLayers");
+  unfreeze->setEnabled(frozen > 0);
   menu->addSeparator();
   named(menu->addAction(tr("&Properties"), this,
                         [this, id] {

@@ -1,4 +1,5 @@
-// CanvasMenus: the Edit page's context menus. A block: Rename…, Duplicate, Delete, Properties; a
+// CanvasMenus: the Edit page's context menus. A block: Rename…, Duplicate, Delete, Freeze,
+// Unfreeze (the selected blocks with parameters, one undo step), Properties; a
 // link: Delete; the empty canvas: Paste, Select all, Auto-arrange, Fit. Every change is one undo
 // command on the document's stack, as from the menus and keys (EditPage is the controller).
 #pragma once
@@ -22,7 +23,8 @@ class CanvasMenus : public QObject {
   CanvasMenus(EditPage* page, ProjectDocument* doc);
 
   // The menus, built for one use (deleted when closed). Actions carry object names for tests:
-  // "renameLayer", "duplicateLayer", "deleteLayer", "layerProperties", "deleteLink".
+  // "renameLayer", "duplicateLayer", "deleteLayer", "freezeLayers", "unfreezeLayers",
+  // "layerProperties", "deleteLink".
   QMenu* nodeMenu(const QString& id);
   QMenu* linkMenu(int linkIndex);
   QMenu* canvasMenu();

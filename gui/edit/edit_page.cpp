@@ -100,7 +100,7 @@ EditPage::EditPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent), m_d
   });
   connect(m_scene, &QGraphicsScene::selectionChanged, this, [this] {
     const QStringList ids = m_scene->selectedNodeIds();
-    m_properties->showNode(ids.size() == 1 ? ids.first() : QString());
+    m_properties->showNodes(ids);
   });
   m_menus = new CanvasMenus(this, doc);
   connect(m_scene, &GraphScene::nodeMenuRequested, this, [this](const QString& id, QPoint at) { m_menus->nodeMenu(id)->popup(at); });

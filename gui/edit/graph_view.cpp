@@ -1,5 +1,6 @@
 #include "gui/edit/graph_view.h"
 
+#include <QFontInfo>
 #include <QKeyEvent>
 #include <QScrollBar>
 #include <QWheelEvent>
@@ -40,13 +41,20 @@ void GraphView::fitAll() {
   }
 }
 
+qreal GraphView::readableZoom() const {
+  // NodeItem sets its name and summary at 85% of the font it paints with (the scene's, the view's).
+  const qreal smallPx = 0.85 * QFontInfo(scene() ? scene()->font() : font()).pixelSize();
+  return smallPx > 0 ? kReadableTextPx / smallPx : 1.0;
+}
+
 void GraphView::showReadable() {
   fitAll();
-  if (zoom() >= kReadableZoom) return;
+  const qreal readable = readableZoom();
+  if (zoom() >= readable) return;
   const QRectF bounds = scene()->itemsBoundingRect().adjusted(-40, -40, 40, 40);
   resetTransform();
-  scale(kReadableZoom, kReadableZoom);
-  const QSizeF visible = QSizeF(viewport()->size()) / kReadableZoom;
+  scale(readable, readable);
+  const QSizeF visible = QSizeF(viewport()->size()) / readable;
   const qreal x = bounds.width() <= visible.width() ? bounds.center().x() : bounds.left() + visible.width() / 2;
   centerOn(x, bounds.top() + visible.height() / 2);
 }

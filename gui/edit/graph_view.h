@@ -10,8 +10,11 @@ class GraphView : public QGraphicsView {
   Q_OBJECT
  public:
   explicit GraphView(QGraphicsScene* scene, QWidget* parent = nullptr);
-  // Below this zoom a block's text cannot be read.
-  static constexpr qreal kReadableZoom = 0.6;
+  // The smallest text a block draws (its name and summary, 85% of the font) on screen, in pixels,
+  // at the zoom a project opens with: below about 9 px text is guessed at, not read.
+  static constexpr qreal kReadableTextPx = 9.5;
+  // The zoom at which a block's smallest text is kReadableTextPx with this widget's font.
+  qreal readableZoom() const;
 
   void zoomBy(qreal factor);
   void fitAll();

@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QMap>
 #include <QSpinBox>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -71,16 +72,22 @@ PropertyPanel::PropertyPanel(GraphDocument* doc, QUndoStack* undo, QWidget* pare
   setMinimumWidth(250);
 
   connect(doc, &GraphDocument::nodeParamsChanged, this, [this](const QString& id) {
-    if (id == m_id) syncValues();
+    if (m_targets.contains(id)) syncValues();
   });
   connect(doc, &GraphDocument::nodeRenamed, this, [this](const QString& from, const QString& to) {
+    const qsizetype at = m_targets.indexOf(from);
+    if (at < 0) return;
+    m_targets[at] = to;
     if (from != m_id) return;
     m_id = to;
     if (m_idEdit) m_idEdit->setText(to);
     refreshFacts();
   });
   connect(doc, &GraphDocument::nodeRemoved, this, [this](const QString& id) {
-    if (id == m_id) showNode({});
+    if (!m_targets.contains(id)) return;
+    QStringList rest = m_targets;
+    rest.removeAll(id);
+    showNodes(rest);
   });
   connect(doc, &GraphDocument::modelReset, this, [this] { showNode({}); });
   connect(doc, &GraphDocument::analysisChanged, this, &PropertyPanel::refreshFacts);
@@ -141,15 +148,58 @@ bool PropertyPanel::eventFilter(QObject* watched, QEvent* event) {
   return true;
 }
 
-void PropertyPanel::showNode(const QString& id) {
-  m_id = m_doc->node(ss(id)) ? id : QString();
+void PropertyPanel::showNode(const QString& id) { showNodes(id.isEmpty() ? QStringList() : QStringList{id}); }
+
+void PropertyPanel::showNodes(const QStringList& ids) {
+  m_targets.clear();
+  for (const QString& id : ids)
+    if (m_doc->node(ss(id)) && !m_targets.contains(id)) m_targets << id;
+  m_id = m_targets.size() == 1 ? m_targets.front() : QString();
   rebuild();
 }
 
-Json PropertyPanel::currentValue(const ParamSpec& spec) const {
-  const NodeSpec* node = m_doc->node(ss(m_id));
-  if (node && node->params.is_object() && node->params.contains(spec.name)) return node->params.at(spec.name);
+namespace {
+Json valueOf(const NodeSpec& node, const ParamSpec& spec) {
+  if (node.params.is_object() && node.params.contains(spec.name)) return node.params.at(spec.name);
   return spec.defaultValue;
+}
+}  // namespace
+
+Json PropertyPanel::currentValue(const ParamSpec& spec) const {
+  return commonValue(spec).value_or(Json());
+}
+
+std::optional<Json> PropertyPanel::commonValue(const ParamSpec& spec) const {
+  std::optional<Json> common;
+  for (const QString& id : m_targets) {
+    const NodeSpec* node = m_doc->node(ss(id));
+    if (!node) continue;
+    const Json value = valueOf(*node, spec);
+    if (common && *common != value) return std::nullopt;  // the blocks differ: "mixed"
+    common = value;
+  }
+  return common ? common : std::optional<Json>(spec.defaultValue);
+}
+
+std::vector<ParamSpec> PropertyPanel::sharedParams() const {
+  // Note [Editing several blocks]: a field every selected block has, of one type and one set of
+  // choices (the kernel of three Convolutions; with_bias of a Convolution and an Affine).
+  std::vector<ParamSpec> shared;
+  const NodeSpec* first = m_targets.isEmpty() ? nullptr : m_doc->node(ss(m_targets.front()));
+  const OpSchema* firstSchema = first ? OpRegistry::builtin().find(first->type) : nullptr;
+  if (!firstSchema) return shared;
+  for (const ParamSpec& spec : firstSchema->params) {
+    bool everywhere = true;
+    for (const QString& id : m_targets) {
+      const NodeSpec* node = m_doc->node(ss(id));
+      const OpSchema* schema = node ? OpRegistry::builtin().find(node->type) : nullptr;
+      const ParamSpec* other = schema ? schema->findParam(spec.name) : nullptr;
+      everywhere = everywhere && other && other->type == spec.type && other->choices == spec.choices &&
+                   other->length == spec.length;
+    }
+    if (everywhere) shared.push_back(spec);
+  }
+  return shared;
 }
 
 void PropertyPanel::rebuild() {
@@ -170,6 +220,7 @@ void PropertyPanel::rebuild() {
   m_formLayout->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   static_cast<QVBoxLayout*>(layout())->insertWidget(2, m_form);
 
+  if (m_targets.size() > 1) return rebuildSeveral();
   const NodeSpec* node = m_doc->node(ss(m_id));
   if (!node) {
     m_title->setText(tr("<b>No layer selected</b>"));
@@ -189,85 +240,105 @@ void PropertyPanel::rebuild() {
   m_formLayout->addRow(tr("Name"), m_idEdit);
 
   if (schema) {
-    for (const ParamSpec& spec : schema->params) {
-      const QString name = qs(spec.name);
-      const QString label = qs(fieldLabel(spec.name));
-      QString tip = QStringLiteral("<b>%1</b> (%2, <tt>%3</tt> in the project file)<br>%4")
-                        .arg(label, QString::fromLatin1(paramTypeName(spec.type)), name, qs(spec.help).toHtmlEscaped());
-      tip += spec.defaultValue.is_null() ? tr("<br>required") : tr("<br>default: %1").arg(paramText(spec.defaultValue));
-      if (spec.min || spec.max)
-        tip += tr("<br>range: %1 … %2")
-                   .arg(spec.min ? QLocale::c().toString(*spec.min) : QStringLiteral("-∞"),
-                        spec.max ? QLocale::c().toString(*spec.max) : QStringLiteral("∞"));
-      QWidget* editor = nullptr;
-      switch (spec.type) {
-        case ParamType::Int: {
-          auto* box = new QSpinBox(m_form);
-          box->setRange(spec.min ? static_cast<int>(std::max<double>(*spec.min, std::numeric_limits<int>::min()))
-                                 : std::numeric_limits<int>::min(),
-                        spec.max ? static_cast<int>(std::min<double>(*spec.max, std::numeric_limits<int>::max()))
-                                 : std::numeric_limits<int>::max());
-          box->setKeyboardTracking(false);  // one edit when the user is done typing, not per digit
-          connect(box, &QSpinBox::valueChanged, this, [this, name](int v) { commit(name, Json(v)); });
-          editor = box;
-          break;
-        }
-        case ParamType::Bool: {
-          auto* box = new QCheckBox(m_form);
-          connect(box, &QCheckBox::toggled, this, [this, name](bool v) { commit(name, Json(v)); });
-          editor = box;
-          break;
-        }
-        case ParamType::String:
-          if (!spec.choices.empty()) {
-            auto* box = new QComboBox(m_form);
-            for (const auto& c : spec.choices) box->addItem(qs(c));
-            connect(box, &QComboBox::currentTextChanged, this, [this, name](const QString& v) { commit(name, Json(ss(v))); });
-            editor = box;
-            break;
-          }
-          [[fallthrough]];
-        case ParamType::Float:
-        case ParamType::Ints: {
-          auto* line = new QLineEdit(m_form);
-          if (spec.type == ParamType::Ints) line->setPlaceholderText(spec.length > 0 ? tr("%n integer(s), e.g. 3,3", nullptr, spec.length) : tr("integers, e.g. 10"));
-          const ParamType type = spec.type;
-          connect(line, &QLineEdit::editingFinished, this, [this, name, type, line] {
-            if (line->isModified()) commitText(name, type, line->text());
-            line->setModified(false);
-          });
-          editor = line;
-          break;
-        }
-      }
-      editor->setToolTip(tip);
-      editor->setObjectName(QStringLiteral("param_") + name);
-      watchKeys(editor);
-      // The field: its editor, and under it its own error line (hidden while there is none).
-      auto* field = new QWidget(m_form);
-      auto* fieldLayout = new QVBoxLayout(field);
-      fieldLayout->setContentsMargins(0, 0, 0, 0);
-      fieldLayout->setSpacing(2);
-      editor->setParent(field);
-      fieldLayout->addWidget(editor);
-      auto* error = new QLabel(field);
-      error->setObjectName(QStringLiteral("error_") + name);
-      error->setWordWrap(true);
-      error->setStyleSheet(QStringLiteral("color:#c0392b"));
-      error->hide();
-      fieldLayout->addWidget(error);
-      auto* labelWidget = new QLabel(label, m_form);
-      labelWidget->setToolTip(tip);
-      labelWidget->setBuddy(editor);
-      m_formLayout->addRow(labelWidget, field);
-      m_editors.insert(name, editor);
-      m_fieldErrors.insert(name, error);
-      m_order << name;
-    }
+    for (const ParamSpec& spec : schema->params) addParamField(spec);
     if (schema->parameterBlobs) addTrainingFields();
   }
   syncValues();
   refreshFacts();
+}
+
+// One parameter's field: its editor and, under it, its own error line. With several blocks
+// shown an Int is a text field too (it can be empty: "mixed") and a Bool check box has a third,
+// mixed state.
+void PropertyPanel::addParamField(const ParamSpec& spec) {
+  const bool several = m_targets.size() > 1;
+  const QString name = qs(spec.name);
+  const QString label = qs(fieldLabel(spec.name));
+  QString tip = QStringLiteral("<b>%1</b> (%2, <tt>%3</tt> in the project file)<br>%4")
+                    .arg(label, QString::fromLatin1(paramTypeName(spec.type)), name, qs(spec.help).toHtmlEscaped());
+  tip += spec.defaultValue.is_null() ? tr("<br>required") : tr("<br>default: %1").arg(paramText(spec.defaultValue));
+  if (spec.min || spec.max)
+    tip += tr("<br>range: %1 … %2")
+               .arg(spec.min ? QLocale::c().toString(*spec.min) : QStringLiteral("-∞"),
+                    spec.max ? QLocale::c().toString(*spec.max) : QStringLiteral("∞"));
+  QWidget* editor = nullptr;
+  switch (spec.type) {
+    case ParamType::Int: {
+      if (several) {
+        auto* line = new QLineEdit(m_form);
+        connect(line, &QLineEdit::editingFinished, this, [this, name, line] {
+          if (line->isModified()) commitText(name, ParamType::Int, line->text());
+          line->setModified(false);
+        });
+        editor = line;
+        break;
+      }
+      auto* box = new QSpinBox(m_form);
+      box->setRange(spec.min ? static_cast<int>(std::max<double>(*spec.min, std::numeric_limits<int>::min()))
+                             : std::numeric_limits<int>::min(),
+                    spec.max ? static_cast<int>(std::min<double>(*spec.max, std::numeric_limits<int>::max()))
+                             : std::numeric_limits<int>::max());
+      box->setKeyboardTracking(false);  // one edit when the user is done typing, not per digit
+      connect(box, &QSpinBox::valueChanged, this, [this, name](int v) { commit(name, Json(v)); });
+      editor = box;
+      break;
+    }
+    case ParamType::Bool: {
+      auto* box = new QCheckBox(m_form);
+      // A mixed box (several blocks) becomes a plain one once changed; syncValues sets values
+      // with signals blocked, so only a person's change writes.
+      connect(box, &QCheckBox::toggled, this, [this, name, box](bool v) {
+        box->setTristate(false);
+        commit(name, Json(v));
+      });
+      editor = box;
+      break;
+    }
+    case ParamType::String:
+      if (!spec.choices.empty()) {
+        auto* box = new QComboBox(m_form);
+        for (const auto& c : spec.choices) box->addItem(qs(c));
+        connect(box, &QComboBox::currentTextChanged, this, [this, name](const QString& v) { commit(name, Json(ss(v))); });
+        editor = box;
+        break;
+      }
+      [[fallthrough]];
+    case ParamType::Float:
+    case ParamType::Ints: {
+      auto* line = new QLineEdit(m_form);
+      if (spec.type == ParamType::Ints) line->setPlaceholderText(spec.length > 0 ? tr("%n integer(s), e.g. 3,3", nullptr, spec.length) : tr("integers, e.g. 10"));
+      const ParamType type = spec.type;
+      connect(line, &QLineEdit::editingFinished, this, [this, name, type, line] {
+        if (line->isModified()) commitText(name, type, line->text());
+        line->setModified(false);
+      });
+      editor = line;
+      break;
+    }
+  }
+  editor->setToolTip(tip);
+  editor->setObjectName(QStringLiteral("param_") + name);
+  watchKeys(editor);
+  // The field: its editor, and under it its own error line (hidden while there is none).
+  auto* field = new QWidget(m_form);
+  auto* fieldLayout = new QVBoxLayout(field);
+  fieldLayout->setContentsMargins(0, 0, 0, 0);
+  fieldLayout->setSpacing(2);
+  editor->setParent(field);
+  fieldLayout->addWidget(editor);
+  auto* error = new QLabel(field);
+  error->setObjectName(QStringLiteral("error_") + name);
+  error->setWordWrap(true);
+  error->setStyleSheet(QStringLiteral("color:#c0392b"));
+  error->hide();
+  fieldLayout->addWidget(error);
+  auto* labelWidget = new QLabel(label, m_form);
+  labelWidget->setToolTip(tip);
+  labelWidget->setBuddy(editor);
+  m_formLayout->addRow(labelWidget, field);
+  m_editors.insert(name, editor);
+  m_fieldErrors.insert(name, error);
+  m_order << name;
 }
 
 // Note [Frozen layers]: two fields under the layer's own parameters.
@@ -277,7 +348,15 @@ void PropertyPanel::addTrainingFields() {
   m_frozen->setToolTip(tr("<b>Frozen</b> (<tt>frozen</tt> in the project file)<br>The layer's parameters get no "
                           "gradients and no optimizer state and stay as the initial parameters give them (transfer "
                           "learning); a BatchNormalization uses its running statistics and does not update them."));
-  connect(m_frozen, &QCheckBox::toggled, this, [this](bool on) { commitTraining(on, m_lrMult->value()); });
+  connect(m_frozen, &QCheckBox::toggled, this, [this](bool on) {
+    m_frozen->setTristate(false);
+    if (m_targets.size() > 1)
+      pushTrainingEdit(m_undo, m_doc, m_targets, on, std::nullopt,
+                       on ? tr("Freeze %n layer(s)", nullptr, static_cast<int>(trainableBlocks(*m_doc, m_targets).size()))
+                          : tr("Unfreeze %n layer(s)", nullptr, static_cast<int>(trainableBlocks(*m_doc, m_targets).size())));
+    else
+      commitTraining(on, m_lrMult->value());
+  });
   watchKeys(m_frozen);
   m_formLayout->addRow(tr("Frozen"), m_frozen);
   m_lrMult = new QDoubleSpinBox(m_form);
@@ -289,7 +368,14 @@ void PropertyPanel::addTrainingFields() {
   m_lrMult->setToolTip(tr("<b>Learning-rate multiplier</b> (<tt>lr_mult</tt> in the project file)<br>The optimizer "
                           "updates this layer's parameters with the learning rate × this. 1: as the others; 0: not "
                           "updated."));
-  connect(m_lrMult, &QDoubleSpinBox::valueChanged, this, [this](double v) { commitTraining(m_frozen->isChecked(), v); });
+  connect(m_lrMult, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+    if (m_targets.size() <= 1) return commitTraining(m_frozen->isChecked(), v);
+    if (v < 0) return;  // "mixed", below the range a value can take
+    m_lrMult->setSpecialValueText({});
+    m_lrMult->setMinimum(0);
+    pushTrainingEdit(m_undo, m_doc, m_targets, std::nullopt, v, tr("Set the learning-rate multiplier of %n layer(s)", nullptr,
+                                                                    static_cast<int>(trainableBlocks(*m_doc, m_targets).size())));
+  });
   watchKeys(m_lrMult);
   m_formLayout->addRow(tr("Learning-rate multiplier"), m_lrMult);
 }
@@ -300,7 +386,91 @@ void PropertyPanel::commitTraining(bool frozen, double lrMult) {
   m_undo->push(new SetNodeTrainingCommand(m_doc, node->id, {node->frozen, node->lrMult}, {frozen, lrMult}));
 }
 
+void PropertyPanel::rebuildSeveral() {
+  QMap<QString, int> types;
+  for (const QString& id : m_targets) ++types[qs(m_doc->node(ss(id))->type)];
+  QStringList kinds;
+  for (auto it = types.cbegin(); it != types.cend(); ++it) kinds << QStringLiteral("%1 %2").arg(it.value()).arg(it.key());
+  m_title->setText(tr("<b>%n blocks</b>", nullptr, static_cast<int>(m_targets.size())) +
+                   QStringLiteral(" (%1)").arg(kinds.join(QStringLiteral(", ")).toHtmlEscaped()));
+  m_doc_->setText(tr("A change here is made to every selected block, in one undo step. A field shows a value when "
+                     "the blocks agree, and \"mixed\" when they do not."));
+  for (const ParamSpec& spec : sharedParams()) addParamField(spec);
+  if (!trainableBlocks(*m_doc, m_targets).isEmpty()) addTrainingFields();
+  syncValues();
+  refreshFacts();
+}
+
+void PropertyPanel::syncSeveral() {
+  const QStringList trainable = trainableBlocks(*m_doc, m_targets);
+  if (m_frozen && m_lrMult && !trainable.isEmpty()) {
+    const QSignalBlocker blockFrozen(m_frozen), blockMult(m_lrMult);
+    int frozen = 0;
+    bool sameMult = true;
+    const double firstMult = m_doc->node(ss(trainable.front()))->lrMult;
+    for (const QString& id : trainable) {
+      frozen += m_doc->node(ss(id))->frozen ? 1 : 0;
+      sameMult = sameMult && m_doc->node(ss(id))->lrMult == firstMult;
+    }
+    const bool mixed = frozen > 0 && frozen < trainable.size();
+    m_frozen->setTristate(mixed);
+    m_frozen->setCheckState(mixed ? Qt::PartiallyChecked : frozen > 0 ? Qt::Checked : Qt::Unchecked);
+    m_lrMult->setMinimum(sameMult ? 0 : -1);
+    m_lrMult->setSpecialValueText(sameMult ? QString() : tr("mixed"));
+    m_lrMult->setValue(sameMult ? firstMult : -1);
+  }
+  for (const ParamSpec& spec : sharedParams()) {
+    QWidget* editor = m_editors.value(qs(spec.name));
+    if (!editor) continue;
+    const std::optional<Json> value = commonValue(spec);
+    const QSignalBlocker block(editor);
+    if (auto* check = qobject_cast<QCheckBox*>(editor)) {
+      check->setTristate(!value);
+      check->setCheckState(!value ? Qt::PartiallyChecked : value->is_boolean() && value->get<bool>() ? Qt::Checked : Qt::Unchecked);
+    } else if (auto* combo = qobject_cast<QComboBox*>(editor)) {
+      if (value) combo->setCurrentText(paramText(*value));
+      else combo->setCurrentIndex(-1);
+    } else if (auto* line = qobject_cast<QLineEdit*>(editor)) {
+      line->setText(value ? paramText(*value) : QString());
+      line->setPlaceholderText(value ? QString() : tr("mixed"));
+      line->setModified(false);
+    }
+  }
+}
+
+void PropertyPanel::commitSeveral(const QString& param, const Json& value) {
+  // Every block's new parameters are checked first: one refusal changes none of them.
+  std::vector<std::pair<const NodeSpec*, Json>> changes;
+  for (const QString& id : m_targets) {
+    const NodeSpec* node = m_doc->node(ss(id));
+    const OpSchema* schema = node ? OpRegistry::builtin().find(node->type) : nullptr;
+    if (!schema) continue;
+    const ParamSpec* spec = schema->findParam(ss(param));
+    Json params = node->params.is_object() ? node->params : Json::object();
+    if (value.is_null() || (spec && value == spec->defaultValue)) params.erase(ss(param));
+    else params[ss(param)] = value;
+    if (params == (node->params.is_object() ? node->params : Json::object())) continue;
+    try {
+      validateParams(*schema, params, "params");
+    } catch (const Error& e) {
+      std::string message = e.what();
+      if (const auto colon = message.find(": "); message.rfind("params.", 0) == 0 && colon != std::string::npos)
+        message = message.substr(colon + 2);
+      setFieldError(param, qs(problemSentence(node->id, "field '" + fieldLabel(ss(param)) + "': " + message)) +
+                               tr(" (no block was changed)"));
+      return;
+    }
+    changes.emplace_back(node, std::move(params));
+  }
+  setFieldError(param, {});
+  if (changes.empty()) return syncValues();
+  m_undo->beginMacro(tr("Change %1 of %n layer(s)", nullptr, static_cast<int>(changes.size())).arg(qs(fieldLabel(ss(param)))));
+  for (auto& [node, params] : changes) m_undo->push(new SetParamsCommand(m_doc, node->id, node->params, params));
+  m_undo->endMacro();
+}
+
 void PropertyPanel::syncValues() {
+  if (m_targets.size() > 1) return syncSeveral();
   const NodeSpec* node = m_doc->node(ss(m_id));
   const OpSchema* schema = node ? OpRegistry::builtin().find(node->type) : nullptr;
   if (!schema) return;
@@ -332,6 +502,14 @@ void PropertyPanel::syncValues() {
 
 void PropertyPanel::refreshFacts() {
   const auto& analysis = m_doc->analysis();
+  if (m_targets.size() > 1) {
+    int64_t parameters = 0;
+    for (const QString& id : m_targets)
+      if (const auto found = analysis.nodes.find(ss(id)); found != analysis.nodes.end()) parameters += found->second.parameterCount;
+    m_facts->setText(tr("Selected blocks: %1 parameters").arg(QLocale().toString(static_cast<qlonglong>(parameters))));
+    m_problems->clear();
+    return;
+  }
   const auto it = analysis.nodes.find(ss(m_id));
   if (m_id.isEmpty() || it == analysis.nodes.end()) {
     m_facts->setText(tr("Network: %1 parameters, %2 multiply-adds per sample")
@@ -362,6 +540,15 @@ void PropertyPanel::commitText(const QString& param, ParamType type, const QStri
     }
     return commit(param, *list);
   }
+  if (type == ParamType::Int) {  // several blocks' integer field (one block's is a spin box)
+    bool ok = false;
+    const qlonglong v = t.toLongLong(&ok);
+    if (!ok) {
+      setFieldError(param, tr("Field '%1': expected a whole number, e.g. 3").arg(qs(fieldLabel(ss(param)))));
+      return;
+    }
+    return commit(param, Json(v));
+  }
   if (type == ParamType::Float) {
     bool ok = false;
     const double v = QLocale::c().toDouble(t, &ok);
@@ -376,6 +563,7 @@ void PropertyPanel::commitText(const QString& param, ParamType type, const QStri
 }
 
 void PropertyPanel::commit(const QString& param, const Json& value) {
+  if (m_targets.size() > 1) return commitSeveral(param, value);
   const NodeSpec* node = m_doc->node(ss(m_id));
   const OpSchema* schema = node ? OpRegistry::builtin().find(node->type) : nullptr;
   if (!schema) return;

@@ -6,9 +6,20 @@
 // a person ("Block 'conv1', field 'Kernel': expected 2 integers"), as long as the field keeps the
 // refused text; several fields can show their errors at once. Edits are undo commands; Ctrl+Z and
 // Ctrl+Shift+Z in a field undo the field's own typing first, then the document's edits.
+//
+// Note [Editing several blocks]
+// With several blocks selected the panel edits them together: Frozen and Learning-rate
+// multiplier (on those of them that have parameters), and each parameter that every one of them
+// has with the same type and choices. A field shows the blocks' value when they agree and
+// "mixed" (an empty field, a partly checked box) when not. A change is checked against every
+// block first (one refusal changes none, and says which block refused) and is one undo step.
+// The block context menu's Freeze / Unfreeze do the same for Frozen (canvas_menus.h).
 #pragma once
 
 #include <QHash>
+#include <QStringList>
+#include <optional>
+#include <vector>
 #include <QWidget>
 
 #include "gui/document/graph_document.h"
@@ -28,7 +39,11 @@ class PropertyPanel : public QWidget {
   PropertyPanel(GraphDocument* doc, QUndoStack* undo, QWidget* parent = nullptr);
   // Shows the block `id`; empty: none (a hint and the network totals).
   void showNode(const QString& id);
-  QString nodeId() const { return m_id; }
+  // Note [Editing several blocks]: with several blocks, the fields they share (Frozen, lr_mult,
+  // a parameter every one of them has) edit all of them at once, one undo step per change.
+  void showNodes(const QStringList& ids);
+  QString nodeId() const { return m_id; }  // empty unless exactly one block is shown
+  QStringList nodeIds() const { return m_targets; }
 
   // For tests and the page: the editor of `param`, and the last refusal shown (empty: none).
   QWidget* editorFor(const QString& param) const { return m_editors.value(param); }
@@ -46,7 +61,14 @@ class PropertyPanel : public QWidget {
 
  private:
   void rebuild();
+  void rebuildSeveral();
+  void addParamField(const ParamSpec& spec);
   void syncValues();  // editors show the document's values (after undo, say)
+  void syncSeveral();
+  void commitSeveral(const QString& param, const Json& value);
+  // The value every shown block has (nullopt: they differ), and the parameters they all have.
+  std::optional<Json> commonValue(const ParamSpec& spec) const;
+  std::vector<ParamSpec> sharedParams() const;
   void refreshFacts();
   // Writes `value` for `param` (null: back to its default) if the validator accepts it.
   void commit(const QString& param, const Json& value);
@@ -62,6 +84,7 @@ class PropertyPanel : public QWidget {
   GraphDocument* m_doc;
   QUndoStack* m_undo;
   QString m_id;
+  QStringList m_targets;  // the blocks shown: m_id alone, or several
   QWidget* m_form = nullptr;
   QFormLayout* m_formLayout = nullptr;
   QLabel* m_title = nullptr;

@@ -345,7 +345,6 @@ bool EvaluationPage::evaluate() {
     }
     // The engine's {"error": ...} says it best; else its standard error.
     if (!r.started || r.standardOutput.trimmed().isEmpty()) why = r.errorText();
-    why.remove(QRegularExpression(QStringLiteral("^netsmith-cli evaluate: ")));
     setStatus(tr("Cannot evaluate: %1").arg(why), true);
     updateEnabled();
     emit evaluated(false);
@@ -428,8 +427,7 @@ bool EvaluationPage::exportOnnx(const QString& file) {
                                emit exported(true, message);
                                return;
                              }
-                             QString why = r.errorText();
-                             why.remove(QRegularExpression(QStringLiteral("^netsmith-cli export: ")));
+                             const QString why = r.errorText();
                              setStatus(tr("Cannot export: %1").arg(why), true);
                              emit exported(false, why);
                            },

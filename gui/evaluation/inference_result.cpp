@@ -88,6 +88,7 @@ std::optional<InferenceResult> parseInference(const QByteArray& json, QString* e
     row.likelihoods = numbers(member(o, "likelihoods"));
     row.outputs = numbers(member(o, "outputs"));
     row.shape = integers(member(o, "shape"));
+    row.prepared = text(o, "prepared");
     if (member(o, "class").is_number()) row.predictedClass = static_cast<int>(number(o, "class"));
     row.predictedName = text(o, "class_name");
     if (row.ok() && row.likelihoods.isEmpty() && row.outputs.isEmpty())

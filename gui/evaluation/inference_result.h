@@ -20,7 +20,8 @@ struct InferenceRow {
   QString predictedName;
   QVector<double> likelihoods;  // classifier: one per class (a binary classifier's two: 1 - p, p)
   QVector<double> outputs;      // not a classifier: the network's outputs after its output head
-  QVector<long long> shape;     // the image as decoded (channels, height, width)
+  QVector<long long> shape;     // the image as the network saw it (channels, height, width)
+  QString prepared;             // what was done to fit it to the Input (Note [Inference resize]); empty: nothing
 
   bool ok() const { return error.isEmpty(); }
   // The `k` most likely classes, most likely first (equal likelihoods: the lower class first).

@@ -290,7 +290,6 @@ void InferenceTab::finished(const QByteArray& output, const QString& failure) {
     why = tr("the engine answered for %1 of %2 images").arg(result->rows.size()).arg(m_batch.size());
     result.reset();
   }
-  why.remove(QRegularExpression(QStringLiteral("^netsmith-cli infer: ")));
   if (result) {
     m_classNames = result->classNames;
     m_binary = result->binary;
@@ -309,12 +308,19 @@ void InferenceTab::finished(const QByteArray& output, const QString& failure) {
   m_batch.clear();
   if (result) {
     const int failed = batch - static_cast<int>(result->predicted);
-    QString text = tr("%n image(s) classified", nullptr, static_cast<int>(result->predicted));
-    if (failed > 0) text += tr(", %n could not be (see the row)", nullptr, failed);
-    text += tr(" in %1 s on %2 with the %3 parameters of %4.")
-                .arg(QLocale().toString(result->seconds, 'f', 2),
-                     result->devices.isEmpty() ? tr("no device") : result->devices.join(QStringLiteral(", ")),
-                     result->parametersWhich.isEmpty() ? m_parameters : result->parametersWhich, QDir(m_run).dirName());
+    const QString parameters = tr("the %1 parameters of %2")
+                                   .arg(result->parametersWhich.isEmpty() ? m_parameters : result->parametersWhich,
+                                        QDir(m_run).dirName());
+    QString text;
+    if (result->predicted == 0) {
+      // Nothing ran, so no device did: the rows say why each image could not be used.
+      text = tr("No image could be classified with %1: each row says why.").arg(parameters);
+    } else {
+      text = tr("%n image(s) classified", nullptr, static_cast<int>(result->predicted));
+      if (failed > 0) text += tr(", %n could not be (see the row)", nullptr, failed);
+      text += tr(" in %1 s on %2 with %3.")
+                  .arg(QLocale().toString(result->seconds, 'f', 2), result->devices.join(QStringLiteral(", ")), parameters);
+    }
     setStatus(text, result->predicted == 0);
   } else {
     setStatus(tr("Cannot classify: %1").arg(why.trimmed()), true);
@@ -349,8 +355,10 @@ void InferenceTab::showRow(int row) {
 
   QString fileText = QFileInfo(r.input).fileName();
   if (r.shape.size() == 3) fileText += tr("\n%1 × %2, %3").arg(r.shape[2]).arg(r.shape[1]).arg(r.shape[0] == 1 ? tr("gray") : tr("colour"));
+  // An image of another size was fitted as the training images were: said on its row.
+  if (!r.prepared.isEmpty()) fileText += tr("\nresized: %1").arg(r.prepared);
   auto* file = new QTableWidgetItem(fileText);
-  file->setToolTip(QDir::toNativeSeparators(r.input));
+  file->setToolTip(QDir::toNativeSeparators(r.input) + (r.prepared.isEmpty() ? QString() : QStringLiteral("\n") + r.prepared));
   m_table->setItem(row, FileColumn, file);
 
   auto* classes = new QTableWidgetItem;

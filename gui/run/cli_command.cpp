@@ -1,4 +1,5 @@
 #include "gui/run/cli_command.h"
+#include "gui/run/engine_text.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -18,7 +19,7 @@ QString engineProgram() {
 }
 
 QString CliResult::errorText() const {
-  if (!standardError.trimmed().isEmpty()) return standardError.trimmed();
+  if (!standardError.trimmed().isEmpty()) return withoutEngineName(standardError.trimmed());
   if (!started) return QCoreApplication::translate("netsmith", "cannot start %1").arg(engineProgram());
   return QCoreApplication::translate("netsmith", "%1 exited with code %2").arg(engineProgram()).arg(exitCode);
 }

@@ -18,7 +18,8 @@ struct CliResult {
   int exitCode = -1;
   QByteArray standardOutput;
   QString standardError;
-  QString errorText() const;  // stderr, or why it did not start/finish
+  // Standard error without the program's name (withoutEngineName), or why it did not start/finish.
+  QString errorText() const;
 };
 
 // Runs `engineProgram() arguments` and calls `done` on the GUI thread when it ends. The returned

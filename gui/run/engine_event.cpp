@@ -29,6 +29,7 @@ IterationEvent adapt(const protocol::IterationEvent& e) {
   for (const protocol::DeviceFigures& d : e.devices)
     s.devices.push_back({qs(d.id), d.computeMs, d.syncMs, d.waitMs, d.utilization, d.memoryMb, d.overlapMs,
                          orNoValue(d.temperatureC), orNoValue(d.powerW), d.dataMs});
+  s.elapsedS = e.elapsedS;
   return s;
 }
 

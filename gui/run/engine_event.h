@@ -65,6 +65,7 @@ struct IterationEvent {
   double samplesPerS = kNoValue;
   double etaS = kNoValue;
   QList<DeviceSample> devices;
+  double elapsedS = kNoValue;  // since the engine process began training (kNoValue: an older engine)
 };
 
 // Data-parallel figures of an epoch (absent on engines without them).

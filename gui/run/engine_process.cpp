@@ -3,6 +3,8 @@
 #include <QTimer>
 #include <csignal>
 
+#include <unistd.h>
+
 namespace netsmith::gui {
 
 QString RunOutcome::statusText() const {
@@ -68,6 +70,9 @@ bool EngineProcess::start(const QStringList& arguments, const QString& workingDi
   m_process->setArguments(m_command.arguments);
   if (!m_command.environment.isEmpty()) m_process->setProcessEnvironment(m_command.processEnvironment());
   if (!workingDirectory.isEmpty()) m_process->setWorkingDirectory(workingDirectory);
+  // Note [The run outlives its console]: a session of its own, so that the terminal the console
+  // was started from (its Ctrl+C, its hang-up when closed) reaches the console, not the run.
+  m_process->setChildProcessModifier([] { ::setsid(); });
   connect(m_process, &QProcess::readyReadStandardOutput, this,
           [this] { m_reader.feed(m_process->readAllStandardOutput()); });
   connect(m_process, &QProcess::readyReadStandardError, this, [this] { drainStderr(false); });
@@ -89,6 +94,22 @@ void EngineProcess::kill() {
   QTimer::singleShot(5000, m_process, [p = m_process] {
     if (p->state() != QProcess::NotRunning) p->kill();
   });
+}
+
+void EngineProcess::detach() {
+  if (!isRunning()) return;
+  m_process->disconnect(this);
+  // The QProcess would kill its child when destroyed: it is left to the end of this process,
+  // whose exit closes the pipes (the engine's writes to them then fail, and it trains on). Until
+  // then what the engine writes is read and dropped, so that a full pipe never blocks it.
+  QProcess* p = m_process;
+  connect(p, &QProcess::readyReadStandardOutput, p, [p] { p->readAllStandardOutput(); });
+  connect(p, &QProcess::readyReadStandardError, p, [p] { p->readAllStandardError(); });
+  connect(p, &QProcess::finished, p, &QObject::deleteLater);
+  p->closeWriteChannel();
+  m_process->setParent(nullptr);
+  m_process = nullptr;
+  m_reported = true;
 }
 
 // Reported from the event loop, as a start that fails in QProcess is: the caller sees start()

@@ -35,7 +35,8 @@ class EngineProcess : public QObject {
   Q_OBJECT
  public:
   explicit EngineProcess(QObject* parent = nullptr);
-  // A child still running is killed: the GUI going away must not leave an orphan training.
+  // A child still running is killed, unless detach() let it go: a page that goes away (a test,
+  // a window closed with "Stop") does not leave a training behind that nobody asked for.
   ~EngineProcess() override;
 
   void setProgram(const QString& program) { m_program = program; }
@@ -58,6 +59,10 @@ class EngineProcess : public QObject {
   // Ends the child at once (SIGKILL). mpirun gets SIGTERM first, which it passes on to every
   // rank (a SIGKILLed mpirun would leave its ranks behind), and SIGKILL 5 s later.
   void kill();
+  // Lets the child train on without this object (Note [The run outlives its console]): nothing
+  // more is read from it or emitted, and it is not killed when this object goes. Its events go
+  // on into its run folder's events.jsonl, where a RunFollower can pick them up.
+  void detach();
 
  signals:
   void eventReceived(const netsmith::gui::EngineEvent& event);

@@ -34,6 +34,8 @@ QStringList SweepRequest::arguments() const {
 }
 
 std::vector<SweepRow> SweepRequest::plannedRows() const {
+  // Nothing chosen yet is no training (not one of the project as it is).
+  if (axes.empty() && queuedProjects.isEmpty()) return {};
   // Every combination, the first axis slowest: the order of `netsmith-cli sweep`'s queue.
   std::vector<QStringList> combinations{{}};
   for (const SweepAxis& axis : axes) {

@@ -183,6 +183,7 @@ void TrainingCharts::clear() {
   m_pendingEpochs.clear();
   m_smoothSum = 0;
   m_smoothWeight = 1;
+  m_iterationsPerEpoch = 0;
   m_timingDirty = true;
   m_dirty = true;
   flush();
@@ -203,6 +204,7 @@ TrainingCharts::DeviceSeries& TrainingCharts::device(const QString& id) {
 }
 
 void TrainingCharts::addIteration(const IterationEvent& e, double elapsedS) {
+  if (e.iterationsPerEpoch > 0) m_iterationsPerEpoch = e.iterationsPerEpoch;
   if (hasValue(e.loss) && e.iterationsPerEpoch > 0) {
     // x in epochs: epoch 1, iteration k of n ends at (k / n) + 0.
     const double x = (e.epoch - 1) + double(e.iteration) / double(e.iterationsPerEpoch);
@@ -288,6 +290,18 @@ void TrainingCharts::setOverlays(const QList<CurvePoints>& runs) {
     err->setData(run.epoch, run.validationError, true);
     m_overlayGraphs << train << err;
   }
+  m_dirty = true;
+  flush();
+}
+
+void TrainingCharts::dropAfter(long long epoch, long long iteration) {
+  m_dirty = true;
+  flush();
+  // The x of the checkpoint's own iteration, as addIteration placed it; a hair above it keeps it.
+  const double x = (epoch - 1) + (m_iterationsPerEpoch > 0 ? double(iteration) / double(m_iterationsPerEpoch) : 0.0);
+  for (QCPGraph* g : {m_iterLoss, m_smoothLoss}) g->data()->removeAfter(x + 1e-9);
+  // Epoch points sit at x = epoch: the epochs from `epoch` on are trained again.
+  for (QCPGraph* g : {m_epochTrain, m_epochValLoss, m_epochValError}) g->data()->removeAfter(epoch - 0.5);
   m_dirty = true;
   flush();
 }

@@ -58,6 +58,9 @@ class TrainingCharts : public QObject {
   void setOverlays(const QList<CurvePoints>& runs);
   // Moves pending points into the plots now (the timer calls it).
   void flush();
+  // A resume continues from its checkpoint, `iteration` iterations into epoch `epoch` (1-based):
+  // the points of what was trained after that position, which the resume trains again, go.
+  void dropAfter(long long epoch, long long iteration);
 
   // Every plot can be zoomed (wheel) and panned (drag); a plot the user zoomed or panned keeps its
   // ranges as new points arrive, until Reset zoom (its right-click menu, with Export chart as PNG
@@ -110,6 +113,7 @@ class TrainingCharts : public QObject {
   QList<EpochEvent> m_pendingEpochs;
   double m_smoothSum = 0;      // s_t of the debiased average
   double m_smoothWeight = 1;   // b^t
+  long long m_iterationsPerEpoch = 0;  // of the last iteration event (dropAfter's x)
 
   bool m_dirty = false;
   bool m_timingDirty = false;

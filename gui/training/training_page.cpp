@@ -120,6 +120,8 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   m_resumeRun = new QPushButton(tr("⟳ Resume run"), this);
   m_start->setObjectName(QStringLiteral("startButton"));
   m_resumeRun->setObjectName(QStringLiteral("resumeRunButton"));
+  m_pause->setObjectName(QStringLiteral("pauseButton"));
+  m_stop->setObjectName(QStringLiteral("stopButton"));
   auto* status = new StatusLabel(this);
   status->setFullText(tr("Ready."));
   m_status = status;
@@ -276,6 +278,10 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   connect(&m_engine, &EngineProcess::eventReceived, this, &TrainingPage::onEvent);
   connect(&m_engine, &EngineProcess::finished, this, &TrainingPage::onFinished);
   connect(&m_engine, &EngineProcess::logLine, this, &TrainingPage::onLog);
+  connect(&m_follower, &RunFollower::pastEvent, this, &TrainingPage::replayEvent);
+  connect(&m_follower, &RunFollower::eventReceived, this, &TrainingPage::onEvent);
+  connect(&m_follower, &RunFollower::finished, this, &TrainingPage::onFinished);
+  connect(&m_follower, &RunFollower::logLine, this, &TrainingPage::onLog);
   m_planDebounce.setSingleShot(true);
   m_planDebounce.setInterval(400);
   connect(&m_planDebounce, &QTimer::timeout, this, &TrainingPage::refreshPlan);
@@ -300,6 +306,11 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   });
   connect(doc, &ProjectDocument::loaded, this, [this] {
     // Another project: the previous project's run (charts, log, status, run folder) is not this one's.
+    // A run this page only follows goes on without it.
+    if (isFollowing()) {
+      m_follower.forget();
+      setState(State::Idle);
+    }
     if (!isRunning()) {
       clearRunView();
       m_runFolder.clear();
@@ -323,6 +334,7 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
 TrainingPage::~TrainingPage() {
   // The engine child dies with the page (EngineProcess kills it); its outcome is not shown.
   m_engine.disconnect(this);
+  m_follower.disconnect(this);
   cancelCliCommand(m_planQuery);
   cancelCliCommand(m_devicesQuery);
 }
@@ -354,7 +366,11 @@ void TrainingPage::setState(State state) {
   m_state = state;
   m_start->setEnabled(state == State::Idle && m_planRefusal.isEmpty());
   m_start->setToolTip(m_planRefusal.isEmpty() ? QString() : tr("Cannot train yet: %1").arg(m_planRefusal));
-  m_pause->setEnabled(state == State::Running || state == State::Paused);
+  // A followed run's standard input is its first console's: it can be stopped, not paused.
+  m_pause->setEnabled((state == State::Running || state == State::Paused) && !isFollowing());
+  m_pause->setToolTip(isFollowing() ? tr("This run was started by an earlier console: it can be stopped (and resumed "
+                                         "later), not paused")
+                                    : QString());
   m_pause->setText(state == State::Paused ? tr("Resume") : tr("Pause"));
   m_stop->setEnabled(state == State::Running || state == State::Paused || state == State::Starting);
   const bool resumable = canResumeLastRun();
@@ -377,6 +393,8 @@ QList<RunSummary> TrainingPage::history() const { return m_history->runs(); }
 void TrainingPage::refreshHistory() {
   if (m_history->runsRoot() == runsRoot()) m_history->refresh();
   else m_history->setRunsRoot(runsRoot());
+  followRunningRunInHistory();
+  setState(m_state);  // Resume run follows the newest run's state
 }
 
 }  // namespace netsmith::gui

@@ -21,6 +21,7 @@
 
 #include "gui/document/project_document.h"
 #include "gui/run/engine_process.h"
+#include "gui/run/run_follower.h"
 #include "gui/training/run_history.h"
 
 class QCheckBox;
@@ -62,7 +63,21 @@ class TrainingPage : public QWidget {
   bool resumeRun(const QString& folder, bool onTickedDevices);
   // The last run stopped or failed with a checkpoint: the Resume button continues it.
   bool canResumeLastRun() const;
-  bool resumeLastRun() { return resumeRun(m_runFolder, true); }
+  bool resumeLastRun() { return resumeRun(lastRunFolder(), true); }
+  // The run the page shows, or after a project was opened, its newest run.
+  QString lastRunFolder() const;
+  // Follows a run of this project that another process trains (one a closed or killed console
+  // left training, Note [The run outlives its console]): the page shows it as its own, Stop
+  // stops it; it cannot be paused. False when the page is busy or the folder is not in use.
+  bool followRun(const QString& folder);
+  bool isFollowing() const { return m_follower.isFollowing(); }
+  // The console closes while a run trains: the engine goes on alone (stopFirst: asked to stop
+  // at its next iteration, writing a checkpoint) and the page lets go of it.
+  void leaveRunToItself(bool stopFirst);
+  // The first Save of a project trained before it had a file (Note [Runs before the first
+  // Save]): the runs in `unsavedRoot` move into the project's runs folder, the one still
+  // training once it ends. The sentence for the status bar ("" when nothing moved).
+  QString adoptUnsavedRuns(const QString& unsavedRoot);
 
   State state() const { return m_state; }
   bool isRunning() const { return m_state != State::Idle; }
@@ -100,6 +115,11 @@ class TrainingPage : public QWidget {
 
  private:
   void onEvent(const EngineEvent& event);
+  // An event of the run's past (events.jsonl before a resume or a follow): its losses on the curve.
+  void replayEvent(const EngineEvent& event);
+  void replayRunEvents(const QString& folder);
+  void followRunningRunInHistory();
+  void moveAdoptedRunWhenEnded();
   void onFinished(const RunOutcome& outcome);
   void onLog(const QString& line, LogKind kind);
   void setState(State state);
@@ -118,6 +138,12 @@ class TrainingPage : public QWidget {
 
   ProjectDocument* m_doc;
   EngineProcess m_engine;
+  RunFollower m_follower;
+  // The run's time before this page's engine or follow began: its sessions' last elapsed_s.
+  double m_pastSessionsSeconds = 0;  // the sessions before the last `started` replayed
+  double m_sessionSeconds = 0;       // the last replayed session's
+  double m_secondsBefore = 0;
+  QString m_adoptFrom;         // Note [Runs before the first Save]: the unsaved root the active run leaves
   State m_state = State::Idle;
   QStringList m_extraArguments;
   QString m_runFolder;

@@ -12,6 +12,7 @@
 #include "engine/monitor/devices.h"
 #include "engine/project/project_io.h"
 #include "gui/run/cli_command.h"
+#include "gui/run/engine_text.h"
 #include "gui/training/cluster_panel.h"
 #include "gui/training/device_table.h"
 #include "gui/training/figures_text.h"
@@ -163,10 +164,9 @@ void TrainingPage::refreshPlan() {
                                     return;
                                   }
                                 }
-                                QString why = r.errorText();
-                                why.remove(QRegularExpression(QStringLiteral("^netsmith-cli train: ")));
-                                why.replace(m_planDir ? m_planDir->filePath(QStringLiteral("plan.nsproj")) : QString(),
-                                            tr("project"));
+                                const QString why = engineTextForPeople(
+                                    r.errorText(), m_doc->graph()->spec(),
+                                    m_planDir ? m_planDir->filePath(QStringLiteral("plan.nsproj")) : QString());
                                 m_plan->setText(tr("<span style='color:#c0392b'><b>Cannot train yet:</b> %1</span>")
                                                     .arg(why.toHtmlEscaped()));
                                 setPlanRefusal(why);

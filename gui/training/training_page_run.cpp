@@ -23,6 +23,7 @@
 #include "gui/training/run_history_panel.h"
 #include "gui/training/training_charts.h"
 #include "gui/training/training_page.h"
+#include "gui/training/unsaved_runs.h"
 
 namespace netsmith::gui {
 
@@ -75,6 +76,7 @@ void TrainingPage::clearRunView() {
   m_scalingVerdict.clear();
   m_lastOutcome.reset();
   m_log->clear();
+  m_pastSessionsSeconds = m_sessionSeconds = m_secondsBefore = 0;
 }
 
 bool TrainingPage::launchEngine(QStringList args, const QString& status) {
@@ -106,9 +108,20 @@ QString recordedDevices(const QString& folder) {
 
 }  // namespace
 
+QString TrainingPage::lastRunFolder() const {
+  if (!m_runFolder.isEmpty()) return m_runFolder;
+  const QList<RunSummary> runs = m_history->runs();
+  return runs.isEmpty() ? QString() : runs.front().folder;
+}
+
 bool TrainingPage::canResumeLastRun() const {
-  if (isRunning() || m_runFolder.isEmpty() || !m_lastOutcome || m_lastOutcome->status == RunOutcome::Status::Completed)
-    return false;
+  if (isRunning()) return false;
+  if (m_runFolder.isEmpty()) {
+    // A project just opened shows no run yet: its newest run, as the history reads it.
+    const QList<RunSummary> runs = m_history->runs();
+    return !runs.isEmpty() && runs.front().resumable();
+  }
+  if (!m_lastOutcome || m_lastOutcome->status == RunOutcome::Status::Completed) return false;
   return summariseRun(m_runFolder).hasCheckpoint;
 }
 
@@ -139,16 +152,9 @@ bool TrainingPage::resumeRun(const QString& folder, bool onTickedDevices) {
   }
   m_runFolder = QFileInfo(folder).absoluteFilePath();
   clearRunView();
-  // The epochs trained before, so the curve goes on from them.
-  const CurvePoints past = readLearningCurve(m_runFolder);
-  for (int i = 0; i < past.epoch.size(); ++i) {
-    EpochEvent e;
-    e.epoch = static_cast<long long>(past.epoch[i]);
-    e.trainLoss = past.trainLoss[i];
-    e.validationLoss = i < past.validationLoss.size() ? past.validationLoss[i] : kNoValue;
-    e.validationError = i < past.validationError.size() ? past.validationError[i] : kNoValue;
-    m_charts->addEpoch(e);
-  }
+  // What was trained before, so that the curve goes on from it (the resume's own
+  // resumed_from_checkpoint then drops what it trains again).
+  replayRunEvents(m_runFolder);
   m_resuming = true;
   return launchEngine(args, tr("Resuming %1%2…").arg(run.displayName(), where));
 }
@@ -163,7 +169,16 @@ void TrainingPage::resume() {
 
 void TrainingPage::stop() {
   if (!isRunning()) return;
-  m_engine.stop();
+  if (isFollowing()) {
+    if (!m_follower.stop()) {
+      setStatus(tr("Cannot stop the run: its process (%1) cannot be signalled; stop it where it was started")
+                    .arg(m_follower.processId()),
+                true);
+      return;
+    }
+  } else {
+    m_engine.stop();
+  }
   setState(State::Stopping);
   setStatus(tr("Stopping: the engine finishes the iteration and writes a checkpoint…"));
 }
@@ -220,6 +235,7 @@ void TrainingPage::onEvent(const EngineEvent& event) {
       m_log->appendPlainText(tr("resumed"));
     } else {
       m_log->appendPlainText(tr("resumed from checkpoint %1").arg(e->path));
+      m_charts->dropAfter(e->epoch, e->iteration);
     }
   } else if (const auto* e = std::get_if<InitialParametersEvent>(&event)) {
     // Note [Initial parameters]: the load report, layer by layer.
@@ -249,7 +265,10 @@ void TrainingPage::onFinished(const RunOutcome& outcome) {
   const QString folder = QDir::toNativeSeparators(m_runFolder);
   switch (outcome.status) {
     case RunOutcome::Status::Completed:
-      setStatus(tr("Run completed in %1 — %2").arg(durationText(m_elapsed.elapsed() / 1000.0), folder) +
+      setStatus((m_secondsBefore > 0 ? tr("Run completed in %1 (%2 of it since the resume or follow began) — %3")
+                                         .arg(durationText(m_secondsBefore + m_elapsed.elapsed() / 1000.0),
+                                              durationText(m_elapsed.elapsed() / 1000.0), folder)
+                                   : tr("Run completed in %1 — %2").arg(durationText(m_elapsed.elapsed() / 1000.0), folder)) +
                 (m_scalingVerdict.isEmpty() ? QString() : QStringLiteral("\n") + m_scalingVerdict));
       break;
     case RunOutcome::Status::Stopped:
@@ -263,8 +282,99 @@ void TrainingPage::onFinished(const RunOutcome& outcome) {
       break;
   }
   m_history->setActiveFolder({});
+  moveAdoptedRunWhenEnded();
   refreshHistory();
   m_planDebounce.start();
+}
+
+// --- the run's past ----------------------------------------------------------------------------
+
+void TrainingPage::replayEvent(const EngineEvent& event) {
+  if (const auto* e = std::get_if<StartedEvent>(&event)) {
+    if (e->maxEpoch > 0) m_maxEpoch = e->maxEpoch;
+    m_pastSessionsSeconds += m_sessionSeconds;
+    m_sessionSeconds = 0;
+  } else if (const auto* e = std::get_if<IterationEvent>(&event)) {
+    if (hasValue(e->elapsedS)) m_sessionSeconds = e->elapsedS;
+    // The loss only: the device figures were measured on the clock of a session that is gone.
+    IterationEvent loss = *e;
+    loss.devices.clear();
+    m_charts->addIteration(loss, 0);
+  } else if (const auto* e = std::get_if<EpochEvent>(&event)) {
+    m_charts->addEpoch(*e);
+  } else if (const auto* e = std::get_if<ControlEvent>(&event); e && e->kind == ControlEvent::Kind::ResumedFromCheckpoint) {
+    m_charts->dropAfter(e->epoch, e->iteration);
+  }
+  m_secondsBefore = m_pastSessionsSeconds + m_sessionSeconds;
+}
+
+void TrainingPage::replayRunEvents(const QString& folder) {
+  QFile f(QDir(folder).filePath(QStringLiteral("events.jsonl")));
+  if (!f.open(QIODevice::ReadOnly)) return;
+  EventStreamReader reader;
+  connect(&reader, &EventStreamReader::eventReceived, this, &TrainingPage::replayEvent);
+  reader.feed(f.readAll());
+  m_charts->flush();
+}
+
+// --- runs that go on without a console -----------------------------------------------------------
+
+bool TrainingPage::followRun(const QString& folder) {
+  if (isRunning()) return false;
+  const QString absolute = QFileInfo(folder).absoluteFilePath();
+  m_runFolder = absolute;
+  clearRunView();
+  setState(State::Starting);  // busy while the past is read
+  m_elapsed.start();
+  if (!m_follower.follow(absolute)) {
+    m_runFolder.clear();
+    setState(State::Idle);
+    return false;
+  }
+  m_charts->flush();
+  m_history->setActiveFolder(absolute);
+  setState(State::Running);
+  setStatus(tr("Following a run that goes on without its console (process %1): %2. Stop stops it with a checkpoint.")
+                .arg(m_follower.processId())
+                .arg(QDir::toNativeSeparators(absolute)));
+  m_log->appendPlainText(tr("following run folder %1 (process %2)").arg(absolute).arg(m_follower.processId()));
+  return true;
+}
+
+void TrainingPage::followRunningRunInHistory() {
+  if (isRunning()) return;
+  for (const RunSummary& run : m_history->runs())
+    if (run.status == QLatin1String("running") && followRun(run.folder)) return;
+}
+
+void TrainingPage::leaveRunToItself(bool stopFirst) {
+  if (!isRunning()) return;
+  if (isFollowing()) {
+    if (stopFirst) m_follower.stop();
+    m_follower.forget();
+  } else {
+    if (stopFirst) m_engine.stop();
+    m_engine.detach();
+  }
+  setState(State::Idle);
+}
+
+QString TrainingPage::adoptUnsavedRuns(const QString& unsavedRoot) {
+  const QString root = runsRoot();
+  if (QFileInfo(unsavedRoot).absoluteFilePath() == QFileInfo(root).absoluteFilePath()) return {};
+  const AdoptedRuns adopted = adoptRuns(unsavedRoot, root);
+  // The run training now moves when it ends: its engine writes to its folder's path.
+  if (!adopted.inUse.isEmpty()) m_adoptFrom = unsavedRoot;
+  refreshHistory();
+  return adopted.summary(root);
+}
+
+void TrainingPage::moveAdoptedRunWhenEnded() {
+  if (m_adoptFrom.isEmpty()) return;
+  const AdoptedRuns adopted = adoptRuns(m_adoptFrom, runsRoot());
+  if (adopted.inUse.isEmpty()) m_adoptFrom.clear();
+  if (adopted.moved.contains(QFileInfo(m_runFolder).fileName()))
+    m_runFolder = QDir(runsRoot()).filePath(QFileInfo(m_runFolder).fileName());
 }
 
 }  // namespace netsmith::gui

@@ -9,6 +9,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPainter>
 #include <QPushButton>
@@ -237,10 +238,11 @@ class TestDatasetPage : public QObject {
     QVERIFY(!dialog->findChild<QDoubleSpinBox*>("validationPercent")->isEnabled());
   }
 
-  // An IDX dataset has no classes.txt: rows and ticks are numbered.
+  // An IDX dataset has no classes.txt: without dataset.class_names rows and ticks are numbered.
   void unnamedClassesAreNumbered() {
     std::unique_ptr<ProjectDocument> doc(loadLenet(nullptr));
     Project p = doc->settings();
+    p.dataset.validation.classNames.clear();
     p.dataset.training = p.dataset.validation;  // the 10,000 test images: quicker to read
     doc->undoStack()->push(new SettingsCommand(doc.get(), doc->settings(), p, "dataset.training"));
     DatasetPage page(doc.get());
@@ -359,6 +361,55 @@ class TestDatasetPage : public QObject {
     QVERIFY(!hint->isHidden());
     QCOMPARE(projectToJson(doc->toProject())["dataset"], before);
     QCOMPARE(format->currentData().toString(), QString("csv"));
+  }
+
+  // The scale as people write it for 8-bit images: "1/255" (it was refused as not a number).
+  void scaleTakesAFraction() {
+    std::unique_ptr<ProjectDocument> doc(loadLenet(nullptr));
+    DatasetPage page(doc.get());
+    page.show();
+    auto* scale = page.findChild<QLineEdit*>("datasetScale");
+    QVERIFY(scale);
+    scale->selectAll();
+    QTest::keyClicks(scale, "1/255");  // typed whole: nothing is written (or rewritten) halfway
+    QTest::keyClick(scale, Qt::Key_Return);
+    QCOMPARE(doc->settings().dataset.scale, 1.0 / 255.0);
+    auto* error = page.findChild<QLabel*>("datasetScaleError");
+    QVERIFY(error && error->isHidden());
+    scale->selectAll();
+    QTest::keyClicks(scale, "1/0");  // no number: refused with the reason, the scale kept
+    QTest::keyClick(scale, Qt::Key_Return);
+    QCOMPARE(doc->settings().dataset.scale, 1.0 / 255.0);
+    QVERIFY(!error->isHidden());
+  }
+
+  // An imported model's project names NAME.csv before it exists: the page asks for a dataset
+  // instead of reporting a failure to read it (it said "Cannot read the training data").
+  void aMissingTrainingFileAsksForADataset() {
+    std::unique_ptr<ProjectDocument> doc(loadLenet(nullptr));
+    pointAt(*doc, m_dir.filePath("resnet18.csv"));
+    DatasetPage page(doc.get());
+    page.reloadPreview();
+    QVERIFY2(page.summaryText().contains("Choose a dataset"), qPrintable(page.summaryText()));
+    QVERIFY2(page.summaryText().contains("resnet18.csv"), qPrintable(page.summaryText()));
+    QVERIFY(!page.summaryText().contains("Cannot read"));
+    QVERIFY(!page.summaryText().contains("c0392b"));  // not in the error colour
+    // Once the file is chosen the page reads it as usual.
+    pointAt(*doc, m_built);
+    QVERIFY(waitForPreview(page));
+    QVERIFY2(page.summaryText().contains("Training:"), qPrintable(page.summaryText()));
+  }
+
+  // Fashion-MNIST's IDX files hold label numbers only; the samples name the classes
+  // (dataset.class_names, Note [Class names in a project]), so the grid and the balance chart do.
+  void fashionMnistClassesHaveNames() {
+    std::unique_ptr<ProjectDocument> doc(loadLenet(nullptr));
+    DatasetPage page(doc.get());
+    QVERIFY(waitForPreview(page));
+    QCOMPARE(page.classGrid()->rowCount(), 10);
+    QCOMPARE(page.classGrid()->rowName(0), QString("T-shirt/top"));
+    QCOMPARE(page.classGrid()->rowName(9), QString("Ankle boot"));
+    QCOMPARE(balanceTicks(page).value(5), QString("Sandal"));
   }
 };
 

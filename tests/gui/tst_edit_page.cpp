@@ -11,6 +11,7 @@
 #include <QSpinBox>
 #include <QStyleOptionGraphicsItem>
 #include <QUndoStack>
+#include <QFontInfo>
 #include <QtTest>
 
 #include "engine/ops/op_registry.h"
@@ -19,6 +20,7 @@
 #include "gui/document/dataset_shape_probe.h"
 #include "gui/document/graph_commands.h"
 #include "gui/edit/edit_page.h"
+#include "gui/edit/graph_view.h"
 #include "gui/edit/graph_items.h"
 #include "gui/edit/graph_scene.h"
 #include "gui/edit/palette_widget.h"
@@ -455,6 +457,21 @@ class TestEditPage : public QObject {
       QCoreApplication::processEvents();
       QVERIFY2(window.height() <= 700, page);
     }
+  }
+
+  // A sample opens with its blocks' smallest text (name, summary) at a size one reads, about
+  // 9.5 px on screen (it was ~6 px: the readable zoom was 0.6 of a 12 px font's 85%).
+  void samplesOpenWithReadableBlockText() {
+    QStandardPaths::setTestModeEnabled(true);
+    MainWindow window;
+    QVERIFY(window.openProject(resnetPath()));
+    window.resize(1366, 700);
+    window.show();
+    window.editPage()->view()->showReadable();
+    QCoreApplication::processEvents();
+    GraphView* view = window.editPage()->view();
+    const qreal smallPx = 0.85 * QFontInfo(view->scene()->font()).pixelSize() * view->zoom();
+    QVERIFY2(smallPx >= 9.0, qPrintable(QString("%1 px at zoom %2").arg(smallPx).arg(view->zoom())));
   }
 
   // Issue 17: the Edit page checks the Input shape against the dataset's samples (read off the GUI

@@ -132,7 +132,8 @@ class TestInferenceTab : public QObject {
     QVERIFY(!bad.ok());
     QVERIFY2(bad.error.contains(junk) && bad.error.contains("PNG"), qPrintable(bad.error));
     QCOMPARE(tab->classesText(2), bad.error);
-    QVERIFY2(tab->statusText().contains("could not be"), qPrintable(tab->statusText()));
+    // The second batch held only the damaged file: nothing ran, and the status says so.
+    QVERIFY2(tab->statusText().startsWith("No image could be classified"), qPrintable(tab->statusText()));
 
     // Other parameters: the images shown are classified again by that network.
     QSignalSpy again(tab, &InferenceTab::inferred);
@@ -156,9 +157,24 @@ class TestInferenceTab : public QObject {
     QSignalSpy inferred(&tab, &InferenceTab::inferred);
     QVERIFY(tab.addImages({large}));
     QVERIFY(inferred.wait(120000));
-    QVERIFY(!inferred[0][0].toBool());  // nothing could be classified
-    QVERIFY2(tab.rows()[0].error.contains("1,10,12") && tab.rows()[0].error.contains("expects 1,8,8"),
-             qPrintable(tab.rows()[0].error));
+    // Note [Inference resize]: a person's own image of another size is fitted as the training
+    // images were, and its row says what was done (it was refused).
+    QVERIFY2(inferred[0][0].toBool(), qPrintable(tab.statusText()));
+    QVERIFY2(tab.rows()[0].ok(), qPrintable(tab.rows()[0].error));
+    QCOMPARE(tab.rows()[0].prepared, QString("12x10 gray brought to 8x8 gray (squashed to the Input's size: the training data records no rule)"));
+    QVERIFY(tab.table()->item(0, 1)->text().contains("resized: 12x10 gray brought to 8x8 gray"));
+    // A file that is no image: nothing ran on any device (it said "0 images classified ... on no device").
+    const QString junk = m_dir.filePath("junk.png");
+    QFile notes(junk);
+    QVERIFY(notes.open(QIODevice::WriteOnly));
+    notes.write("not an image");
+    notes.close();
+    tab.clear();
+    QVERIFY(tab.addImages({junk}));
+    QVERIFY(inferred.wait(120000));
+    QVERIFY(!inferred.last()[0].toBool());  // nothing could be classified
+    QVERIFY2(tab.statusText().startsWith("No image could be classified") && !tab.statusText().contains("device"),
+             qPrintable(tab.statusText()));
     // A run that is not one: the engine's sentence on every row.
     tab.setRun(m_dir.filePath("no-run"), "last");
     QVERIFY(inferred.wait(120000));

@@ -58,6 +58,9 @@ class TestSweepDialog : public QObject {
     ProjectDocument doc;
     doc.load(m_project);
     SweepDialog dialog(&doc);
+    // Before anything is chosen or started the table is empty (it showed a row "1 · queued").
+    QCOMPARE(dialog.table()->sweepModel()->rowCount(), 0);
+    QCOMPARE(SweepRequest{}.plannedRows().size(), size_t{0});
     // The learning rate of the project's solver is offered first, and only that solver's parameters.
     QCOMPARE(dialog.firstAxis()->chosenPath(), QStringLiteral("optimizer.lr"));
     QVERIFY(dialog.firstAxis()->settingBox()->findData(QStringLiteral("optimizer.momentum")) >= 0);

@@ -110,6 +110,9 @@ class TestTrainingPage : public QObject {
     QVERIFY2(page.planText().contains("Cannot train yet"), qPrintable(page.planText()));
     QVERIFY(!start->isEnabled());
     QVERIFY2(start->toolTip().contains("missing-images"), qPrintable(start->toolTip()));
+    // In the console's words: no program name, no temporary copy of the project (Note [Engine words]).
+    QVERIFY2(!page.planText().contains("netsmith-cli") && !page.planText().contains("plan.nsproj"),
+             qPrintable(page.planText()));
     QVERIFY(!page.start());
     ProjectDocument good;
     good.load(m_project);
@@ -319,8 +322,12 @@ class TestTrainingPage : public QObject {
   // Issue 17 item 2: a stopped run continues from the page (⟳ Resume run) on the devices ticked
   // now, in the same run folder, to completion; the page says what changed.
   void resumeAfterStopOnTheTickedDevices() {
+    // A project of its own: the Resume button follows the project's newest run.
+    QVERIFY(QDir().mkpath(m_dir.filePath("resume")));
+    const QString project = m_dir.filePath("resume/lenet.nsproj");
+    QVERIFY(QFile::copy(m_project, project));
     ProjectDocument doc;
-    doc.load(m_project);
+    doc.load(project);
     TrainingPage page(&doc);
     QSignalSpy devices(&page, &TrainingPage::devicesUpdated);
     QVERIFY(devices.wait(30000));
@@ -336,6 +343,20 @@ class TestTrainingPage : public QObject {
     QVERIFY2(page.lastOutcome() && page.lastOutcome()->status == RunOutcome::Status::Stopped, qPrintable(page.logText()));
     QVERIFY(page.canResumeLastRun());
     QVERIFY(resumeButton->isEnabled());
+    page.charts()->flush();
+    const int pointsBeforeTheStop = page.charts()->iterationPoints();
+    QVERIFY(pointsBeforeTheStop > 0);
+    {
+      // The project opened again (a new console): Resume run continues its newest run, as the
+      // history's context menu does (it stayed grey until a run had been shown).
+      ProjectDocument reopenedDoc;
+      reopenedDoc.load(project);
+      TrainingPage reopened(&reopenedDoc);
+      auto* reopenedResume = reopened.findChild<QPushButton*>("resumeRunButton");
+      QVERIFY(reopened.canResumeLastRun());
+      QVERIFY(reopenedResume->isEnabled());
+      QCOMPARE(reopened.lastRunFolder(), folder);
+    }
 
     const qsizetype runsBefore = page.history().size();
     page.deviceTable()->setChecked("cpu:1", true);  // a second worker for the rest of the run
@@ -352,6 +373,14 @@ class TestTrainingPage : public QObject {
     QCOMPARE(page.epochEvents(), 2);  // both epochs trained in this session's folder
     page.charts()->flush();
     QCOMPARE(page.charts()->epochPoints(), 2);
+    // The curve keeps what was trained before the stop: more points than this session's iterations.
+    QVERIFY2(page.charts()->iterationPoints() > page.iterationEvents(),
+             qPrintable(QString("%1 points, %2 iterations since the resume")
+                            .arg(page.charts()->iterationPoints())
+                            .arg(page.iterationEvents())));
+    QVERIFY2(page.charts()->iterationPoints() >= pointsBeforeTheStop, qPrintable(page.logText()));
+    // The time is the run's, not only the resumed part's.
+    QVERIFY2(page.statusText().contains("since the resume"), qPrintable(page.statusText()));
     QVERIFY(!resumeButton->isEnabled());  // completed: nothing to resume
     // No new run in the history: this one, completed; its folder holds both sessions' events.
     QCOMPARE(page.history().size(), runsBefore);

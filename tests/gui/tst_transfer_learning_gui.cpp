@@ -8,6 +8,8 @@
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QImage>
+#include <QLineEdit>
+#include <QMenu>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 #include <QTemporaryDir>
@@ -18,6 +20,7 @@
 
 #include "gui/config/config_page.h"
 #include "gui/document/project_document.h"
+#include "gui/edit/canvas_menus.h"
 #include "gui/edit/edit_page.h"
 #include "gui/edit/graph_items.h"
 #include "gui/edit/graph_scene.h"
@@ -103,6 +106,70 @@ class TestTransferLearningGui : public QObject {
 
   // The Config page offers this project's finished runs; the Training page's log shows the report
   // of a run started from one, with fc1 frozen.
+  // Note [Editing several blocks]: freezing a backbone is one selection and one click, with one
+  // undo step, from the panel or the context menu; a shared parameter edits every block.
+  void severalBlocksAtOnce() {
+    ProjectDocument doc;
+    doc.load(NETSMITH_SOURCE_DIR "/projects/fashion_mnist_lenet.nsproj");
+    EditPage page(&doc);
+    PropertyPanel* panel = page.properties();
+    page.scene()->selectNodes({"conv1", "relu1", "conv2", "fc1"});
+    QCOMPARE(panel->nodeIds().size(), 4);
+    QVERIFY(panel->frozenEditor() && panel->lrMultEditor());
+    // Convolution, ReLU and Affine share no parameter; the two Convolutions below do.
+    QVERIFY(!panel->editorFor("kernel"));
+    const int steps = doc.undoStack()->count();
+    panel->frozenEditor()->setChecked(true);
+    for (const char* id : {"conv1", "conv2", "fc1"}) QVERIFY2(doc.graph()->node(id)->frozen, id);
+    QVERIFY(!doc.graph()->node("relu1")->frozen);  // nothing to freeze
+    QCOMPARE(doc.undoStack()->count(), steps + 1);  // one undo step
+    panel->lrMultEditor()->setValue(0.5);
+    for (const char* id : {"conv1", "conv2", "fc1"}) QCOMPARE(doc.graph()->node(id)->lrMult, 0.5);
+    QCOMPARE(doc.undoStack()->count(), steps + 2);
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    for (const char* id : {"conv1", "conv2", "fc1"}) QVERIFY(!doc.graph()->node(id)->frozen);
+
+    // Mixed values show as mixed.
+    panel->showNode("conv1");
+    panel->frozenEditor()->setChecked(true);
+    page.scene()->selectNodes({"conv1", "conv2"});
+    QCOMPARE(panel->frozenEditor()->checkState(), Qt::PartiallyChecked);
+    auto* outmaps = qobject_cast<QLineEdit*>(panel->editorFor("outmaps"));
+    QVERIFY(outmaps);
+    QVERIFY(outmaps->text().isEmpty() && outmaps->placeholderText() == "mixed");  // 16 and 32
+    QCOMPARE(qobject_cast<QLineEdit*>(panel->editorFor("kernel"))->text(), QString("5,5"));
+    // A shared parameter: both Convolutions at once; a value one of them refuses changes neither.
+    outmaps->setText("24");
+    outmaps->setModified(true);
+    emit outmaps->editingFinished();
+    QCOMPARE(doc.graph()->node("conv1")->params["outmaps"], Json(24));
+    QCOMPARE(doc.graph()->node("conv2")->params["outmaps"], Json(24));
+    auto* kernel = qobject_cast<QLineEdit*>(panel->editorFor("kernel"));
+    kernel->setText("3");
+    kernel->setModified(true);
+    emit kernel->editingFinished();
+    QVERIFY2(panel->errorText().contains("no block was changed"), qPrintable(panel->errorText()));
+    QCOMPARE(doc.graph()->node("conv1")->params["kernel"], Json({5, 5}));
+
+    // The block context menu: Freeze / Unfreeze the selection.
+    page.scene()->selectNodes({"conv1", "conv2", "fc1", "fc2"});
+    QMenu* menu = page.canvasMenus()->nodeMenu("conv2");
+    QAction* freeze = menu->findChild<QAction*>("freezeLayers");
+    QVERIFY(freeze && freeze->isEnabled());
+    QCOMPARE(freeze->text(), QString("&Freeze 3 layer(s)"));  // conv1 is frozen already
+    const int before = doc.undoStack()->count();
+    freeze->trigger();
+    for (const char* id : {"conv1", "conv2", "fc1", "fc2"}) QVERIFY2(doc.graph()->node(id)->frozen, id);
+    QCOMPARE(doc.undoStack()->count(), before + 1);
+    delete menu;
+    menu = page.canvasMenus()->nodeMenu("conv2");
+    QVERIFY(!menu->findChild<QAction*>("freezeLayers")->isEnabled());
+    menu->findChild<QAction*>("unfreezeLayers")->trigger();
+    for (const char* id : {"conv1", "conv2", "fc1", "fc2"}) QVERIFY2(!doc.graph()->node(id)->frozen, id);
+    delete menu;
+  }
+
   void initialParametersFromAPreviousRunAndTheLoadReport() {
     ProjectDocument doc;
     doc.load(m_project);

@@ -64,7 +64,7 @@ class InferJsonTest : public QObject {
     QCOMPARE(out["output_head"].get<std::string>(), std::string("softmax"));
     QCOMPARE(out["class_names"].get<std::vector<std::string>>(), m_data.names);
     QCOMPARE(out["input_shape"], Json({1, 8, 8}));
-    QCOMPARE(out["predicted"].get<int>(), 3);
+    QCOMPARE(out["predicted"].get<int>(), 4);
     const Json& results = out["results"];
     QCOMPARE(results.size(), size_t{6});
     const QStringList inputs{stripes, vertical, jpeg, junk, large, missing};
@@ -86,10 +86,12 @@ class InferJsonTest : public QObject {
     const std::string junkError = results[3]["error"].get<std::string>();
     QVERIFY2(junkError.find(junk.toStdString()) != std::string::npos && junkError.find("not an image") != std::string::npos,
              junkError.c_str());
-    const std::string largeError = results[4]["error"].get<std::string>();
-    QVERIFY2(largeError.find("large.png: the image is 1,16,16") != std::string::npos &&
-                 largeError.find("expects 1,8,8") != std::string::npos,
-             largeError.c_str());
+    // Note [Inference resize]: an image of another size is fitted (it was refused), and says how.
+    QVERIFY2(!results[4].contains("error") && results[4].contains("class"), results[4].dump().c_str());
+    QCOMPARE(results[4]["shape"], Json({1, 8, 8}));
+    QCOMPARE(results[4]["prepared"].get<std::string>(),
+             std::string("16x16 gray brought to 8x8 gray (squashed to the Input's size: the training data records no rule)"));
+    QVERIFY(!results[0].contains("prepared"));  // one that fits is used as it is
     QVERIFY2(results[5]["error"].get<std::string>().find("does not exist") != std::string::npos, results[5].dump().c_str());
 
     // The same floats as infer's CSV (9 significant digits read back exactly) for the PNG and JPEG files.
@@ -105,6 +107,30 @@ class InferJsonTest : public QObject {
         QCOMPARE(std::stof(cells[static_cast<size_t>(3 + c)]),
                  results[static_cast<size_t>(i - 1)]["likelihoods"][static_cast<size_t>(c)].get<float>());
     }
+  }
+
+  // The rule the training data was made with (dataset.json of `dataset create`) fits the image:
+  // cropped, so a wide image's middle is what the network sees, the same values as the same image
+  // cropped by hand; and an RGB image for a gray Input is converted.
+  void imagesAreFittedByTheTrainingDatasRule() {
+    const QString made = m_data.folder + "/dataset.json";
+    testing::writeText(made, R"({"format": "netsmith-folder-dataset", "version": 1, "width": 8, "height": 8,
+                                 "channels": 1, "resize": "crop"})");
+    const QString wide = m_dir.filePath("wide.png");
+    const QString middle = m_dir.filePath("middle.png");
+    // 24x8: the class-1 pattern in the middle 8 columns, noise at the sides.
+    QVERIFY(testing::writePng(wide, 24, 8, PNG_COLOR_TYPE_GRAY, 8, [](int x, int y, int) {
+      return x >= 8 && x < 16 ? test::namedPixel(1, 0, x - 8, y) : (x * 37 + y * 11) % 256;
+    }));
+    QVERIFY(testing::writePng(middle, 8, 8, PNG_COLOR_TYPE_GRAY, 8, [](int x, int y, int) { return test::namedPixel(1, 0, x, y); }));
+    const test::CliRun infer = test::runCli({"infer", m_run, "--input", wide, middle, "--json"});
+    QFile::remove(made);
+    QVERIFY2(infer.exitCode == 0, infer.stderrText.constData());
+    const Json out = Json::parse(infer.stdoutText.toStdString());
+    const Json& r = out["results"];
+    QCOMPARE(r[0]["prepared"].get<std::string>(),
+             std::string("24x8 gray brought to 8x8 gray (crop, as the training data's dataset.json says)"));
+    QCOMPARE(r[0]["likelihoods"], r[1]["likelihoods"]);
   }
 
   void nothingUsableOrNoRun() {

@@ -101,8 +101,8 @@ struct FolderDatasetResult {
   uint64_t seed = 0;                    // drawn split: the seed used
   int width = 0, height = 0, channels = 0;
   ResizeMode resize = ResizeMode::Squash;
-  std::string sizeChoice;               // "given (--size)", "the most common: 950 of 1000 images"
-  std::string channelsChoice;           // "given (--channels)", "colour images found", "all images gray"
+  std::string sizeChoice;               // "as chosen", "the most common in the source: 950 of 1000 image headers read"
+  std::string channelsChoice;           // "as chosen", "colour images found", "all images gray"
   std::vector<ClassCounts> classes;     // label order
   int64_t trainingCount = 0;
   int64_t validationCount = 0;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/utf8.h"
+#include "engine/data/folder/image_target_choice.h"
 
 namespace netsmith {
 
@@ -37,6 +38,27 @@ std::string folderDatasetManifest(const FolderDatasetResult& result, const Folde
   manifest["duplicates"] = result.duplicates.size();
   // Class names and everything else are UTF-8 already; replace is a last guard, never an abort.
   return manifest.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::optional<ImageTarget> folderDatasetImageTarget(const std::filesystem::path& dir) {
+  std::ifstream in(dir / kFolderDatasetManifestName);
+  if (!in) return std::nullopt;
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (!j.is_object() || j.value("format", "") != kManifestFormat) return std::nullopt;
+  // A hand-edited file may hold anything: what is not a number (or a mode) is no rule.
+  auto whole = [&](const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number_integer() && *it > 0 && *it <= kMaxDatasetImageSide ? it->get<int>() : 0;
+  };
+  ImageTarget t;
+  t.width = whole("width");
+  t.height = whole("height");
+  t.channels = whole("channels");
+  const auto resize = j.find("resize");
+  const auto mode = resize != j.end() && resize->is_string() ? parseResizeMode(resize->get<std::string>()) : std::nullopt;
+  if (t.width <= 0 || t.height <= 0 || (t.channels != 1 && t.channels != 3) || !mode) return std::nullopt;
+  t.mode = *mode;
+  return t;
 }
 
 bool isFolderDataset(const std::filesystem::path& dir) {

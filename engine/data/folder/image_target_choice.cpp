@@ -20,7 +20,7 @@ ImageTargetChoice chooseImageTarget(const std::vector<SourceImage>& images, cons
   if (options.width > 0) {
     target.width = options.width;
     target.height = options.height;
-    choice.sizeChoice = "given (--size)";
+    choice.sizeChoice = "as chosen";  // the console and the CLI choose it in their own words
   } else {
     std::map<std::pair<int, int>, int64_t> sizes;
     for (const SourceImage& it : images)
@@ -48,11 +48,11 @@ ImageTargetChoice chooseImageTarget(const std::vector<SourceImage>& images, cons
     target.width = std::min(best->first.first, kMaxDatasetImageSide);
     target.height = std::min(best->first.second, kMaxDatasetImageSide);
     choice.sizeChoice = format("the most common in the source: {} of {} image headers read{}", best->second, withHeader,
-                               sizes.size() == 1 ? "" : format(" ({} sizes found; --size sets another)", sizes.size()));
+                               sizes.size() == 1 ? "" : format(" ({} sizes found; choose a size to use another)", sizes.size()));
   }
   if (options.channels > 0) {
     target.channels = options.channels;
-    choice.channelsChoice = "given (--channels)";
+    choice.channelsChoice = "as chosen";
   } else {
     const bool colour = std::any_of(images.begin(), images.end(), [](const SourceImage& it) {
       return it.headerOk && it.duplicateOf < 0 && it.header.colour;
