@@ -41,7 +41,6 @@ ImportedLayerView producerOf(const ImportedLayerView& l, const ImportedLayerLook
 std::string describe(const ImportedLayerView& l) { return format("{} '{}'", l.spec->type, l.spec->id); }
 
 const char* kRegressionHead = "SquaredError, whose output head is the identity, so infer gives the model's own output values";
-const char* kOtherLoss = "(--loss SoftmaxCrossEntropy, or the loss block in the editor, if these are class scores)";
 
 }  // namespace
 
@@ -64,8 +63,8 @@ ImportedLossChoice chooseImportedLoss(const std::string& output, const ImportedL
                    describe(last), values)};
   if (!vector)
     return {"SquaredError",
-            format("the model's output ({} per sample, from {}) is not a vector of class scores: {} {}", shapeToString(shape),
-                   describe(last), kRegressionHead, kOtherLoss)};
+            format("the model's output has shape ({}) per sample (from {}), not a vector of class scores: {}", shapeToString(shape),
+                   describe(last), kRegressionHead)};
   if (values < 2)
     return {"SquaredError",
             format("the model's output is one value per sample (from {}), as a regression's: {}", describe(last),
@@ -93,8 +92,8 @@ ImportedLossChoice chooseImportedLoss(const std::string& output, const ImportedL
   }
   return {"SquaredError",
           format("the model's output ({} values per sample) comes from {}, not from a final fully connected layer or a "
-                 "1x1 convolution with global pooling as a classifier's scores do: {} {}",
-                 values, maker.spec ? describe(maker) : describe(last), kRegressionHead, kOtherLoss)};
+                 "1x1 convolution with global pooling as a classifier's scores do: {}",
+                 values, maker.spec ? describe(maker) : describe(last), kRegressionHead)};
 }
 
 }  // namespace netsmith
