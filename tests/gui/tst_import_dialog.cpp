@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -38,9 +39,12 @@ class TestImportDialog : public QObject {
     std::function<void()> answer = [&] {
       QWidget* modal = QApplication::activeModalWidget();
       if (auto* files = qobject_cast<QFileDialog*>(modal)) {
-        files->selectFile(step == 0 ? modelFile : project);
+        // Typed as a person would (selectFile of a file not there yet keeps the suggested name).
+        auto* name = files->findChild<QLineEdit*>("fileNameEdit");
+        if (!name) return static_cast<QDialog*>(files)->reject();  // not Qt's own dialog: fails on the step count
+        name->setText(step == 0 ? modelFile : project);
         ++step;
-        files->accept();
+        static_cast<QDialog*>(files)->accept();  // QFileDialog::accept is protected; QDialog::accept is its public face
       } else if (auto* losses = qobject_cast<ImportLossDialog*>(modal)) {
         preselected = losses->loss();
         losses->setLoss(loss);
