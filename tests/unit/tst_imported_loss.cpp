@@ -1,20 +1,20 @@
 // The loss an import appends (Note [Imported output head], Note [Classifier output recognised]) and
 // element-wise ops of two layers (Note [Elementwise import]), on ONNX models built here in memory
-// (OnnxModel, no protobuf) and a small .nntxt: a final Gemm of K >= 2 raw scores, or a 1x1 Conv,
-// ReLU and global pooling (SqueezeNet's head), gets SoftmaxCrossEntropy with a reason naming the
-// layer; one output, a map or a Tanh gets SquaredError saying why; a final Softmax still becomes
-// the loss's head; netsmith.loss in the metadata (Netsmith's own export) and --loss win, saying
-// so. A squeeze-and-excitation Mul of (C, H, W) by (C, 1, 1) becomes Mul2, Sub and Div of two
-// layers Sub2 and Div2; an Add with broadcasting and inputs of different ranks are refused naming
-// the node and both shapes.
-#include <QTemporaryDir>
+// (OnnxModel, no protobuf) and an NNC file (tests/data/nnabla): a final Gemm of K >= 2 raw scores,
+// or a 1x1 Conv, ReLU and global pooling (SqueezeNet's head), gets SoftmaxCrossEntropy with a
+// reason naming the layer; one output, a map or a Tanh gets SquaredError saying why; a final
+// Softmax still becomes the loss's head; netsmith.loss in the metadata (Netsmith's own export) and
+// --loss win, saying so; an NNC executor network ending in an Affine gets SoftmaxCrossEntropy too.
+// A squeeze-and-excitation Mul of (C, H, W) by (C, 1, 1) becomes Mul2, Sub and Div of two layers
+// Sub2 and Div2; an Add with broadcasting and inputs of different ranks are refused naming the
+// node and both shapes.
 #include <QtTest>
-#include <fstream>
 
 #include "engine/core/error.h"
 #include "engine/import/nnabla/nnabla_importer.h"
 #include "engine/import/onnx/onnx_importer.h"
 #include "engine/project/graph.h"
+#include "support/tensor_helpers.h"
 
 using namespace netsmith;
 using namespace netsmith::onnx_import;
@@ -120,12 +120,7 @@ OnnxModel squeezeExcitation(const std::string& op, bool swap = false) {
 }
 
 std::string importError(const OnnxModel& model) {
-  try {
-    importOnnx(model);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return netsmith::test::errorOf([&] { importOnnx(model); }).toStdString();
 }
 
 }  // namespace
@@ -208,40 +203,20 @@ class ImportedLossTest : public QObject {
              n.lossReason.c_str());
   }
 
-  // The same choice for an nnabla network without a loss (an executor's network).
+  // The same choice for an nnabla network without a loss: the executor's network of an NNC
+  // project (LeNet, ending in an Affine of 3 outputs).
   void nnablaNetworkWithoutLossEndingInAffine() {
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const std::string file = dir.filePath("runtime.nntxt").toStdString();
-    std::ofstream(file) << R"(network {
-  name: "MainRuntime"
-  batch_size: 1
-  variable { name: "Input" type: "Buffer" shape: { dim:-1 dim: 4 } }
-  variable { name: "Affine/affine/W" type: "Parameter" shape: { dim: 4 dim: 3 } }
-  variable { name: "Affine/affine/b" type: "Parameter" shape: { dim: 3 } }
-  variable { name: "Affine" type: "Buffer" shape: { dim:-1 dim: 3 } }
-  function {
-    name: "Affine"
-    type: "Affine"
-    input: "Input"
-    input: "Affine/affine/W"
-    input: "Affine/affine/b"
-    output: "Affine"
-    affine_param { base_axis: 1 }
-  }
-}
-executor {
-  name: "Runtime"
-  network_name: "MainRuntime"
-  data_variable { variable_name: "Input" data_name: "x" }
-  output_variable { variable_name: "Affine" data_name: "y" }
-}
-)";
-    const nnabla_import::NnablaImport imported = nnabla_import::importNnabla(nnabla_import::readNnablaFile(file));
+    const nnabla_import::NnablaFile file = nnabla_import::readNnablaFile(NETSMITH_TEST_DATA "/nnabla/lenet_repeat.nntxt");
+    nnabla_import::NnablaImportOptions options;
+    options.network = "MainRuntime";
+    const nnabla_import::NnablaImport imported = nnabla_import::importNnabla(file, options);
     QCOMPARE(QString::fromStdString(imported.network.loss), QString("SoftmaxCrossEntropy"));
     QVERIFY2(contains(imported.network.lossReason, "Affine 'Affine'") &&
                  contains(imported.network.lossReason, "3 raw scores per sample"),
              imported.network.lossReason.c_str());
+    // The training network keeps its own loss, saying so.
+    const nnabla_import::NnablaImport main = nnabla_import::importNnabla(file);
+    QVERIFY2(contains(main.network.lossReason, "the network's own loss function"), main.network.lossReason.c_str());
   }
 
   // Note [Elementwise import]: squeeze-and-excitation's x · s with s per channel.
