@@ -17,8 +17,8 @@ ImportLossDialog::ImportLossDialog(const QString& model, const QString& recognis
     : QDialog(parent), m_recognised(recognisedLoss) {
   setWindowTitle(tr("Import %1").arg(QFileInfo(model).fileName()));
   auto* layout = new QVBoxLayout(this);
-  auto* intro = new QLabel(tr("A Netsmith network ends in a loss, which the model does not have. Choose the one to "
-                              "train the imported network with."),
+  auto* intro = new QLabel(tr("A Netsmith network ends in a loss layer: choose the one the imported network will be "
+                              "trained with."),
                            this);
   intro->setWordWrap(true);
   layout->addWidget(intro);
@@ -41,6 +41,7 @@ ImportLossDialog::ImportLossDialog(const QString& model, const QString& recognis
   m_choice->setObjectName(QStringLiteral("lossDescription"));
   m_choice->setWordWrap(true);
   layout->addWidget(m_choice);
+  layout->addStretch(1);  // the wrapped sentences keep their height; the room left goes below them
 
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Choose the project file…"));
