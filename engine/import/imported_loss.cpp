@@ -11,7 +11,7 @@ namespace {
 
 // Layers that pass values through unchanged (at inference), only reshaped: a classifier's scores
 // may go through them after the layer that makes them (`x.view(N, -1)`, `nn.Dropout`).
-const std::set<std::string>& passThrough() {
+const std::set<std::string>& reshapesOnly() {
   static const std::set<std::string> kTypes{"Flatten", "Reshape", "Dropout", "Identity"};
   return kTypes;
 }
@@ -38,9 +38,9 @@ ImportedLayerView producerOf(const ImportedLayerView& l, const ImportedLayerLook
   return layer(l.inputs->front());
 }
 
-std::string describe(const ImportedLayerView& l) { return format("{} '{}'", l.spec->type, l.spec->id); }
+std::string describeImportedLayer(const ImportedLayerView& l) { return format("{} '{}'", l.spec->type, l.spec->id); }
 
-const char* kRegressionHead = "SquaredError, whose output head is the identity, so infer gives the model's own output values";
+const char* kImportedRegressionHead = "SquaredError, whose output head is the identity, so infer gives the model's own output values";
 
 }  // namespace
 
@@ -55,45 +55,45 @@ ImportedLossChoice chooseImportedLoss(const std::string& output, const ImportedL
     return {"SoftmaxCrossEntropy",
             format("the model ends in {} over {} classes: class probabilities, so SoftmaxCrossEntropy, with the Softmax as "
                    "its output head (infer still gives the probabilities)",
-                   describe(last), values)};
+                   describeImportedLayer(last), values)};
   if (vector && last.inputs->size() == 1 && type == "Sigmoid")
     return {"SigmoidCrossEntropy",
             format("the model ends in {} over {} outputs: independent yes/no probabilities, so SigmoidCrossEntropy, with "
                    "the Sigmoid as its output head (infer still gives the probabilities)",
-                   describe(last), values)};
+                   describeImportedLayer(last), values)};
   if (!vector)
     return {"SquaredError",
             format("the model's output has shape ({}) per sample (from {}), not a vector of class scores: {}", shapeToString(shape),
-                   describe(last), kRegressionHead)};
+                   describeImportedLayer(last), kImportedRegressionHead)};
   if (values < 2)
     return {"SquaredError",
-            format("the model's output is one value per sample (from {}), as a regression's: {}", describe(last),
-                   kRegressionHead)};
+            format("the model's output is one value per sample (from {}), as a regression's: {}", describeImportedLayer(last),
+                   kImportedRegressionHead)};
 
   // Back through the layers that only reshape, to the layer that makes the scores.
   ImportedLayerView maker = last;
-  while (maker.spec && passThrough().count(maker.spec->type)) maker = producerOf(maker, layer);
+  while (maker.spec && reshapesOnly().count(maker.spec->type)) maker = producerOf(maker, layer);
   if (maker.spec && maker.spec->type == "Affine")
     return {"SoftmaxCrossEntropy",
             format("the model ends in {} (a fully connected layer: ONNX Gemm or MatMul, PyTorch Linear) giving {} raw "
                    "scores per sample, as a classifier does: SoftmaxCrossEntropy trains it on class labels (infer then "
                    "gives the softmax of the scores)",
-                   describe(maker), values)};
+                   describeImportedLayer(maker), values)};
   if (maker.spec && poolsWholeMap(maker)) {
     ImportedLayerView conv = producerOf(maker, layer);
     // SqueezeNet: Conv 1x1, ReLU, global pooling.
-    while (conv.spec && (conv.spec->type == "ReLU" || passThrough().count(conv.spec->type))) conv = producerOf(conv, layer);
+    while (conv.spec && (conv.spec->type == "ReLU" || reshapesOnly().count(conv.spec->type))) conv = producerOf(conv, layer);
     if (conv.spec && isOneByOneConvolution(conv))
       return {"SoftmaxCrossEntropy",
               format("the model ends in a 1x1 {} and global pooling ({}) giving {} raw scores per sample, as a classifier "
                      "does (SqueezeNet's head): SoftmaxCrossEntropy trains it on class labels (infer then gives the "
                      "softmax of the scores)",
-                     describe(conv), describe(maker), values)};
+                     describeImportedLayer(conv), describeImportedLayer(maker), values)};
   }
   return {"SquaredError",
           format("the model's output ({} values per sample) comes from {}, not from a final fully connected layer or a "
                  "1x1 convolution with global pooling as a classifier's scores do: {}",
-                 values, maker.spec ? describe(maker) : describe(last), kRegressionHead)};
+                 values, maker.spec ? describeImportedLayer(maker) : describeImportedLayer(last), kImportedRegressionHead)};
 }
 
 }  // namespace netsmith
