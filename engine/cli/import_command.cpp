@@ -21,17 +21,18 @@ namespace netsmith::cli {
 const CommandSpec kImport{
     "import",
     "MODEL.onnx|NET.nntxt|MODEL.nnp --output DIR/NAME.nsproj [--loss TYPE] [--input-shape C,H,W] [--network NAME] "
-    "[--dataset CSV] [--force] [--json]",
+    "[--dataset CSV] [--force] [--dry-run] [--json]",
     "Imports an ONNX model (opsets 7 to 18) or a Neural Network Console / nnabla network (.nntxt, .nnp) as a project.",
     "Writes DIR/NAME.nsproj and DIR/NAME.nsparams (config.initial_parameters), both or neither. Each ONNX\n"
     "operator becomes a Netsmith layer (Conv → Convolution, Gemm and MatMul+Add → Affine, Clip(0, 6) →\n"
     "ReLU6, x·Sigmoid(x) → Swish, ...); constant subgraphs such as the shape arithmetic before a Reshape are\n"
     "folded. An operator with no Netsmith equivalent is an error naming the node and its op type, and\n"
-    "nothing is written. The network ends in a loss: SoftmaxCrossEntropy in place of a final Softmax,\n"
-    "SigmoidCrossEntropy in place of a final Sigmoid, else SquaredError (so `infer` gives the model's\n"
-    "output values); --loss chooses another (SoftmaxCrossEntropy to fine-tune a classifier that ends in raw\n"
-    "scores). `netsmith-cli infer NAME.nsproj --input X.npy` runs the imported model; `train` starts from\n"
-    "its weights.\n"
+    "nothing is written. The network ends in a loss, chosen from its last layers and printed with the reason:\n"
+    "SoftmaxCrossEntropy in place of a final Softmax, and for a classifier's raw scores (K >= 2 from a final\n"
+    "Gemm, MatMul or Linear, or a 1x1 Conv and global pooling, as PyTorch's classifiers end; `infer` then\n"
+    "gives their softmax); SigmoidCrossEntropy in place of a final Sigmoid; else SquaredError (`infer` gives\n"
+    "the model's output values); a model Netsmith exported gets its own loss back. --loss chooses another.\n"
+    "`netsmith-cli infer NAME.nsproj --input X.npy` runs the imported model; `train` starts from its weights.\n"
     "A .nntxt or .nnp (Neural Network Console's project export, nnabla's saved network) brings its training\n"
     "network (the optimizer's, NNC's \"Main\"; else the executor's; --network picks another) with its repeat\n"
     "blocks expanded, its loss, its parameters (a .nnp's parameter.protobuf; a .nntxt alone has none, so no\n"
@@ -46,6 +47,7 @@ const CommandSpec kImport{
      {"--dataset", "CSV", "dataset.training of the project (default: the file's training dataset when it is a CSV path here, else NAME.csv beside it, to be made)"},
      {"--validation", "CSV", "dataset.validation of the project"},
      {"--force", "", "replace an existing project and parameters file"},
+     {"--dry-run", "", "convert and print the summary (the loss and why) without writing anything; --output is optional"},
      {"--json", "", "print a JSON summary"}},
     1,
     1};
@@ -67,6 +69,45 @@ Shape parseShape(const std::string& text) {
   return s;
 }
 
+// "Loss SoftmaxCrossEntropy: the model ends in ..." and, when the import chose it, how to choose
+// another (Note [Imported output head]).
+void printLoss(const ParsedArgs& args, const std::string& loss, const std::string& reason) {
+  std::printf("Loss %s: %s.\n", loss.c_str(), reason.c_str());
+  if (!args.has("--loss"))
+    std::printf("  Another loss: import again with --loss TYPE (SoftmaxCrossEntropy for class labels, SquaredError for "
+                "values; `netsmith-cli ops` lists the loss layers), or change the loss block in the editor.\n");
+}
+
+int64_t parameterValues(const onnx_import::ImportedNetwork& network) {
+  int64_t n = 0;
+  for (const auto& [name, tensor] : network.parameters) n += tensor.size();
+  return n;
+}
+
+// Writes the project, or with --dry-run only counts what would be written.
+ImportedProjectFiles writeUnlessDryRun(const ParsedArgs& args, onnx_import::ImportedNetwork& network,
+                                       const ImportedProjectOptions& target) {
+  if (!args.has("--dry-run")) return writeImportedProject(network, target);
+  return {{}, {}, parameterValues(network)};
+}
+
+void printWritten(const ParsedArgs& args, const ImportedProjectFiles& files, bool withParameters) {
+  if (args.has("--dry-run")) {
+    std::printf("Nothing written (--dry-run).\n");
+  } else if (withParameters) {
+    std::printf("Wrote %s and %s (%lld parameter values)\n", files.project.c_str(), files.parameters.c_str(),
+                static_cast<long long>(files.parameterValues));
+  } else {
+    std::printf("Wrote %s (the file holds no parameter values: training starts from the initialisers)\n", files.project.c_str());
+  }
+}
+
+void printDatasetHint(const ParsedArgs& args, const ImportedProjectOptions& target, const ImportedProjectFiles& files) {
+  if (!target.trainingCsv.empty() || args.has("--dry-run")) return;
+  std::printf("Before training, make %s (or choose a dataset on the Dataset page).\n",
+              (fs::path(files.project).parent_path() / (fs::path(files.project).stem().string() + ".csv")).c_str());
+}
+
 // Note [NNabla import]: a .nntxt or .nnp file.
 int runNnablaImport(const ParsedArgs& args, const std::string& source) {
   if (args.has("--input-shape")) throw UsageError{"--input-shape is for ONNX models; a .nntxt declares its input's shape"};
@@ -80,7 +121,7 @@ int runNnablaImport(const ParsedArgs& args, const std::string& source) {
   onnx_import::ImportedNetwork& network = imported.network;
   const size_t layers = network.network.nodes.size();
   const Shape inputShape = network.inputShape;
-  const std::string loss = network.loss, output = network.outputNode;
+  const std::string loss = network.loss, lossReason = network.lossReason, output = network.outputNode;
   const std::vector<std::string> notes = network.notes;
   const bool withParameters = !file.parameters.empty();
   ImportedProjectOptions target;
@@ -91,7 +132,7 @@ int runNnablaImport(const ParsedArgs& args, const std::string& source) {
   target.overwrite = args.has("--force");
   target.writeParameters = withParameters;
   target.adjust = [&settings](Project& p) { settings.apply(p); };
-  const ImportedProjectFiles files = writeImportedProject(network, target);
+  const ImportedProjectFiles files = writeUnlessDryRun(args, network, target);
   if (args.has("--json")) {
     const Json summary = {{"model", source},
                           {"network", imported.networkName},
@@ -102,6 +143,8 @@ int runNnablaImport(const ParsedArgs& args, const std::string& source) {
                           {"output_layer", output},
                           {"output_shape", imported.outputShape},
                           {"loss", loss},
+                          {"loss_reason", lossReason},
+                          {"dry_run", args.has("--dry-run")},
                           {"trainable_parameters", imported.trainableParameters},
                           {"source_trainable_parameters", imported.sourceTrainableParameters},
                           {"parameter_values", files.parameterValues},
@@ -118,27 +161,22 @@ int runNnablaImport(const ParsedArgs& args, const std::string& source) {
   std::printf("  input (%s), output of layer '%s' (%s), loss %s\n", shapeToString(inputShape).c_str(), output.c_str(),
               shapeToString(imported.outputShape).c_str(), loss.c_str());
   for (const auto& n : notes) std::printf("  %s\n", n.c_str());
+  printLoss(args, loss, lossReason);
   if (!settings.notMapped.empty()) {
     std::printf("Not mapped (set these in the project if they matter):\n");
     for (const auto& n : settings.notMapped) std::printf("  %s\n", n.c_str());
   }
-  if (withParameters)
-    std::printf("Wrote %s and %s (%lld parameter values)\n", files.project.c_str(), files.parameters.c_str(),
-                static_cast<long long>(files.parameterValues));
-  else
-    std::printf("Wrote %s (the file holds no parameter values: training starts from the initialisers)\n", files.project.c_str());
-  if (target.trainingCsv.empty())
-    std::printf("Before training, make %s (or choose a dataset on the Dataset page).\n",
-                (fs::path(files.project).parent_path() / (fs::path(files.project).stem().string() + ".csv")).c_str());
+  printWritten(args, files, withParameters);
+  printDatasetHint(args, target, files);
   return 0;
 }
 
 }  // namespace
 
 int runImport(const ParsedArgs& args) {
-  if (!args.has("--output")) throw UsageError{"'import' needs --output DIR/NAME.nsproj"};
+  if (!args.has("--output") && !args.has("--dry-run")) throw UsageError{"'import' needs --output DIR/NAME.nsproj"};
   const std::string model = args.positional[0];
-  if (fs::path(args.value("--output")).extension() != ".nsproj")
+  if (args.has("--output") && fs::path(args.value("--output")).extension() != ".nsproj")
     throw UsageError{"--output: expected a project file name ending in .nsproj, got '" + args.value("--output") + "'"};
   const std::string extension = fs::path(model).extension().string();
   if (extension == ".nntxt" || extension == ".nnp") return runNnablaImport(args, model);
@@ -150,7 +188,7 @@ int runImport(const ParsedArgs& args) {
   onnx_import::ImportedNetwork network = onnx_import::importOnnx(onnx, options);
   const size_t layers = network.network.nodes.size();
   const Shape inputShape = network.inputShape;
-  const std::string loss = network.loss, output = network.outputNode;
+  const std::string loss = network.loss, lossReason = network.lossReason, output = network.outputNode;
   const std::vector<std::string> notes = network.notes;
   const int64_t folded = network.foldedNodes;
   ImportedProjectOptions target;
@@ -159,7 +197,7 @@ int runImport(const ParsedArgs& args) {
   target.trainingCsv = args.value("--dataset");
   target.validationCsv = args.value("--validation");
   target.overwrite = args.has("--force");
-  const ImportedProjectFiles files = writeImportedProject(network, target);
+  const ImportedProjectFiles files = writeUnlessDryRun(args, network, target);
   if (args.has("--json")) {
     const Json summary = {{"model", model},
                           {"opset", onnx.opset},
@@ -170,6 +208,8 @@ int runImport(const ParsedArgs& args) {
                           {"input_shape", inputShape},
                           {"output_layer", output},
                           {"loss", loss},
+                          {"loss_reason", lossReason},
+                          {"dry_run", args.has("--dry-run")},
                           {"parameter_values", files.parameterValues},
                           {"project", files.project},
                           {"parameters", files.parameters},
@@ -183,11 +223,9 @@ int runImport(const ParsedArgs& args) {
   std::printf("  input (%s), output of layer '%s', loss %s appended\n", shapeToString(inputShape).c_str(), output.c_str(),
               loss.c_str());
   for (const auto& n : notes) std::printf("  %s\n", n.c_str());
-  std::printf("Wrote %s and %s (%lld parameter values)\n", files.project.c_str(), files.parameters.c_str(),
-              static_cast<long long>(files.parameterValues));
-  if (target.trainingCsv.empty())
-    std::printf("Before training, make %s (or choose a dataset on the Dataset page).\n",
-                (fs::path(files.project).parent_path() / (fs::path(files.project).stem().string() + ".csv")).c_str());
+  printLoss(args, loss, lossReason);
+  printWritten(args, files, true);
+  printDatasetHint(args, target, files);
   return 0;
 }
 

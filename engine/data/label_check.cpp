@@ -16,7 +16,22 @@ LabelRule labelRuleOf(const Graph& graph) {
   rule.prediction = format("'{}'", graph.prediction().id);
   rule.predictionSize = numel(graph.prediction().outputShape);
   rule.classIndex = loss.schema->lossTarget == LossTarget::ClassIndex;
+  rule.regression = loss.schema->prediction == LossPrediction::Values;
   return rule;
+}
+
+std::string regressionLossOnClassLabels(const Dataset& data, const LabelRule& rule) {
+  if (!rule.regression || data.labelWidth != 1 || rule.predictionSize < 2 || data.numClasses <= 0) return {};
+  const int64_t classes = std::max<int64_t>(data.numClasses, static_cast<int64_t>(data.classNames.size()));
+  std::string named;
+  for (size_t k = 0; k < data.classNames.size() && k < 3; ++k) named += format("{}'{}'", k ? ", " : "", data.classNames[k]);
+  if (data.classNames.size() > 3) named += ", ...";
+  return format("{} is a regression loss, but the labels of {} are class indices ({} classes{}) and {} outputs {} values "
+                "per sample: it would fit the one-hot encoded labels value by value instead of training a classifier. "
+                "For class labels end the network in SoftmaxCrossEntropy (replace the loss block; an imported model: "
+                "import it with --loss SoftmaxCrossEntropy)",
+                rule.loss, data.labelSource.empty() ? data.source : data.labelSource, classes,
+                named.empty() ? "" : ": " + named, rule.prediction, rule.predictionSize);
 }
 
 void checkLabels(Dataset& data, const LabelRule& rule, const std::string& onError) {

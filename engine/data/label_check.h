@@ -20,6 +20,8 @@ struct LabelRule {
   // The loss takes one class index per sample (SoftmaxCrossEntropy); otherwise it takes a target
   // of the prediction's size, or one class label that is one-hot encoded over the prediction.
   bool classIndex = false;
+  // The loss compares values (LossPrediction::Values: SquaredError, AbsoluteError, HuberLoss...).
+  bool regression = false;
 };
 
 LabelRule labelRuleOf(const Graph& graph);
@@ -30,5 +32,15 @@ LabelRule labelRuleOf(const Graph& graph);
 // the row and what was expected; with onError "skip" such samples are left out and counted in
 // the dataset's skipped-rows warning (skipSamples).
 void checkLabels(Dataset& data, const LabelRule& rule, const std::string& onError);
+
+// Note [Regression loss on class labels]
+// A regression loss trains on class labels when the dataset gives one class index per sample and
+// the prediction has several values: the trainer one-hot encodes each label (Note [Loss targets])
+// and the loss fits those 0s and 1s value by value. It runs, but it is not how a classifier learns
+// (an imported classifier that kept the SquaredError of an older import, a loss block left as it
+// was). The plan's warning says what it saw (the loss, the labels' file and classes, the outputs)
+// and suggests SoftmaxCrossEntropy; empty when the loss is not a regression's, the labels are
+// vectors, or the prediction is one value.
+std::string regressionLossOnClassLabels(const Dataset& data, const LabelRule& rule);
 
 }  // namespace netsmith

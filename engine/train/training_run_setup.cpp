@@ -231,6 +231,8 @@ void TrainingRun::prepare(bool planOnly) {
   m_plan = planTraining(m_project, m_train.size, maxEpoch, availableCores() * m_sync.processes(), hasBatchNorm,
                         kept ? &*kept : nullptr);
   if (!classCheck.message.empty()) m_plan.warnings.push_back(classCheck.message);
+  // Note [Regression loss on class labels]
+  if (std::string fit = regressionLossOnClassLabels(m_train, labelRule); !fit.empty()) m_plan.warnings.push_back(std::move(fit));
   const Json training = trainingRecord(m_plan);
   m_files.setTraining(training, resumed ? describeDeviceChange(settings.value("training", Json()), training, loadNote)
                                         : Json(nullptr));

@@ -1,8 +1,9 @@
 // torchvision's models (random weights; pretrained ones cannot be downloaded here) exported by
 // Debian's PyTorch (python3-torch, python3-torchvision; tests/support/torchvision_export.py) at
-// opsets 11, 13 and 17, imported with `netsmith-cli import`, and run with `infer PROJECT --input
-// X.npy`: the outputs equal PyTorch's and onnxruntime's within 1e-3 of the output's scale (its
-// largest magnitude). ResNet-18, MobileNetV2, SqueezeNet 1.1, DenseNet-121 and ShuffleNetV2 x1.0
+// opsets 11, 13 and 17, recognised as classifiers (the import without --loss chooses
+// SoftmaxCrossEntropy), imported with `netsmith-cli import --loss SquaredError` (the raw scores),
+// and run with `infer PROJECT --input X.npy`: the outputs equal PyTorch's and onnxruntime's within
+// 1e-3 of the output's scale (its largest magnitude). ResNet-18, MobileNetV2, SqueezeNet 1.1, DenseNet-121 and ShuffleNetV2 x1.0
 // (its channel shuffle becomes ChannelShuffle, its chunks Slices) at 2x3x64x64; VGG-11 with
 // BatchNormalization at 1x3x224x224, the only size at which PyTorch 1.13 exports its
 // AdaptiveAvgPool2d((7, 7)) (133 M parameters; its 1 GB of files are removed after its row).
@@ -92,7 +93,15 @@ class TorchvisionImportTest : public QObject {
     QVERIFY2(exported.exitCode == 0, qPrintable(exported.output));
     const QString tag = QString("%1-opset%2").arg(model).arg(opset);
     const QString onnx = m_dir.filePath(tag + ".onnx"), project = m_dir.filePath("imported/" + tag + ".nsproj");
-    const CliRun import = runCli({"import", onnx, "--output", project});
+    // Each is a classifier ending in 1000 raw scores (a Gemm; SqueezeNet's 1x1 Conv, ReLU and global
+    // pooling): without --loss the import chooses SoftmaxCrossEntropy (Note [Classifier output
+    // recognised]). The outputs are compared as the model gives them, so the project ends in
+    // SquaredError, whose head is the identity.
+    const CliRun recognised = runCli({"import", onnx, "--dry-run", "--json"});
+    QVERIFY2(recognised.exitCode == 0, recognised.stderrText.constData());
+    const std::string loss = Json::parse(recognised.stdoutText.toStdString())["loss"].get<std::string>();
+    QCOMPARE(QString::fromStdString(loss), QString("SoftmaxCrossEntropy"));
+    const CliRun import = runCli({"import", onnx, "--output", project, "--loss", "SquaredError"});
     QVERIFY2(import.exitCode == 0, import.stderrText.constData());
     QVERIFY2(import.stdoutText.contains(QString("(opset %1,").arg(opset).toUtf8()), import.stdoutText.constData());
     const QString ours = m_dir.filePath(tag + "-netsmith.npy");

@@ -8,6 +8,7 @@
 #include <queue>
 
 #include "engine/core/error.h"
+#include "engine/import/imported_loss.h"
 #include "engine/import/network_layout.h"
 #include "engine/import/nnabla/learning_rate_multipliers.h"
 #include "engine/import/nnabla/nnabla_import_context.h"
@@ -315,7 +316,7 @@ NnablaImport importNnabla(const NnablaFile& file, const NnablaImportOptions& opt
   // The loss (Note [Imported output head] when the network has none).
   NS_CHECK(ctx.losses().size() <= 1, "{}: network '{}' has {} losses ('{}' and '{}'); a Netsmith network has one", net.place.text(),
            net.name, ctx.losses().size(), ctx.losses()[0].function->name, ctx.losses()[1].function->name);
-  std::string prediction, lossType, lossName = "loss", head;
+  std::string prediction, lossType, lossName = "loss", head, lossReason;
   bool appended = false;
   Json lossParams = Json::object();
   if (!ctx.losses().empty()) {
@@ -324,6 +325,7 @@ NnablaImport importNnabla(const NnablaFile& file, const NnablaImportOptions& opt
     lossType = l.type;
     lossParams = l.params;
     lossName = l.function->name;
+    lossReason = format("the network's own loss function '{}' ({})", l.function->name, l.function->type);
     for (const NnFunction* f : order)
       for (const std::string& in : f->inputs)
         NS_CHECK(in != l.function->outputs.at(0), "{}: function '{}' (type {}) reads the loss '{}'; a Netsmith loss ends the network",
@@ -341,10 +343,13 @@ NnablaImport importNnabla(const NnablaFile& file, const NnablaImportOptions& opt
     }
     NS_CHECK(!outputVariable.empty(), "{}: network '{}' computes nothing to train", net.place.text(), net.name);
     prediction = ctx.values().at(outputVariable);
-    const NnMade& last = ctx.made(prediction);
-    const bool classVector = last.shape.size() == 1 && last.inputs.size() == 1;
-    const bool softmax = last.spec.type == "Softmax" && classVector, sigmoid = last.spec.type == "Sigmoid" && classVector;
-    lossType = softmax ? "SoftmaxCrossEntropy" : sigmoid ? "SigmoidCrossEntropy" : "SquaredError";
+    const ImportedLossChoice recognised = chooseImportedLoss(prediction, [&ctx](const std::string& id) {
+      for (const NnMade& m : ctx.nodes())
+        if (m.spec.id == id) return ImportedLayerView{&m.spec, &m.inputs, &m.shape};
+      return ImportedLayerView{};
+    });
+    lossType = recognised.loss;
+    lossReason = recognised.reason;
     appended = true;
     ctx.notes().push_back(format("network '{}' has no loss: {} appended to '{}' (the output '{}')", net.name, lossType, prediction,
                                  outputVariable));
@@ -354,6 +359,8 @@ NnablaImport importNnabla(const NnablaFile& file, const NnablaImportOptions& opt
     NS_CHECK(s && s->isLoss(), "--loss: '{}' is not a loss layer type (SoftmaxCrossEntropy, SquaredError, ...)", options.loss);
     if (s->name != lossType) ctx.notes().push_back(format("--loss: {} in place of {}", s->name, lossType));
     if (s->name != lossType) lossParams = Json::object();
+    lossReason = s->name == lossType ? format("given with --loss (the same without it, because {})", lossReason)
+                                     : format("given with --loss (without it: {}, because {})", lossType, lossReason);
     lossType = s->name;
   }
   if (appended || options.loss != "auto") {
@@ -453,6 +460,7 @@ NnablaImport importNnabla(const NnablaFile& file, const NnablaImportOptions& opt
   out.inputShape = graph.input().outputShape;
   out.outputNode = prediction;
   out.loss = lossType;
+  out.lossReason = lossReason;
   out.producer = "nnabla" + (file.version.empty() ? std::string() : " nnp " + file.version);
   out.notes = ctx.notes();
   for (const GraphNode& g : graph.nodes)

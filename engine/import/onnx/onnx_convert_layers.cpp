@@ -1,5 +1,5 @@
 // Converters of the ONNX operators that become Netsmith layers with parameters or activations
-// (Note [ONNX import]): Conv, ConvTranspose, Gemm, MatMul, Add, BatchNormalization, the
+// (Note [ONNX import]): Conv, ConvTranspose, Gemm, MatMul, Add, Mul, BatchNormalization, the
 // activations and the patterns merged into one layer.
 #include <algorithm>
 #include <cmath>
@@ -210,12 +210,7 @@ void add(ImportContext& c, const OnnxNodeDef& n) {
     c.unsupported(n, "of a constant to a layer's output, except as the bias of the Gemm, MatMul or Conv before it: "
                      "Netsmith has no layer that adds a constant");
   }
-  const Value& a = c.layer(n, 0);
-  const Value& b = c.layer(n, 1);
-  if (a.shape != b.shape)
-    c.unsupported(n, format("with broadcasting, of ({}) and ({}): Netsmith's Add2 adds tensors of the same shape",
-                            shapeToString(a.shape), shapeToString(b.shape)));
-  c.addLayer(n, "Add2", {&a, &b});
+  elementwiseOfLayers(c, n, "Add2");
 }
 
 // --- BatchNormalization -------------------------------------------------------------------------
@@ -372,10 +367,7 @@ bool foldScale(ImportContext& c, const OnnxNodeDef& n) {
 void mul(ImportContext& c, const OnnxNodeDef& n) {
   if (foldIntoGroupNorm(c, n, true)) return;
   if (foldScale(c, n)) return;
-  c.layer(n, 0);
-  c.layer(n, 1);
-  c.unsupported(n, "of two layers' outputs (other than x · Sigmoid(x), which is Swish, and x · HardSigmoid(x), which is "
-                   "HardSwish)");
+  elementwiseOfLayers(c, n, "Mul2");
 }
 
 }  // namespace

@@ -123,6 +123,11 @@ using ConverterTable = std::map<std::string, Converter>;
 void addLayerConverters(ConverterTable& table);   // onnx_convert_layers.cpp
 void addShapeConverters(ConverterTable& table);   // onnx_convert_shapes.cpp
 void addNormalizationConverters(ConverterTable& table);  // onnx_convert_normalization.cpp
+void addElementwiseConverters(ConverterTable& table);    // onnx_convert_elementwise.cpp: Sub, Div
+
+// Add, Sub, Mul or Div `n` of two layers' outputs as the Netsmith layer `layerType` (Add2, Sub2,
+// Mul2, Div2) where it computes the same (Note [Elementwise import]); else an error naming the node.
+void elementwiseOfLayers(ImportContext& c, const OnnxNodeDef& n, const std::string& layerType);
 
 // GroupNormalization written out as Reshape, InstanceNormalization, Reshape, Mul, Add (Note
 // [GroupNormalization import], onnx_convert_normalization.cpp); each returns true when it handled `n`.

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "engine/core/error.h"
+#include "engine/import/imported_loss.h"
 #include "engine/import/network_layout.h"
 #include "engine/import/onnx/onnx_constants.h"
 #include "engine/import/onnx/onnx_import_context.h"
@@ -29,6 +30,7 @@ const ConverterTable& converterTable() {
     addLayerConverters(t);
     addShapeConverters(t);
     addNormalizationConverters(t);
+    addElementwiseConverters(t);
     return t;
   }();
   return table;
@@ -304,15 +306,34 @@ ImportedNetwork ImportContext::run() {
 
   // Note [Imported output head]
   std::string prediction = out.node;
-  std::string loss = m_options.loss;
   const MadeNode& last = made(prediction);
   const bool classVector = last.shape.size() == 1 && last.inputs.size() == 1;
   const bool endsInSoftmax = last.spec.type == "Softmax" && classVector;
   const bool endsInSigmoid = last.spec.type == "Sigmoid" && classVector;
-  if (loss == "auto") loss = endsInSoftmax ? "SoftmaxCrossEntropy" : endsInSigmoid ? "SigmoidCrossEntropy" : "SquaredError";
+  const ImportedLossChoice recognised = chooseImportedLoss(prediction, [this](const std::string& id) {
+    const auto it = m_nodeIndex.find(id);
+    if (it == m_nodeIndex.end()) return ImportedLayerView{};
+    const MadeNode& m = m_nodes[it->second];
+    return ImportedLayerView{&m.spec, &m.inputs, &m.shape};
+  });
+  // A Netsmith model exported and imported again gets its own loss back (a regression ending in
+  // an Affine stays one).
+  std::string autoLoss = recognised.loss, autoReason = recognised.reason;
+  const auto exported = m_model.metadata.find("netsmith.loss");
+  if (const OpSchema* own = exported == m_model.metadata.end() ? nullptr : m_registry.find(exported->second);
+      own && own->isLoss()) {
+    autoLoss = own->name;
+    autoReason = format("the model was exported by Netsmith from a network that ends in {} (its metadata netsmith.loss)",
+                        autoLoss);
+  }
+  std::string loss = m_options.loss == "auto" ? autoLoss : m_options.loss;
   const OpSchema* lossSchema = m_registry.find(loss);
   NS_CHECK(lossSchema && lossSchema->isLoss(), "--loss: '{}' is not a loss layer type (SoftmaxCrossEntropy, SquaredError, ...)", loss);
   loss = lossSchema->name;
+  const std::string lossReason =
+      m_options.loss == "auto" ? autoReason
+      : loss == autoLoss       ? format("given with --loss (the same without it, because {})", autoReason)
+                               : format("given with --loss (without it: {}, because {})", autoLoss, autoReason);
   bool readByOthers = false;
   for (const MadeNode& m : m_nodes)
     readByOthers = readByOthers || std::count(m.inputs.begin(), m.inputs.end(), prediction) > 0;
@@ -362,6 +383,7 @@ ImportedNetwork ImportContext::run() {
   result.inputShape = graph.input().outputShape;
   result.outputNode = prediction;
   result.loss = loss;
+  result.lossReason = lossReason;
   result.opset = m_model.opset;
   result.producer = m_model.producer;
   result.notes = m_notes;

@@ -40,9 +40,14 @@ namespace netsmith::onnx_import {
 //     fine-tuning trains the classifier on class labels (a Netsmith model exported and imported
 //     again gets its own network back);
 //   - it ends in Sigmoid: SigmoidCrossEntropy likewise;
-//   - anything else (raw scores, as PyTorch's classifiers end in Gemm): SquaredError, whose head is
-//     the identity, so infer gives the raw values. To fine-tune such a classifier on class labels
-//     import it with --loss SoftmaxCrossEntropy: infer then gives the softmax of those scores.
+//   - it ends in raw class scores, as PyTorch's classifiers do (a Gemm, or a 1x1 Conv and global
+//     pooling: Note [Classifier output recognised], imported_loss.h): SoftmaxCrossEntropy, so
+//     fine-tuning trains the classifier on class labels; infer then gives the softmax of the scores;
+//   - anything else (one value per sample, a map): SquaredError, whose head is the identity, so
+//     infer gives the raw values;
+//   - a model Netsmith exported (its metadata netsmith.loss names the loss it trained with): that
+//     loss, so a Netsmith model exported and imported again gets its own network back.
+// --loss chooses another; the summary (ImportedNetwork::lossReason) says what was chosen and why.
 struct ImportOptions {
   std::string loss = "auto";     // "auto" (above) or a loss layer type
   std::optional<Shape> inputShape;  // per sample; for a model whose input has symbolic dims
@@ -54,6 +59,7 @@ struct ImportedNetwork {
   Shape inputShape;         // per sample
   std::string outputNode;   // the layer whose values are the model's output
   std::string loss;         // the loss layer type appended
+  std::string lossReason;   // why that loss: what the output's layers were, or "given with --loss"
   int64_t opset = 0;
   std::string producer;
   std::vector<std::string> notes;  // what was folded, merged or dropped, for the summary

@@ -75,6 +75,9 @@ struct OnnxModel {
   std::vector<OnnxValueInfo> outputs;
   std::vector<OnnxTensor> initializers;
   std::vector<OnnxNodeDef> nodes;      // in the file's order (ONNX requires topological order)
+  // The model's metadata_props: Netsmith's exporter writes netsmith.loss (the loss the network was
+  // trained with), which the import appends again (Note [Imported output head]).
+  std::map<std::string, std::string> metadata;
 };
 
 // The opsets the importer reads: the ones PyTorch's exporter, tf2onnx and the model zoo write.

@@ -225,6 +225,7 @@ class Reader {
     m.path = m_path;
     m.irVersion = proto.ir_version();
     m.producer = proto.producer_name() + (proto.producer_version().empty() ? "" : " " + proto.producer_version());
+    for (const auto& kv : proto.metadata_props()) m.metadata[kv.key()] = kv.value();
     bool haveDefault = false;
     for (const auto& o : proto.opset_import()) {
       if (o.domain().empty() || o.domain() == "ai.onnx") {
