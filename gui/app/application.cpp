@@ -39,10 +39,13 @@ namespace {
 // the window showing PAGE once the project is loaded; with `--screenshot-train "ARGS"` a training
 // run with those extra engine arguments is made first and the grabs happen when it ends (or, for
 // PAGE names ending in "@running", while it runs). PAGE "inference" is the Evaluation page's
-// Inference tab with the images of `--screenshot-images A.png,B.jpg` classified.
+// Inference tab with the images of `--screenshot-images A.png,B.jpg` classified. With
+// `--screenshot-save-as FILE.nsproj` the project opens as a new one without a file (as a sample
+// does) and is saved as FILE once the run ended, before the grabs (Note [Runs before the first Save]).
 struct ScreenshotPlan {
   QList<QPair<QString, QString>> shots;  // page, file
   QString trainArguments;
+  QString saveAs;
   QStringList images;
   bool any() const { return !shots.isEmpty(); }
 };
@@ -116,9 +119,10 @@ void runScreenshots(MainWindow& window, const ScreenshotPlan& plan) {
       finishShots(true);
     }
   });
-  QObject::connect(training, &TrainingPage::runningChanged, &window, [finishShots](bool running) {
+  QObject::connect(training, &TrainingPage::runningChanged, &window, [&window, plan, finishShots](bool running) {
     if (running) return;
-    QTimer::singleShot(500, [finishShots] {
+    QTimer::singleShot(500, [&window, plan, finishShots] {
+      if (!plan.saveAs.isEmpty()) window.saveAsFile(plan.saveAs);
       finishShots(false);
       QApplication::quit();
     });
@@ -156,6 +160,9 @@ int runApplication(QApplication& app) {
   screenshotImages.setFlags(QCommandLineOption::HiddenFromHelp);
   parser.addOption(size);
   parser.addOption(screenshotImages);
+  QCommandLineOption screenshotSaveAs(QStringLiteral("screenshot-save-as"), QStringLiteral("FILE.nsproj"), QStringLiteral("file"));
+  screenshotSaveAs.setFlags(QCommandLineOption::HiddenFromHelp);
+  parser.addOption(screenshotSaveAs);
   parser.process(app);
 
   MainWindow window;
@@ -172,11 +179,13 @@ int runApplication(QApplication& app) {
   }
   plan.trainArguments = parser.value(screenshotTrain);
   plan.images = parser.value(screenshotImages).split(QLatin1Char(','), Qt::SkipEmptyParts);
+  if (parser.isSet(screenshotSaveAs)) plan.saveAs = QFileInfo(parser.value(screenshotSaveAs)).absoluteFilePath();
 
   const QStringList args = parser.positionalArguments();
   bool opened = false;
   if (!plan.any()) opened = window.offerRecovery();
-  if (!opened && !args.isEmpty()) opened = window.openProject(args.first());
+  if (!opened && !args.isEmpty())
+    opened = plan.saveAs.isEmpty() ? window.openProject(args.first()) : window.newFromSample(args.first());
   if (!opened) window.document()->newProject();
   if (plan.any()) runScreenshots(window, plan);
   return app.exec();

@@ -33,7 +33,7 @@ const QStringList kImageFilters{QStringLiteral("*.png"), QStringLiteral("*.jpg")
 // The classes cell: what it holds, in Qt::UserRole, for the delegate to draw.
 enum Role { BarsRole = Qt::UserRole + 1, ErrorRole, PendingRole };
 
-QString percent(double p) { return QLocale().toString(100 * p, 'f', 1) + QLatin1Char('%'); }
+QString likelihoodPercent(double p) { return QLocale().toString(100 * p, 'f', 1) + QLatin1Char('%'); }
 
 // A thumbnail of at most kThumbnail pixels; small images (an 8x8 or 28x28 dataset image) are
 // enlarged without smoothing, so their pixels stay visible. Null when Qt cannot read the file.
@@ -96,7 +96,7 @@ class ClassBarsDelegate : public QStyledItemDelegate {
       painter->fillRect(track, option.palette.color(QPalette::AlternateBase).darker(104));
       painter->fillRect(QRect(track.topLeft(), QSize(std::max(1, static_cast<int>(track.width() * p)), track.height())),
                         i == 0 ? QColor(0x2e, 0x86, 0xc1) : QColor(0x85, 0xc1, 0xe9));
-      painter->drawText(QRect(track.right() + 6, y, percentWidth, kBarRowHeight), Qt::AlignVCenter | Qt::AlignRight, percent(p));
+      painter->drawText(QRect(track.right() + 6, y, percentWidth, kBarRowHeight), Qt::AlignVCenter | Qt::AlignRight, likelihoodPercent(p));
     }
     painter->restore();
   }
@@ -337,7 +337,7 @@ QString InferenceTab::classesText(int row) const {
   if (m_pending[row]) return tr("Running…");
   QStringList parts;
   if (!r.likelihoods.isEmpty()) {
-    for (int c : r.topClasses(kTopClasses)) parts << className(c) + QLatin1Char(' ') + percent(r.likelihoods[c]);
+    for (int c : r.topClasses(kTopClasses)) parts << className(c) + QLatin1Char(' ') + likelihoodPercent(r.likelihoods[c]);
   } else {
     for (double v : r.outputs) parts << QLocale().toString(v, 'g', 6);
     return tr("outputs: %1").arg(parts.join(QStringLiteral(", ")));
