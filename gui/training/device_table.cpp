@@ -13,6 +13,13 @@ namespace {
 enum Column { kDevice, kName, kMemory, kDetail, kLoad, kData, kColumns };
 // The row's place in the engine's list: the project's devices keep that order (Note [Device table size]).
 constexpr int kOrderRole = Qt::UserRole + 1;
+// The Name cell's own tooltip (name, memory, bus id, driver), to which a run's figures are added.
+constexpr int kAboutRole = Qt::UserRole + 2;
+
+// `about`, then `figures` on a line of their own when there are any.
+QString joinTips(const QString& about, const QString& figures) {
+  return about.isEmpty() ? figures : figures.isEmpty() ? about : about + QLatin1Char('\n') + figures;
+}
 
 // "00000000:41:00.0" -> "41:00.0": the PCI domain is zero on nearly every machine and took a third
 // of the table's width; the whole id is in the row's tooltip.
@@ -76,6 +83,7 @@ int DeviceTable::addRow(const DeviceInfo& d, bool found, int order) {
     if (d.memoryMb > 0) about << tr("%1 MB of memory").arg(d.memoryMb);
     if (!d.pciBusId.empty()) about << tr("PCI bus %1").arg(qs(d.pciBusId));
     if (!d.driver.empty()) about << tr("driver %1").arg(qs(d.driver));
+    item(r, kName)->setData(kAboutRole, about.join(QLatin1Char('\n')));
     item(r, kName)->setToolTip(about.join(QLatin1Char('\n')));
   }
   setItem(r, kData, new QTableWidgetItem);
@@ -187,8 +195,10 @@ void DeviceTable::showFigures(const QList<DeviceSample>& devices) {
     const QString hint = bound ? tr("Waiting for data: the disk or decoding is the bottleneck. ") : QString();
     cell->setData(Qt::UserRole, hint.trimmed());
     for (int c = 0; c < kColumns; ++c)
-      if (QTableWidgetItem* it = item(r, c); it && c != kName)
-        it->setToolTip(c == kDevice || c == kData || bound ? hint + figures : QString());
+      if (QTableWidgetItem* it = item(r, c)) {
+        const QString tip = c == kDevice || c == kData || bound ? hint + figures : QString();
+        it->setToolTip(c == kName ? joinTips(it->data(kAboutRole).toString(), tip) : tip);
+      }
   }
   m_updating = false;
   sizeChanged();
@@ -198,7 +208,7 @@ void DeviceTable::clearFigures() {
   m_updating = true;
   for (int r = 0; r < rowCount(); ++r) {
     for (int c = 0; c < kColumns; ++c)
-      if (QTableWidgetItem* it = item(r, c); it && c != kName) it->setToolTip({});
+      if (QTableWidgetItem* it = item(r, c)) it->setToolTip(c == kName ? it->data(kAboutRole).toString() : QString());
     item(r, kData)->setText({});
     item(r, kData)->setData(Qt::UserRole, QString());
   }
