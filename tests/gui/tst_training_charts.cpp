@@ -80,11 +80,11 @@ class TestTrainingCharts : public QObject {
     QVERIFY(p.temperature.yAxis->range().upper >= 50);
 
     // Step bars: compute and wait stacked, the hidden all-reduce beside them.
-    QCPBars* hidden = barsNamed(&p.timing, "all-reduce hidden behind backward");
+    QCPBars* hidden = barsNamed(&p.timing, "hidden all-reduce");
     QVERIFY(hidden);
     QCOMPARE(hidden->data()->size(), 2);
     QCOMPARE(hidden->data()->at(0)->value, 3.0);
-    QCPBars* wait = barsNamed(&p.timing, "waiting for all-reduce");
+    QCPBars* wait = barsNamed(&p.timing, "all-reduce wait");
     QVERIFY(wait && wait->barBelow() == barsNamed(&p.timing, "compute"));
 
     charts.clear();  // a new run: no sensors until a GPU reports them again

@@ -137,7 +137,7 @@ class TestTrainingLayout : public QObject {
         seen << name;
         QVERIFY2(plot->height() >= TrainingPage::kDeviceChartMinimumHeight,
                  qPrintable(QString("%1: %2 px tall").arg(name).arg(plot->height())));
-        QVERIFY2(plot->axisRect()->rect().height() >= 80,
+        QVERIFY2(plot->axisRect()->rect().height() >= 100,
                  qPrintable(QString("%1: axes %2 px tall").arg(name).arg(plot->axisRect()->rect().height())));
         const QString clash = labelClash(plot);
         QVERIFY2(clash.isEmpty(), qPrintable(name + ": " + clash));
