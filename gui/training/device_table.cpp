@@ -50,7 +50,8 @@ DeviceTable::DeviceTable(QWidget* parent) : QTableWidget(0, kColumns, parent) {
   horizontalHeader()->setSectionResizeMode(kMemory, QHeaderView::ResizeToContents);
   horizontalHeader()->setSectionResizeMode(kDetail, QHeaderView::ResizeToContents);
   horizontalHeader()->setSectionResizeMode(kLoad, QHeaderView::ResizeToContents);
-  horizontalHeader()->setSectionResizeMode(kData, QHeaderView::ResizeToContents);
+  horizontalHeader()->setSectionResizeMode(kData, QHeaderView::Fixed);
+  setColumnWidth(kData, dataColumnWidth());
   verticalHeader()->hide();
   setSelectionMode(QAbstractItemView::NoSelection);
   setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -234,10 +235,19 @@ int DeviceTable::nameWidthNeeded() const {
 
 int DeviceTable::nameColumnWidth() const { return columnWidth(kName); }
 
+// The "Data ms" column has one width, before a run shows it and whatever its figures (as wide as a
+// marked one in bold): the table does not widen, and the page's splitter not move, when a run's
+// first figures or a device's first "waiting for data" mark arrive.
+int DeviceTable::dataColumnWidth() const {
+  QFont bold = font();
+  bold.setBold(true);
+  return std::max(horizontalHeader()->sectionSizeHint(kData), QFontMetrics(bold).horizontalAdvance(QStringLiteral("888.8 (88%)")) + 12);
+}
+
 int DeviceTable::otherColumnsWidth() const {
-  int width = 0;
+  int width = dataColumnWidth();
   for (int c = 0; c < kColumns; ++c)
-    if (c != kName && !isColumnHidden(c)) width += std::max(sizeHintForColumn(c), horizontalHeader()->sectionSizeHint(c));
+    if (c != kName && c != kData && !isColumnHidden(c)) width += std::max(sizeHintForColumn(c), horizontalHeader()->sectionSizeHint(c));
   return width;
 }
 

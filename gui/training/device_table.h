@@ -9,7 +9,8 @@
 // pushed them below the fold); the project keeps the engine's order. The table asks its layout for
 // the height of all its rows, up to kRowsShown, and for the width that gives the Name column at
 // least kMinNameWidth (or its longest name, when shorter) beside the other columns, the "Data ms"
-// column of a run included: the page's splitter never squeezes it below that.
+// column of a run included, even before a run shows it: the page's splitter never squeezes the
+// table below that, and does not move when a run starts.
 #pragma once
 
 #include <QTableWidget>
@@ -59,6 +60,7 @@ class DeviceTable : public QTableWidget {
   int rowOf(const QString& id) const;
   int addRow(const DeviceInfo& device, bool found, int order);
   int otherColumnsWidth() const;
+  int dataColumnWidth() const;
   void sizeChanged();  // a column or a row came or went: the layout asks again
   QSize m_lastHint;
   bool m_updating = false;

@@ -230,7 +230,9 @@ class TestTrainingLayout : public QObject {
     table->setChecked("cpu:0", true);
     QCOMPARE(table->checkedDevices(), (std::vector<std::string>{"cpu:0", "cuda:1"}));
 
-    // A run's figures: the "Data ms" column appears.
+    // A run's figures: the "Data ms" column appears, and the table keeps its width (the
+    // splitter beside it does not move when a run starts).
+    const int widthBefore = table->width();
     QList<DeviceSample> figures;
     for (int i = 0; i < 4; ++i) figures << gpuSample(QString("cuda:%1").arg(i), i);
     table->showFigures(figures);
@@ -240,6 +242,7 @@ class TestTrainingLayout : public QObject {
     QVERIFY2(table->nameColumnWidth() >= readable,
              qPrintable(QString("Name column %1 px, needs %2").arg(table->nameColumnWidth()).arg(readable)));
     QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
+    QCOMPARE(table->width(), widthBefore);
     QVERIFY2(allRowsShown().isEmpty(), qPrintable(allRowsShown()));
     QCOMPARE(scrollAreaOf(page)->verticalScrollBar()->maximum(), 0);
     QCOMPARE(scrollAreaOf(page)->horizontalScrollBar()->maximum(), 0);
