@@ -7,23 +7,27 @@
 #include <QScrollArea>
 #include <QtTest>
 
-#include "gui/app/main_window.h"
 #include "gui/config/config_page.h"
 #include "gui/edit/edit_page.h"
 #include "gui/edit/graph_scene.h"
 #include "gui/edit/property_panel.h"
+#include "support/laptop_window.h"
 
 using namespace netsmith;
 using namespace netsmith::gui;
 
 namespace {
 
-void setLine(QWidget* editor, const QString& text) {
+const QString kLenet = QStringLiteral(NETSMITH_SOURCE_DIR "/projects/fashion_mnist_lenet.nsproj");
+
+// Types `text` into a field as a person does: select what is there, type, press Return.
+void typeInto(QWidget* editor, const QString& text) {
   auto* line = qobject_cast<QLineEdit*>(editor);
   QVERIFY(line);
-  line->setText(text);
-  line->setModified(true);
-  emit line->editingFinished();
+  line->setFocus();
+  line->selectAll();
+  QTest::keyClicks(line, text);
+  QTest::keyClick(line, Qt::Key_Return);
 }
 
 // Why `label` does not show all of its text, or "": its height against the height its text needs
@@ -47,36 +51,19 @@ QString cutShort(QLabel* label) {
 class TestFieldErrors : public QObject {
   Q_OBJECT
 
-  static std::unique_ptr<MainWindow> window(const QString& page) {
-    auto w = std::make_unique<MainWindow>();
-    w->resize(1366, 740);
-    w->show();
-    w->showPage(page);
-    if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
-    if (!w->openProject(NETSMITH_SOURCE_DIR "/projects/fashion_mnist_lenet.nsproj")) return nullptr;
-    QTest::qWait(50);
-    return w;
-  }
-
  private slots:
-  void initTestCase() {
-    qputenv("NETSMITH_CLI", NETSMITH_CLI);
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("NetsmithTest");
-    QCoreApplication::setApplicationName("tst_field_errors");
-    QSettings().clear();
-  }
+  void initTestCase() { test::useOwnSettings("tst_field_errors"); }
 
   // Two refused fields of conv1 in the Properties panel beside the canvas: both sentences whole.
   void propertyErrorsShowEveryLine() {
-    auto w = window("edit");
+    auto w = test::laptopWindow("edit", kLenet);
     QVERIFY(w);
     EditPage* page = w->editPage();
     page->scene()->selectNodes({"conv1"});
     QTest::qWait(20);
     PropertyPanel* panel = page->properties();
-    setLine(panel->editorFor("kernel"), "3");
-    setLine(panel->editorFor("pad"), "a,b");
+    typeInto(panel->editorFor("kernel"), "3");
+    typeInto(panel->editorFor("pad"), "a,b");
     QTest::qWait(50);
     for (const char* field : {"kernel", "pad"}) {
       auto* error = panel->findChild<QLabel*>(QString("error_") + field);
@@ -91,7 +78,7 @@ class TestFieldErrors : public QObject {
 
   // A refused batch size on the Config page: the loader's sentence whole under its field.
   void configErrorsShowEveryLine() {
-    auto w = window("config");
+    auto w = test::laptopWindow("config", kLenet);
     QVERIFY(w);
     ConfigPage* page = w->configPage();
     page->enterText("config.batch_size", "0");

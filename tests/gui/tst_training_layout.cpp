@@ -15,13 +15,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "gui/app/main_window.h"
 #include "gui/run/engine_process.h"
 #include "gui/training/chart_colors.h"
 #include "gui/training/device_table.h"
 #include "gui/training/run_history_panel.h"
 #include "gui/training/training_charts.h"
 #include "gui/training/training_page.h"
+#include "support/laptop_window.h"
 
 using namespace netsmith;
 using namespace netsmith::gui;
@@ -94,31 +94,14 @@ class TestTrainingLayout : public QObject {
   Q_OBJECT
   QTemporaryDir m_dir;
 
-  // A MainWindow of 1366×740 (a 1366×768 screen less its taskbar) on the Training page.
-  static std::unique_ptr<MainWindow> window() {
-    auto w = std::make_unique<MainWindow>();
-    w->resize(1366, 740);
-    w->show();
-    w->showPage(QStringLiteral("training"));
-    if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
-    QTest::qWait(50);
-    return w;
-  }
-
  private slots:
-  void initTestCase() {
-    qputenv("NETSMITH_CLI", NETSMITH_CLI);
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("NetsmithTest");
-    QCoreApplication::setApplicationName("tst_training_layout");
-    QSettings().clear();
-  }
+  void initTestCase() { test::useOwnSettings("tst_training_layout"); }
 
   // The device charts at 1366×740 during a GPU run: each tab's charts are at least
   // kDeviceChartMinimumHeight tall, with axes tall enough for their titles and tick labels that
   // do not overlap (they were about 70 px, five in a grid); the learning curve too; no scrolling.
   void deviceChartsHaveRoomAt1366x768() {
-    auto w = window();
+    auto w = test::laptopWindow("training");
     QVERIFY(w);
     TrainingPage* page = w->trainingPage();
     feedGpuRun(page->charts());
@@ -163,7 +146,7 @@ class TestTrainingLayout : public QObject {
   // shows every word of it (it was cut after two lines, "…to co…"), and the page still needs no
   // scrolling.
   void scalingVerdictWrapsAndShowsAllOfIt() {
-    auto w = window();
+    auto w = test::laptopWindow("training");
     QVERIFY(w);
     TrainingPage* page = w->trainingPage();
     FinishedEvent finished;
@@ -195,7 +178,7 @@ class TestTrainingLayout : public QObject {
   // a run adds the "Data ms" column the Name column still shows the names (it was cut to "lam…")
   // and the table needs no horizontal scrolling. The project keeps the engine's order.
   void deviceTableShowsEveryRowAndReadableNames() {
-    auto w = window();
+    auto w = test::laptopWindow("training");
     QVERIFY(w);
     TrainingPage* page = w->trainingPage();
     QSignalSpy listed(page, &TrainingPage::devicesUpdated);
@@ -264,9 +247,8 @@ class TestTrainingLayout : public QObject {
       QVERIFY(curve.open(QIODevice::WriteOnly));
       curve.write("epoch,train_loss,validation_loss,validation_error\n1,0.9,0.8,0.3\n2,0.6,0.5,0.2\n");
     }
-    auto w = window();
+    auto w = test::laptopWindow("training", project);
     QVERIFY(w);
-    QVERIFY(w->openProject(project));
     TrainingPage* page = w->trainingPage();
     QListWidget* list = page->historyPanel()->list();
     QVERIFY(QTest::qWaitFor([&] { return list->count() == 3; }, 10000));

@@ -9,7 +9,9 @@
 
 #include "gui/app/main_window.h"
 #include "gui/app/window_size.h"
+#include "support/laptop_window.h"
 
+using namespace netsmith;
 using namespace netsmith::gui;
 
 class TestWindowSize : public QObject {
@@ -17,11 +19,7 @@ class TestWindowSize : public QObject {
 
  private slots:
   void initTestCase() {
-    qputenv("NETSMITH_CLI", NETSMITH_CLI);
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("NetsmithTest");
-    QCoreApplication::setApplicationName("tst_window_size");
-    QSettings().clear();  // no geometry saved: a first window
+    test::useOwnSettings("tst_window_size");  // no geometry saved: a first window
     QCOMPARE(QGuiApplication::primaryScreen()->geometry().size(), QSize(1366, 768));
   }
 
