@@ -241,7 +241,7 @@ int DeviceTable::nameColumnWidth() const { return columnWidth(kName); }
 int DeviceTable::dataColumnWidth() const {
   QFont bold = font();
   bold.setBold(true);
-  return std::max(horizontalHeader()->sectionSizeHint(kData), QFontMetrics(bold).horizontalAdvance(QStringLiteral("888.8 (88%)")) + 12);
+  return std::max(horizontalHeader()->sectionSizeHint(kData), QFontMetrics(bold).horizontalAdvance(QStringLiteral("88.8 (88%)")) + 12);
 }
 
 int DeviceTable::otherColumnsWidth() const {

@@ -27,7 +27,7 @@ class DeviceTable : public QTableWidget {
   Q_OBJECT
  public:
   static constexpr int kRowsShown = 8;
-  static constexpr int kMinNameWidth = 150;
+  static constexpr int kMinNameWidth = 130;
 
   explicit DeviceTable(QWidget* parent = nullptr);
 

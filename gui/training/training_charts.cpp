@@ -4,6 +4,7 @@
 
 #include <QDir>
 #include <algorithm>
+#include <numeric>
 #include <QFile>
 
 #include "engine/protocol/learning_curve.h"
@@ -34,6 +35,9 @@ void styleLegend(QCustomPlot* plot, const QStringList& reserved = {}) {
   legend->setMargins(QMargins(4, 0, 4, 0));
   legend->setRowSpacing(0);
   legend->setColumnSpacing(12);
+  // A short line sample (QCustomPlot draws 32×18): a legend row is as high as its text, and more
+  // entries share a row.
+  legend->setIconSize(20, 12);
   QCPLayoutGrid* layout = plot->plotLayout();
   int row = 0;
   while (row < layout->rowCount() && layout->element(row, 0) != plot->axisRect()) ++row;
@@ -51,32 +55,37 @@ void styleLegend(QCustomPlot* plot, const QStringList& reserved = {}) {
   // own width: a maximum below QWIDGETSIZE_MAX replaces the legend's own (tiny) maximum.
   legend->setMaximumSize(100000, QWIDGETSIZE_MAX);
   QObject::connect(plot, &QCustomPlot::beforeReplot, legend, [plot, legend, reserved] {
-    int widest = 1, items = 0, itemHeight = 0;
+    QList<int> widths;  // each entry's, in the legend's order, the reserved ones last
+    int itemHeight = 0;
     QStringList shown;
     QMargins itemMargins(7, 5, 7, 4);  // QCPAbstractLegendItem's own
     for (int i = 0; i < legend->itemCount(); ++i)  // counts the grid's cells, empty ones too
       if (QCPAbstractLegendItem* item = legend->item(i)) {
         const QSize hint = item->minimumOuterSizeHint();
-        widest = std::max(widest, hint.width());
+        widths << hint.width();
         itemHeight = std::max(itemHeight, hint.height());
         itemMargins = item->margins();
         if (auto* p = qobject_cast<QCPPlottableLegendItem*>(item)) shown << p->plottable()->name();
-        ++items;
       }
+    const int items = static_cast<int>(widths.size());
     // A reserved entry not shown now, measured as QCPPlottableLegendItem measures itself.
     const QFontMetrics metrics(legend->font());
-    int count = items;
     for (const QString& name : reserved) {
       if (shown.contains(name)) continue;
       const QRect text = metrics.boundingRect(0, 0, 0, legend->iconSize().height(), Qt::TextDontClip, name);
-      widest = std::max(widest, itemMargins.left() + legend->iconSize().width() + legend->iconTextPadding() + text.width() +
-                                    itemMargins.right());
+      widths << itemMargins.left() + legend->iconSize().width() + legend->iconTextPadding() + text.width() + itemMargins.right();
       itemHeight = std::max(itemHeight, std::max(text.height(), legend->iconSize().height()) + itemMargins.top() +
                                             itemMargins.bottom());
-      ++count;
     }
+    const int count = static_cast<int>(widths.size());
     const int room = plot->width() - legend->margins().left() - legend->margins().right();
-    const int columns = std::max(1, (room + legend->columnSpacing()) / (widest + legend->columnSpacing()));
+    // The most columns whose widest entries fit side by side (a column is as wide as its widest).
+    int columns = 1;
+    for (int c = std::max(1, count); c > 1 && columns == 1; --c) {
+      QVector<int> column(c, 0);
+      for (int i = 0; i < count; ++i) column[i % c] = std::max(column[i % c], widths[i]);
+      if (std::accumulate(column.begin(), column.end(), 0) + (c - 1) * legend->columnSpacing() <= room) columns = c;
+    }
     // Items added before the legend moved here sit in one row: rearranged too.
     if (columns != legend->wrap() || legend->columnCount() > std::max(1, std::min(columns, items))) {
       legend->setWrap(columns);
