@@ -22,6 +22,7 @@
 #include "gui/app/help_locations.h"
 #include "gui/app/help_viewer.h"
 #include "gui/app/import_model.h"
+#include "gui/app/window_size.h"
 #include "gui/config/config_page.h"
 #include "gui/dataset/dataset_page.h"
 #include "gui/edit/edit_page.h"
@@ -88,7 +89,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_autosave.start();
 
   QSettings settings;
-  if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) resize(1440, 900);
+  if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) sizeToScreen(this);
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
   m_tabs->setCurrentIndex(settings.value(QStringLiteral("window/page"), 0).toInt());
   updateTitle();

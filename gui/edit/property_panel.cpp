@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "engine/core/error.h"
+#include "gui/app/field_cell.h"
 #include "gui/document/graph_commands.h"
 
 namespace netsmith::gui {
@@ -326,10 +327,8 @@ void PropertyPanel::addParamField(const ParamSpec& spec) {
   fieldLayout->setSpacing(2);
   editor->setParent(field);
   fieldLayout->addWidget(editor);
-  auto* error = new QLabel(field);
+  auto* error = new FieldErrorLabel(field);  // as tall as its sentence at the field's width
   error->setObjectName(QStringLiteral("error_") + name);
-  error->setWordWrap(true);
-  error->setStyleSheet(QStringLiteral("color:#c0392b"));
   error->hide();
   fieldLayout->addWidget(error);
   auto* labelWidget = new QLabel(label, m_form);

@@ -4,6 +4,13 @@
 // Once a run reports figures, the "Data ms" column shows each device's time per iteration spent assembling
 // its batch (reading, decoding, augmenting; the iteration event's data_ms), marked when it is
 // more than kDataBoundShare of compute + data: the disk or the decoding holds the device back.
+//
+// Note [Device table size]: the GPUs are listed first (a machine lists a CPU worker per core, which
+// pushed them below the fold); the project keeps the engine's order. The table asks its layout for
+// the height of all its rows, up to kRowsShown, and for the width that gives the Name column at
+// least kMinNameWidth (or its longest name, when shorter) beside the other columns, the "Data ms"
+// column of a run included, even before a run shows it: the page's splitter never squeezes the
+// table below that, and does not move when a run starts.
 #pragma once
 
 #include <QTableWidget>
@@ -19,7 +26,16 @@ inline constexpr double kDataBoundShare = 0.3;
 class DeviceTable : public QTableWidget {
   Q_OBJECT
  public:
+  static constexpr int kRowsShown = 8;
+  static constexpr int kMinNameWidth = 130;
+
   explicit DeviceTable(QWidget* parent = nullptr);
+
+  QSize minimumSizeHint() const override;
+  QSize sizeHint() const override;
+  // The width of the Name column now, and the width its longest name needs.
+  int nameColumnWidth() const;
+  int nameWidthNeeded() const;
 
   // Fills the rows. Devices named by the project but not found are added, marked "not found".
   void setDevices(const std::vector<DeviceInfo>& devices);
@@ -42,7 +58,11 @@ class DeviceTable : public QTableWidget {
 
  private:
   int rowOf(const QString& id) const;
-  int addRow(const DeviceInfo& device, bool found);
+  int addRow(const DeviceInfo& device, bool found, int order);
+  int otherColumnsWidth() const;
+  int dataColumnWidth() const;
+  void sizeChanged();  // a column or a row came or went: the layout asks again
+  QSize m_lastHint;
   bool m_updating = false;
 };
 

@@ -8,10 +8,12 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPainter>
 #include <QUrl>
 #include <QVBoxLayout>
 
 #include "engine/train/run_folder.h"
+#include "gui/training/chart_colors.h"
 
 namespace netsmith::gui {
 
@@ -37,7 +39,10 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent) : QGroupBox(tr("Run history (t
   };
   openUrl = [](const QUrl& url) { QDesktopServices::openUrl(url); };
 
-  connect(m_list, &QListWidget::itemChanged, this, &RunHistoryPanel::overlaysChanged);
+  connect(m_list, &QListWidget::itemChanged, this, [this] {
+    assignColors();
+    emit overlaysChanged();
+  });
   connect(m_list, &QListWidget::customContextMenuRequested, this, &RunHistoryPanel::showMenu);
   // Note: only folders are watched, not events.jsonl: a run's status changes where run.json is
   // (re)written, which is an atomic rename in the run folder (created, resumed, stopped, failed,
@@ -98,6 +103,7 @@ void RunHistoryPanel::refresh() {
                                              : QDir::toNativeSeparators(run.folder) + QLatin1Char('\n') + run.message);
     }
   }
+  assignColors();
   watch();
   emit overlaysChanged();
   emit refreshed();
@@ -111,9 +117,51 @@ QList<CurvePoints> RunHistoryPanel::overlays() const {
     const RunSummary& run = m_runs[i];
     if (!run.label.isEmpty()) curve.label = run.label;
     else if (!run.sweepLabel.isEmpty()) curve.label = run.sweepLabel;
+    curve.colorSlot = colorSlot(run.folder);
     curves << curve;
   }
   return curves;
+}
+
+namespace {
+// A ticked run's colour beside its name: the key of its dotted and dash-dotted lines on the chart.
+// An unticked run gets an empty one, so that the names stay in line.
+QIcon swatch(const QColor& color) {
+  QPixmap pixmap(16, 12);
+  pixmap.fill(Qt::transparent);
+  if (!color.isValid()) return QIcon(pixmap);
+  QPainter painter(&pixmap);
+  painter.setRenderHint(QPainter::Antialiasing);
+  painter.setPen(color.darker(130));
+  painter.setBrush(color);
+  painter.drawRoundedRect(QRectF(1.5, 1.5, 13, 9), 2, 2);
+  return QIcon(pixmap);
+}
+}  // namespace
+
+void RunHistoryPanel::assignColors() {
+  const QSignalBlocker block(m_list);  // an icon is item data too: no itemChanged from here
+  QHash<QString, int> kept;
+  QList<QListWidgetItem*> fresh;
+  for (int i = 0; i < m_list->count(); ++i) {
+    QListWidgetItem* item = m_list->item(i);
+    const QString folder = item->data(Qt::UserRole).toString();
+    if (item->checkState() != Qt::Checked) continue;
+    if (m_colorSlots.contains(folder)) kept.insert(folder, m_colorSlots.value(folder));
+    else fresh << item;
+  }
+  // Newly ticked runs take the lowest slots no ticked run holds, in list order.
+  for (QListWidgetItem* item : fresh) {
+    int slot = 0;
+    while (std::find(kept.cbegin(), kept.cend(), slot) != kept.cend()) ++slot;
+    kept.insert(item->data(Qt::UserRole).toString(), slot);
+  }
+  m_colorSlots = kept;
+  for (int i = 0; i < m_list->count(); ++i) {
+    QListWidgetItem* item = m_list->item(i);
+    const int slot = m_colorSlots.value(item->data(Qt::UserRole).toString(), -1);
+    item->setIcon(swatch(slot >= 0 ? overlayColor(slot) : QColor()));
+  }
 }
 
 const RunSummary* RunHistoryPanel::runAt(const QString& folder) const {

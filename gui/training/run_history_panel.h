@@ -36,8 +36,12 @@ class RunHistoryPanel : public QGroupBox {
   void refresh();
   QList<RunSummary> runs() const { return m_runs; }
   QListWidget* list() const { return m_list; }
-  // The ticked runs' learning curves, labelled as the list names them.
+  // The ticked runs' learning curves, labelled as the list names them, each with its colour slot
+  // (Note [Chart colours]): a run keeps its colour while it stays ticked, shown as a swatch
+  // beside it in the list, the chart's legend for the overlays.
   QList<CurvePoints> overlays() const;
+  // The overlay colour slot of a ticked run's folder; -1 when it is not ticked.
+  int colorSlot(const QString& folder) const { return m_colorSlots.value(folder, -1); }
 
   // The folder a run of the page is training in now: it cannot be resumed or deleted meanwhile.
   void setActiveFolder(const QString& folder) { m_activeFolder = folder; }
@@ -71,6 +75,8 @@ class RunHistoryPanel : public QGroupBox {
   void scheduleRefresh();
   const RunSummary* runAt(const QString& folder) const;
   void fail(const QString& message);
+  // Gives each ticked run a colour slot (the lowest free one) and its swatch; unticked runs lose theirs.
+  void assignColors();
 
   QString m_root;
   QList<RunSummary> m_runs;
@@ -81,6 +87,7 @@ class RunHistoryPanel : public QGroupBox {
   QString m_activeFolder;
   bool m_resumeAllowed = true;
   QString m_lastError;
+  QHash<QString, int> m_colorSlots;  // ticked run folder -> overlayColor slot
 };
 
 }  // namespace netsmith::gui

@@ -4,27 +4,27 @@
 
 #include <QDir>
 #include <algorithm>
+#include <numeric>
 #include <QFile>
 
 #include "engine/protocol/learning_curve.h"
+#include "gui/training/chart_colors.h"
 #include "gui/training/chart_export.h"
 
 namespace netsmith::gui {
 
 namespace {
-const QColor kTrainColor(0x1f, 0x77, 0xb4), kValColor(0xd6, 0x27, 0x28), kErrorColor(0x2c, 0xa0, 0x2c);
-
-QColor deviceColor(int i) {
-  static const QColor palette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
-                                   QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
-                                   QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f)};
-  return palette[i % 8];
+// The height of `rows` rows of `legend`'s items (one font, one icon size: all are as high).
+int legendRowsHeight(const QCPLegend* legend, int rows, int itemHeight) {
+  return rows * itemHeight + std::max(0, rows - 1) * legend->rowSpacing();
 }
 
 // Legends go in a row of their own between the heading and the axes (never over the data), their
 // items side by side, wrapped to as many columns as the plot's width holds (refit before each
-// replot, so a resize rewraps them).
-void styleLegend(QCustomPlot* plot) {
+// replot, so a resize rewraps them). The row is as high as the legend's items and the `reserved`
+// ones (names of entries that come and go, such as the overlays' keys) need together, so an entry
+// that comes later never takes height from the axes (Note [Chart colours]).
+void styleLegend(QCustomPlot* plot, const QStringList& reserved = {}) {
   QCPLegend* legend = plot->legend;
   legend->setVisible(true);
   QFont f = plot->font();
@@ -35,6 +35,9 @@ void styleLegend(QCustomPlot* plot) {
   legend->setMargins(QMargins(4, 0, 4, 0));
   legend->setRowSpacing(0);
   legend->setColumnSpacing(12);
+  // A short line sample (QCustomPlot draws 32×18): a legend row is as high as its text, and more
+  // entries share a row.
+  legend->setIconSize(20, 12);
   QCPLayoutGrid* layout = plot->plotLayout();
   int row = 0;
   while (row < layout->rowCount() && layout->element(row, 0) != plot->axisRect()) ++row;
@@ -51,20 +54,59 @@ void styleLegend(QCustomPlot* plot) {
   // And an empty legend (no device yet) must not narrow the column it shares with the axes to its
   // own width: a maximum below QWIDGETSIZE_MAX replaces the legend's own (tiny) maximum.
   legend->setMaximumSize(100000, QWIDGETSIZE_MAX);
-  QObject::connect(plot, &QCustomPlot::beforeReplot, legend, [plot, legend] {
-    int widest = 1, items = 0;
+  QObject::connect(plot, &QCustomPlot::beforeReplot, legend, [plot, legend, reserved] {
+    QList<int> widths;  // each entry's, in the legend's order, the reserved ones last
+    int itemHeight = 0;
+    QStringList shown;
+    QMargins itemMargins(7, 5, 7, 4);  // QCPAbstractLegendItem's own
     for (int i = 0; i < legend->itemCount(); ++i)  // counts the grid's cells, empty ones too
       if (QCPAbstractLegendItem* item = legend->item(i)) {
-        widest = std::max(widest, item->minimumOuterSizeHint().width());
-        ++items;
+        const QSize hint = item->minimumOuterSizeHint();
+        widths << hint.width();
+        itemHeight = std::max(itemHeight, hint.height());
+        itemMargins = item->margins();
+        if (auto* p = qobject_cast<QCPPlottableLegendItem*>(item)) shown << p->plottable()->name();
       }
+    const int items = static_cast<int>(widths.size());
+    // A reserved entry not shown now, measured as QCPPlottableLegendItem measures itself.
+    const QFontMetrics metrics(legend->font());
+    for (const QString& name : reserved) {
+      if (shown.contains(name)) continue;
+      const QRect text = metrics.boundingRect(0, 0, 0, legend->iconSize().height(), Qt::TextDontClip, name);
+      widths << itemMargins.left() + legend->iconSize().width() + legend->iconTextPadding() + text.width() + itemMargins.right();
+      itemHeight = std::max(itemHeight, std::max(text.height(), legend->iconSize().height()) + itemMargins.top() +
+                                            itemMargins.bottom());
+    }
+    const int count = static_cast<int>(widths.size());
     const int room = plot->width() - legend->margins().left() - legend->margins().right();
-    const int columns = std::max(1, (room + legend->columnSpacing()) / (widest + legend->columnSpacing()));
+    // The most columns whose widest entries fit side by side (a column is as wide as its widest).
+    int columns = 1;
+    for (int c = std::max(1, count); c > 1 && columns == 1; --c) {
+      QVector<int> column(c, 0);
+      for (int i = 0; i < count; ++i) column[i % c] = std::max(column[i % c], widths[i]);
+      if (std::accumulate(column.begin(), column.end(), 0) + (c - 1) * legend->columnSpacing() <= room) columns = c;
+    }
     // Items added before the legend moved here sit in one row: rearranged too.
     if (columns != legend->wrap() || legend->columnCount() > std::max(1, std::min(columns, items))) {
       legend->setWrap(columns);
       legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     }
+    if (!reserved.isEmpty()) legend->setMinimumSize(1, legendRowsHeight(legend, (count + columns - 1) / columns, itemHeight));
+  });
+}
+
+// Tick labels never overlap, however small a plot is made: as many ticks as the axis rect's height
+// holds one label per 2.5 lines of text, and its width one per 90 pixels (refit before each
+// replot; a text ticker, the step-time plot's devices, keeps its own ticks).
+void fitTickCounts(QCustomPlot* plot) {
+  QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] {
+    const QRect r = plot->axisRect()->rect();
+    if (r.height() <= 0 || r.width() <= 0) return;
+    for (QCPAxis* axis : {plot->yAxis, plot->yAxis2}) {
+      const int line = QFontMetrics(axis->tickLabelFont()).height();
+      axis->ticker()->setTickCount(std::clamp(r.height() * 2 / (5 * line), 2, 6));
+    }
+    plot->xAxis->ticker()->setTickCount(std::clamp(r.width() / 90, 2, 8));
   });
 }
 
@@ -104,10 +146,16 @@ TrainingCharts::TrainingCharts(QCustomPlot* curve, const DevicePlots& devices, Q
   };
   m_computeBars = bars(tr("compute"), QColor(0x1f, 0x77, 0xb4, 200));
   m_computeBars->setBarsGroup(group);
-  m_waitBars = bars(tr("waiting for all-reduce"), QColor(0x99, 0x99, 0x99, 180));
+  // Short names, so that the legend takes two rows, not three, beside the utilization chart at
+  // 1366 px (the axes kept 70 px); the tooltip says what each bar is.
+  m_waitBars = bars(tr("all-reduce wait"), QColor(0x99, 0x99, 0x99, 180));
   m_waitBars->moveAbove(m_computeBars);
-  m_overlapBars = bars(tr("all-reduce hidden behind backward"), QColor(0xff, 0x7f, 0x0e, 200));
+  m_overlapBars = bars(tr("hidden all-reduce"), QColor(0xff, 0x7f, 0x0e, 200));
   m_overlapBars->setBarsGroup(group);
+  timing->setToolTip(tr("Per device, the mean per iteration since the run began:\n"
+                        "compute: forward, backward and the update;\n"
+                        "all-reduce wait (stacked on compute): blocked after backward until the reduced gradients arrive;\n"
+                        "hidden all-reduce (beside): the all-reduce time that ran while backward went on."));
   styleLegend(timing);
 
   const QString names[] = {tr("learning-curve"), tr("utilization"), tr("memory"), tr("temperature"), tr("power"), tr("step-time")};
@@ -120,6 +168,7 @@ TrainingCharts::TrainingCharts(QCustomPlot* curve, const DevicePlots& devices, Q
       if (e->buttons() & Qt::LeftButton) m_zoomed.insert(p);
     });
     installChartMenu(p, names[i], [this, p] { resetZoom(p); });
+    fitTickCounts(p);
   }
 
   m_timer.setInterval(kReplotIntervalMs);
@@ -152,20 +201,30 @@ void TrainingCharts::styleCurvePlot() {
   m_iterLoss->setPen(QPen(QColor(0x1f, 0x77, 0xb4, 70), 1));
   m_smoothLoss = p->addGraph(p->xAxis, p->yAxis);
   m_smoothLoss->setName(tr("training loss (smoothed)"));
-  m_smoothLoss->setPen(QPen(kTrainColor, 2));
+  m_smoothLoss->setPen(QPen(trainColor(), 2));
   m_epochTrain = p->addGraph(p->xAxis, p->yAxis);
   m_epochTrain->setName(tr("training loss (epoch)"));
-  m_epochTrain->setPen(QPen(kTrainColor.darker(130), 1.5, Qt::DashLine));
-  m_epochTrain->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kTrainColor.darker(130), Qt::white, 7));
+  m_epochTrain->setPen(QPen(trainColor().darker(130), 1.5, Qt::DashLine));
+  m_epochTrain->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, trainColor().darker(130), Qt::white, 7));
   m_epochValLoss = p->addGraph(p->xAxis, p->yAxis);
   m_epochValLoss->setName(tr("validation loss"));
-  m_epochValLoss->setPen(QPen(kValColor, 2));
-  m_epochValLoss->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, kValColor, Qt::white, 7));
+  m_epochValLoss->setPen(QPen(validationColor(), 2));
+  m_epochValLoss->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, validationColor(), Qt::white, 7));
   m_epochValError = p->addGraph(p->xAxis, p->yAxis2);
   m_epochValError->setName(tr("validation error (right axis)"));
-  m_epochValError->setPen(QPen(kErrorColor, 2));
-  m_epochValError->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, kErrorColor, kErrorColor, 8));
-  styleLegend(p);
+  m_epochValError->setPen(QPen(errorColor(), 2));
+  m_epochValError->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, errorColor(), errorColor(), 8));
+  // Note [Chart colours]: the overlays' keys, two entries however many runs are ticked (each run's
+  // colour is its swatch in the run history); they have no points of their own.
+  const QColor key(0x55, 0x55, 0x55);
+  m_overlayTrainKey = p->addGraph(p->xAxis, p->yAxis);
+  m_overlayTrainKey->setName(tr("ticked runs: training loss"));
+  m_overlayTrainKey->setPen(QPen(key, 1.6, Qt::DotLine));
+  m_overlayErrorKey = p->addGraph(p->xAxis, p->yAxis2);
+  m_overlayErrorKey->setName(tr("ticked runs: validation error"));
+  m_overlayErrorKey->setPen(QPen(key, 1.6, Qt::DashDotLine));
+  for (QCPGraph* g : {m_overlayTrainKey, m_overlayErrorKey}) g->removeFromLegend();
+  styleLegend(p, {m_overlayTrainKey->name(), m_overlayErrorKey->name()});
   p->xAxis->setRange(0, 1);
   p->yAxis->setRange(0, 1);
 }
@@ -187,6 +246,7 @@ void TrainingCharts::clear() {
   m_timingDirty = true;
   m_dirty = true;
   flush();
+  emit cleared();
 }
 
 TrainingCharts::DeviceSeries& TrainingCharts::device(const QString& id) {
@@ -277,18 +337,25 @@ void TrainingCharts::setLogScale(bool log) {
 void TrainingCharts::setOverlays(const QList<CurvePoints>& runs) {
   for (QCPGraph* g : m_overlayGraphs) m_curve->removeGraph(g);
   m_overlayGraphs.clear();
-  int i = 0;
-  for (const CurvePoints& run : runs) {
-    const QColor color = deviceColor(i++ + 3);
+  for (int i = 0; i < runs.size(); ++i) {
+    const CurvePoints& run = runs[i];
+    const QColor color = overlayColor(run.colorSlot >= 0 ? run.colorSlot : i);
     QCPGraph* train = m_curve->addGraph(m_curve->xAxis, m_curve->yAxis);
     train->setName(tr("%1 training loss").arg(run.label));
-    train->setPen(QPen(color, 1.3, Qt::DotLine));
+    train->setPen(QPen(color, 1.6, Qt::DotLine));
     train->setData(run.epoch, run.trainLoss, true);
     QCPGraph* err = m_curve->addGraph(m_curve->xAxis, m_curve->yAxis2);
     err->setName(tr("%1 validation error").arg(run.label));
-    err->setPen(QPen(color, 1.3, Qt::DashDotLine));
+    err->setPen(QPen(color, 1.6, Qt::DashDotLine));
     err->setData(run.epoch, run.validationError, true);
+    // Named for the CSV export, keyed by the two entries below (Note [Chart colours]).
+    train->removeFromLegend();
+    err->removeFromLegend();
     m_overlayGraphs << train << err;
+  }
+  for (QCPGraph* key : {m_overlayTrainKey, m_overlayErrorKey}) {
+    if (runs.isEmpty()) key->removeFromLegend();
+    else if (!m_curve->legend->hasItemWithPlottable(key)) key->addToLegend();
   }
   m_dirty = true;
   flush();

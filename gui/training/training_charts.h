@@ -20,6 +20,7 @@ namespace netsmith::gui {
 // One past run's learning curve, for the overlay.
 struct CurvePoints {
   QString label;
+  int colorSlot = -1;  // overlayColor(colorSlot); -1: by its place among the overlays
   QVector<double> epoch, trainLoss, validationLoss, validationError;
 };
 
@@ -55,6 +56,9 @@ class TrainingCharts : public QObject {
   // The run paused (or stopped sampling): the device lines break before their next point.
   void markPause();
   void setLogScale(bool log);
+  // Past runs' curves, dotted (training loss) and dash-dotted (validation error), in each run's
+  // overlay colour (Note [Chart colours]). The legend keys the two styles once, not per run, so
+  // ticking runs never takes height from the plot.
   void setOverlays(const QList<CurvePoints>& runs);
   // Moves pending points into the plots now (the timer calls it).
   void flush();
@@ -81,6 +85,7 @@ class TrainingCharts : public QObject {
 
  signals:
   void sensorDataArrived();  // the first temperature or power value of a run
+  void cleared();            // clear(): a new run starts
 
  private:
   enum Metric { kUtilization, kMemory, kTemperature, kPower, kMetrics };
@@ -106,6 +111,7 @@ class TrainingCharts : public QObject {
   QCPGraph *m_iterLoss = nullptr, *m_smoothLoss = nullptr, *m_epochTrain = nullptr, *m_epochValLoss = nullptr,
            *m_epochValError = nullptr;
   QList<QCPGraph*> m_overlayGraphs;
+  QCPGraph *m_overlayTrainKey = nullptr, *m_overlayErrorKey = nullptr;  // legend keys, no points
   QCPBars *m_computeBars = nullptr, *m_waitBars = nullptr, *m_overlapBars = nullptr;
   QHash<QString, DeviceSeries> m_devices;
   QStringList m_timingIds;

@@ -8,7 +8,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
-#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -41,18 +40,19 @@ QCustomPlot* newPlot(QWidget* parent, const QString& title, int minimumHeight) {
   return plot;
 }
 
-// The status line wraps at its width but asks for two lines only, not a height for its width: a
-// height-for-width label makes the whole page ask its window's scroll area for its preferred
-// height (Note [Training page layout]). A longer text is cut; its tooltip holds all of it.
-// The status line: at most two lines, the second cut with "…" when the sentence is longer (a
-// scaling verdict after a run is three lines at 1366 px and its third line was cut in half); the
-// whole sentence is in the tooltip and the engine log.
+// The status line: the whole sentence, broken at the label's width, up to kMaxLines lines (the
+// scaling verdict after a run is two or three lines at 1366 px: it was cut after two, "…to co…").
+// The label grows by the lines it shows, as a minimum height set when the text or the width
+// changes, not as a height for its width: a height-for-width label makes the whole page ask its
+// window's scroll area for its preferred height (Note [Training page layout]). Only a sentence
+// longer than kMaxLines is cut with "…"; the tooltip and the engine log hold all of it.
 class StatusLabel : public QLabel {
  public:
+  static constexpr int kMinLines = 2, kMaxLines = 6;
   using QLabel::QLabel;
   bool hasHeightForWidth() const override { return false; }
-  QSize sizeHint() const override { return {300, 2 * fontMetrics().lineSpacing() + 4}; }
-  QSize minimumSizeHint() const override { return {100, 2 * fontMetrics().lineSpacing() + 4}; }
+  QSize sizeHint() const override { return {300, heightFor(m_lines)}; }
+  QSize minimumSizeHint() const override { return {100, heightFor(m_lines)}; }
   void setFullText(const QString& text) {
     m_full = text;
     fit();
@@ -66,10 +66,11 @@ class StatusLabel : public QLabel {
   }
 
  private:
+  int heightFor(int lines) const { return std::max(lines, int(kMinLines)) * fontMetrics().lineSpacing() + 4; }
   void fit() {
     const int width = std::max(contentsRect().width(), 50);
-    // Each paragraph of the sentence broken at the label's width; from a third line on, the
-    // rest joins the second line, which is cut with "…".
+    // Each paragraph of the sentence broken at the label's width; from line kMaxLines on, the
+    // rest joins the last line, which is cut with "…".
     const QStringList paragraphs = m_full.split(QLatin1Char('\n'));
     QStringList lines;
     for (int p = 0; p < paragraphs.size(); ++p) {
@@ -78,7 +79,7 @@ class StatusLabel : public QLabel {
       bool cut = false;
       for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
         line.setLineWidth(width);
-        if (lines.size() == 2) {
+        if (lines.size() == kMaxLines) {
           const QString rest = (QStringList{paragraphs[p].mid(line.textStart())} + paragraphs.mid(p + 1)).join(QLatin1Char(' '));
           lines.back() = fontMetrics().elidedText(lines.back() + QLatin1Char(' ') + rest, Qt::ElideRight, width);
           cut = true;
@@ -90,8 +91,14 @@ class StatusLabel : public QLabel {
       if (cut) break;
     }
     QLabel::setText(lines.join(QLatin1Char('\n')));
+    if (lines.size() != m_lines) {
+      m_lines = static_cast<int>(lines.size());
+      setMinimumHeight(heightFor(m_lines));
+      updateGeometry();
+    }
   }
   QString m_full;
+  int m_lines = kMinLines;
 };
 
 const char* kPolicies[][2] = {
@@ -104,12 +111,18 @@ const char* kPolicies[][2] = {
 
 // Note [Training page layout]
 // Everything a person watches or uses during a run fits a 1366×768 screen (a 1366×740 window)
-// without scrolling: the buttons and the status line in one row at the top; on the left, in a
-// vertical splitter, the devices, the plan (its own scroll area, with the Cluster group in a tab
-// beside it: set once per machine, not watched) and the run history; on the right, in a vertical
-// splitter, the learning curve, the device charts and the engine log. The minimum heights add up
-// to less than the page gets at 1366×740 (checked by screenshot, docs/gui.md), so the window's
-// scroll area never engages there; larger windows give the charts the room.
+// without scrolling: the buttons and the status line in one row at the top (the line grows by the
+// lines its sentence needs, such as a scaling verdict); on the left, in a vertical splitter, the
+// devices (every row of the table up to DeviceTable::kRowsShown, Note [Device table size]), the
+// plan (its own scroll area, with the Cluster group in a tab beside it: set once per machine, not
+// watched) and the run history; on the right, in a vertical splitter, the learning curve, the
+// device charts and the engine log. The device charts are in tabs by what a person watches —
+// utilization beside the step time (is every device busy, and what does the all-reduce cost),
+// memory, and a GPU's temperature beside its power — so that each is at least
+// kDeviceChartMinimumHeight tall with its labels apart, instead of five in a grid at about 70 px.
+// The minimum heights add up to less than the page gets at 1366×740 (tst_run_history,
+// tst_training_layout), so the window's scroll area never engages there; larger windows and the
+// splitters give the charts more room.
 TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
   m_engine.setProgram(engineProgram());
 
@@ -141,7 +154,7 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   // --- left: devices, plan (and cluster), history ---
   m_devices = new DeviceTable(this);
   m_devices->setObjectName(QStringLiteral("deviceTable"));
-  m_devices->setMinimumHeight(90);
+  // No fixed minimum: the table asks for its rows and columns (Note [Device table size]).
   m_policy = new QComboBox(this);
   for (const auto& p : kPolicies) m_policy->addItem(tr(p[1]), QString::fromLatin1(p[0]));
   m_policy->setToolTip(tr("How to keep multi-device training close to one device (parallel.lr_policy)"));
@@ -207,30 +220,44 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   left->setStretchFactor(2, 2);
   left->setSizes({200, 300, 200});  // in proportion: the splitter scales them to its height
 
-  // --- right: charts, log ---
+  // --- right: the learning curve, the device charts in tabs, the log ---
   m_curvePlot = newPlot(this, tr("Learning curve"), 190);
-  m_utilPlot = newPlot(this, tr("Utilization per device"), 130);
-  m_memPlot = newPlot(this, tr("Memory per device"), 130);
-  m_timingPlot = newPlot(this, tr("Step time per device"), 130);
-  // A GPU's temperature and power (NVML): shown once a device reports them.
-  m_temperaturePlot = newPlot(this, tr("Temperature per GPU"), 120);
-  m_powerPlot = newPlot(this, tr("Power per GPU"), 120);
+  m_utilPlot = newPlot(this, tr("Utilization per device"), kDeviceChartMinimumHeight);
+  m_memPlot = newPlot(this, tr("Memory per device"), kDeviceChartMinimumHeight);
+  m_timingPlot = newPlot(this, tr("Step time per device"), kDeviceChartMinimumHeight);
+  // A GPU's temperature and power (NVML): their tab shows once a device reports them.
+  m_temperaturePlot = newPlot(this, tr("Temperature per GPU"), kDeviceChartMinimumHeight);
+  m_powerPlot = newPlot(this, tr("Power per GPU"), kDeviceChartMinimumHeight);
+  m_curvePlot->setObjectName(QStringLiteral("learningCurvePlot"));
+  m_utilPlot->setObjectName(QStringLiteral("utilizationPlot"));
+  m_memPlot->setObjectName(QStringLiteral("memoryPlot"));
+  m_timingPlot->setObjectName(QStringLiteral("stepTimePlot"));
+  m_temperaturePlot->setObjectName(QStringLiteral("temperaturePlot"));
+  m_powerPlot->setObjectName(QStringLiteral("powerPlot"));
   m_charts = new TrainingCharts(m_curvePlot, {m_utilPlot, m_memPlot, m_temperaturePlot, m_powerPlot, m_timingPlot}, this);
-  auto* smallCharts = new QWidget(this);
-  auto* smallLayout = new QGridLayout(smallCharts);
-  smallLayout->setContentsMargins(0, 0, 0, 0);
-  smallLayout->addWidget(m_utilPlot, 0, 0);
-  smallLayout->addWidget(m_memPlot, 0, 1);
-  smallLayout->addWidget(m_timingPlot, 0, 2);
-  smallLayout->addWidget(m_temperaturePlot, 1, 0);
-  smallLayout->addWidget(m_powerPlot, 1, 1);
-  m_temperaturePlot->hide();
-  m_powerPlot->hide();
-  // Until a GPU reports temperature and power their row is hidden, and the row above takes its height.
+  m_deviceCharts = new QTabWidget(this);
+  m_deviceCharts->setObjectName(QStringLiteral("deviceChartTabs"));
+  m_deviceCharts->setDocumentMode(true);
+  const auto side = [this](std::initializer_list<QWidget*> plots) {
+    auto* tab = new QWidget(this);
+    auto* row = new QHBoxLayout(tab);
+    row->setContentsMargins(0, 2, 0, 0);
+    row->setSpacing(4);
+    for (QWidget* plot : plots) row->addWidget(plot);
+    return tab;
+  };
+  m_deviceCharts->addTab(side({m_utilPlot, m_timingPlot}), tr("Utilization and step time"));
+  m_deviceCharts->addTab(side({m_memPlot}), tr("Memory"));
+  m_sensorTab = m_deviceCharts->addTab(side({m_temperaturePlot, m_powerPlot}), tr("GPU temperature and power"));
+  m_deviceCharts->setTabToolTip(0, tr("Is every device busy, and how much of its step is the all-reduce?"));
+  m_deviceCharts->setTabVisible(m_sensorTab, false);
+  // Until a GPU reports temperature and power their tab is hidden; a new run hides it again.
   connect(m_charts, &TrainingCharts::sensorDataArrived, this, [this] {
     m_temperaturePlot->show();
     m_powerPlot->show();
+    m_deviceCharts->setTabVisible(m_sensorTab, true);
   });
+  connect(m_charts, &TrainingCharts::cleared, this, [this] { m_deviceCharts->setTabVisible(m_sensorTab, false); });
 
   m_log = new QPlainTextEdit(this);
   m_log->setReadOnly(true);
@@ -244,13 +271,13 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   right->setObjectName(QStringLiteral("trainingCharts"));
   right->setChildrenCollapsible(false);
   right->addWidget(m_curvePlot);
-  right->addWidget(smallCharts);
+  right->addWidget(m_deviceCharts);
   right->addWidget(m_log);
   right->setStretchFactor(0, 3);
   right->setStretchFactor(1, 2);
   right->setStretchFactor(2, 1);
   // In proportion, as above: the log's own size hint would otherwise take a third of the height.
-  right->setSizes({500, 300, 120});
+  right->setSizes({420, 330, 100});
 
   auto* split = new QSplitter(this);
   split->setObjectName(QStringLiteral("trainingSplitter"));

@@ -31,6 +31,7 @@ class QLabel;
 class QPlainTextEdit;
 class QProcess;
 class QPushButton;
+class QTabWidget;
 
 namespace netsmith::gui {
 
@@ -44,6 +45,9 @@ class TrainingPage : public QWidget {
   Q_OBJECT
  public:
   enum class State { Idle, Starting, Running, Paused, Stopping };
+  // Note [Training page layout]: a device chart is never smaller than this, so that its axis
+  // labels and tick labels have room (they were about 70 px tall in a grid of five at 1366×768).
+  static constexpr int kDeviceChartMinimumHeight = 170;
 
   explicit TrainingPage(ProjectDocument* doc, QWidget* parent = nullptr);
   ~TrainingPage() override;
@@ -176,6 +180,8 @@ class TrainingPage : public QWidget {
   QCheckBox* m_logScale;
   QPlainTextEdit* m_log;
   QCustomPlot *m_curvePlot, *m_utilPlot, *m_memPlot, *m_timingPlot, *m_temperaturePlot, *m_powerPlot;
+  QTabWidget* m_deviceCharts;  // the device charts, a tab per thing to watch
+  int m_sensorTab = -1;         // temperature and power: shown once a GPU reports them
   TrainingCharts* m_charts;
 };
 

@@ -6,6 +6,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "gui/training/chart_colors.h"
+#include "gui/training/chart_export.h"
 #include "gui/training/training_charts.h"
 
 using namespace netsmith::gui;
@@ -34,6 +36,13 @@ IterationEvent iteration(int i, const QList<DeviceSample>& devices) {
   e.loss = 1.0 / i;
   e.devices = devices;
   return e;
+}
+
+// The legend's entries (its grid counts empty cells too).
+int legendEntries(const QCustomPlot& plot) {
+  int n = 0;
+  for (int i = 0; i < plot.legend->itemCount(); ++i) n += plot.legend->item(i) ? 1 : 0;
+  return n;
 }
 
 QCPBars* barsNamed(QCustomPlot* plot, const QString& name) {
@@ -71,11 +80,11 @@ class TestTrainingCharts : public QObject {
     QVERIFY(p.temperature.yAxis->range().upper >= 50);
 
     // Step bars: compute and wait stacked, the hidden all-reduce beside them.
-    QCPBars* hidden = barsNamed(&p.timing, "all-reduce hidden behind backward");
+    QCPBars* hidden = barsNamed(&p.timing, "hidden all-reduce");
     QVERIFY(hidden);
     QCOMPARE(hidden->data()->size(), 2);
     QCOMPARE(hidden->data()->at(0)->value, 3.0);
-    QCPBars* wait = barsNamed(&p.timing, "waiting for all-reduce");
+    QCPBars* wait = barsNamed(&p.timing, "all-reduce wait");
     QVERIFY(wait && wait->barBelow() == barsNamed(&p.timing, "compute"));
 
     charts.clear();  // a new run: no sensors until a GPU reports them again
@@ -230,6 +239,74 @@ class TestTrainingCharts : public QObject {
       QVERIFY2(minimumWidth < 240, qPrintable(QString::number(minimumWidth)));
       QVERIFY(!plot->legend->outerRect().intersects(plot->axisRect()->rect()));
     }
+  }
+
+  // Issue 27 item 4: overlaid runs get colours far apart from each other and from the current
+  // run's lines (the first overlay was drawn in the validation loss's red, and the next ones in
+  // purple, brown and pink), and ticking runs takes no height from the plot (the legend grew by
+  // two entries per run and pushed the axes down).
+  void overlaysAreDistinctAndKeepThePlotHeight() {
+    Plots p;
+    TrainingCharts charts(&p.curve, p.devices());
+    p.curve.resize(900, 380);
+    for (int i = 1; i <= 10; ++i) charts.addIteration(iteration(i, {}), i);
+    EpochEvent epoch;
+    epoch.epoch = 1;
+    epoch.trainLoss = 0.5;
+    epoch.validationLoss = 0.6;
+    epoch.validationError = 0.3;
+    charts.addEpoch(epoch);
+    charts.flush();
+    p.curve.replot();
+    p.curve.replot();
+    const QRect before = p.curve.axisRect()->rect();
+    QList<QColor> current;
+    for (int i = 0; i < p.curve.graphCount(); ++i)
+      if (!p.curve.graph(i)->data()->isEmpty()) current << p.curve.graph(i)->pen().color().toRgb();
+    QCOMPARE(current.size(), 5);
+
+    QList<CurvePoints> runs;
+    for (int r = 0; r < kOverlayColors; ++r) {
+      CurvePoints c;
+      c.label = QString("run %1").arg(r + 1);
+      c.epoch = {1, 2};
+      c.trainLoss = {0.9 - 0.05 * r, 0.5};
+      c.validationError = {0.3, 0.2 + 0.01 * r};
+      runs << c;
+    }
+    charts.setOverlays(runs);
+    p.curve.replot();
+    p.curve.replot();
+    QCOMPARE(p.curve.axisRect()->rect(), before);
+
+    QList<QColor> overlays;
+    for (const CurvePoints& run : runs) {
+      QColor train, error;
+      for (int i = 0; i < p.curve.graphCount(); ++i) {
+        if (p.curve.graph(i)->name() == run.label + " training loss") train = p.curve.graph(i)->pen().color();
+        if (p.curve.graph(i)->name() == run.label + " validation error") error = p.curve.graph(i)->pen().color();
+      }
+      QVERIFY2(train.isValid() && train == error, qPrintable(run.label));  // one colour per run
+      overlays << train;
+    }
+    for (int a = 0; a < overlays.size(); ++a) {
+      for (int b = a + 1; b < overlays.size(); ++b)
+        QVERIFY2(colorDistance(overlays[a], overlays[b]) >= kMinOverlayDistance,
+                 qPrintable(QString("overlays %1 and %2: %3").arg(overlays[a].name(), overlays[b].name()).arg(colorDistance(overlays[a], overlays[b]))));
+      for (const QColor& c : current)
+        QVERIFY2(colorDistance(overlays[a], c) >= kMinOverlayDistance,
+                 qPrintable(QString("overlay %1 and the current run's %2: %3").arg(overlays[a].name(), c.name()).arg(colorDistance(overlays[a], c))));
+    }
+    // The legend keys the overlays' two line styles once, not per run; the runs' lines keep their
+    // names for the CSV export.
+    QCOMPARE(legendEntries(p.curve), 7);
+    QVERIFY(chartCsv(&p.curve).contains(runs[3].label + " training loss,1,"));
+    // Untick all: the keys go, and the axes stay where they were.
+    charts.setOverlays({});
+    p.curve.replot();
+    p.curve.replot();
+    QCOMPARE(legendEntries(p.curve), 5);
+    QCOMPARE(p.curve.axisRect()->rect(), before);
   }
 
   // The history overlays read learning_curve.csv through engine/protocol's reader: columns by
