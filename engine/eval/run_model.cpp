@@ -49,6 +49,7 @@ RunModel::RunModel(const std::string& runDir, const std::string& which) : m_runD
     m_classNames = readClassNames(names);
     m_classNamesFile = names.string();
   }
+  if (m_classNames.empty()) m_classNames = training.classNames;  // dataset.class_names of its project
 }
 
 void RunModel::loadProjectFile(const std::string& path, const std::string& which) {
@@ -84,6 +85,7 @@ void RunModel::loadProjectFile(const std::string& path, const std::string& which
       m_classNamesFile = names.string();
     }
   }
+  if (m_classNames.empty()) m_classNames = training.classNames;  // dataset.class_names
 }
 
 std::string runClassNamesPath(const std::string& runDir) { return (fs::path(runDir) / kRunClassNamesFile).string(); }

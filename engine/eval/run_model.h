@@ -78,7 +78,8 @@ class RunModel {
 // with them; engine/train/run_files.cpp). evaluate, infer and export read that file, so
 // they name the classes even after the dataset has moved. A run folder without one (trained before
 // runs kept their names) falls back to classes.txt beside the project's training CSV, when there is
-// one. A name file that cannot be read is an error naming it, never silently unnamed classes.
+// one, then to the project's dataset.class_names (Note [Class names in a project]). A name file
+// that cannot be read is an error naming it, never silently unnamed classes.
 // Where a class has no name its number stands in ("3"): per_class name, true_class_name,
 // predicted_class_name, infer's class_name.
 constexpr const char* kRunClassNamesFile = "classes.txt";

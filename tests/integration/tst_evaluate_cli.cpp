@@ -80,7 +80,13 @@ class EvaluateCliTest : public QObject {
   void initTestCase() {
     QVERIFY(m_dir.isValid());
     m_run = m_dir.filePath("run");
-    const CliRun r = runCli({"train", sourcePath("projects/fashion_mnist_lenet.nsproj"), "--max-epoch", "3",
+    // The LeNet sample without its dataset.class_names: these tests are about unnamed classes
+    // (each is called by its number); classNamesEverywhere has named ones.
+    Json sample = Json::parse(readText(sourcePath("projects/fashion_mnist_lenet.nsproj").toStdString()));
+    sample["dataset"].erase("class_names");
+    const QString unnamed = m_dir.filePath("lenet_unnamed.nsproj");
+    std::ofstream(unnamed.toStdString()) << sample.dump(2);
+    const CliRun r = runCli({"train", unnamed, "--max-epoch", "3",
                              "--train-samples", "2000", "--validation-samples", "1000", "--run-dir", m_run, "--quiet"});
     QVERIFY2(r.exitCode == 0, r.stderrText.constData());
     std::ifstream events((m_run + "/events.jsonl").toStdString());
@@ -120,7 +126,8 @@ class EvaluateCliTest : public QObject {
     QVERIFY(j["worst"][0]["true_likelihood"].get<double>() <= j["worst"][19]["true_likelihood"].get<double>());
     QCOMPARE(j.at("parameters").at("which").get<std::string>(), std::string("last"));
     QCOMPARE(j.at("output_head").get<std::string>(), std::string("softmax"));
-    // Fashion-MNIST's IDX files name no classes: each is called by its number.
+    // Fashion-MNIST's IDX files name no classes (and this copy of the sample names none): each is
+    // called by its number.
     QCOMPARE(j.at("class_names").get<std::vector<std::string>>(),
              (std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}));
     QVERIFY(j.at("class_names_file").is_null());

@@ -384,11 +384,16 @@ class OnnxExportTest : public QObject {
     const CliRun missing = runCli({"export", m_dir.filePath("nothing")});
     QCOMPARE(missing.exitCode, 1);
     QVERIFY(missing.stderrText.contains("no such run folder"));
-    // Fashion-MNIST's IDX files name no classes: no class_names in the metadata.
+    // Fashion-MNIST's IDX files name no classes; the sample names them (dataset.class_names, Note
+    // [Class names in a project]), and the run passes them on into the metadata.
     const Json meta = onnxMetadata(run + "/model.onnx");
     QVERIFY(meta.is_object());
     QVERIFY(meta.contains("netsmith.input_scale"));
-    QVERIFY(!meta.contains("class_names"));
+    QVERIFY(meta.contains("class_names"));
+    const Json names = Json::parse(meta["class_names"].get<std::string>());
+    QCOMPARE(names.size(), size_t{10});
+    QCOMPARE(names[0].get<std::string>(), std::string("T-shirt/top"));
+    QCOMPARE(names[9].get<std::string>(), std::string("Ankle boot"));
   }
 
   // Note [Run class names]: a run on a dataset with classes.txt exports the names as the JSON

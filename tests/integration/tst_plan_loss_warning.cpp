@@ -41,8 +41,8 @@ class PlanLossWarningTest : public QObject {
       if (n["id"] == "loss") n["type"] = "SquaredError";
     const std::string warnings = planWarnings(m_dir, "regression", project);
     QVERIFY2(contains(warnings, "SquaredError 'loss' is a regression loss, but the labels of ") &&
-                 contains(warnings, "train-labels-idx1-ubyte.gz are class indices (10 classes) and 'fc3' outputs 10 values "
-                                    "per sample") &&
+                 contains(warnings, "train-labels-idx1-ubyte.gz are class indices (10 classes: 'T-shirt/top', 'Trouser', "
+                                    "'Pullover', ...) and 'fc3' outputs 10 values per sample") &&
                  contains(warnings, "end the network in SoftmaxCrossEntropy"),
              warnings.c_str());
   }
