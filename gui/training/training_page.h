@@ -35,6 +35,7 @@ class QTabWidget;
 
 namespace netsmith::gui {
 
+struct AdoptedRuns;
 class ClusterPanel;
 class DeviceTable;
 class JobDeviceTree;
@@ -124,6 +125,7 @@ class TrainingPage : public QWidget {
   void replayRunEvents(const QString& folder);
   void followRunningRunInHistory();
   void moveAdoptedRunWhenEnded();
+  void followMovedRun(const AdoptedRuns& adopted, const QString& fromRoot);
   void onFinished(const RunOutcome& outcome);
   void onLog(const QString& line, LogKind kind);
   void setState(State state);

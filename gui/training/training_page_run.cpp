@@ -365,6 +365,7 @@ QString TrainingPage::adoptUnsavedRuns(const QString& unsavedRoot) {
   const AdoptedRuns adopted = adoptRuns(unsavedRoot, root);
   // The run training now moves when it ends: its engine writes to its folder's path.
   if (!adopted.inUse.isEmpty()) m_adoptFrom = unsavedRoot;
+  followMovedRun(adopted, unsavedRoot);
   refreshHistory();
   return adopted.summary(root);
 }
@@ -373,8 +374,19 @@ void TrainingPage::moveAdoptedRunWhenEnded() {
   if (m_adoptFrom.isEmpty()) return;
   const AdoptedRuns adopted = adoptRuns(m_adoptFrom, runsRoot());
   if (adopted.inUse.isEmpty()) m_adoptFrom.clear();
-  if (adopted.moved.contains(QFileInfo(m_runFolder).fileName()))
-    m_runFolder = QDir(runsRoot()).filePath(QFileInfo(m_runFolder).fileName());
+  followMovedRun(adopted, m_adoptFrom);
+}
+
+// The run shown moved with the others: the page (its Resume, its status line) names its new place.
+void TrainingPage::followMovedRun(const AdoptedRuns& adopted, const QString& fromRoot) {
+  const QFileInfo shown(m_runFolder);
+  const qsizetype at = adopted.movedFrom.indexOf(shown.fileName());
+  if (at < 0 || shown.absolutePath() != QFileInfo(fromRoot).absoluteFilePath()) return;
+  const QString moved = QDir(runsRoot()).filePath(adopted.moved[at]);
+  QString status = statusText();
+  status.replace(QDir::toNativeSeparators(m_runFolder), QDir::toNativeSeparators(moved));
+  setStatus(status, m_status->styleSheet().contains(QLatin1String("c0392b")));
+  m_runFolder = moved;
 }
 
 }  // namespace netsmith::gui

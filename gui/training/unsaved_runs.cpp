@@ -56,8 +56,12 @@ AdoptedRuns adoptRuns(const QString& fromRoot, const QString& toRoot) {
     QString target = name;
     for (int n = 2; QDir(toRoot).exists(target); ++n) target = name + QStringLiteral("-%1").arg(n);
     QString why;
-    if (moveFolder(folder.toStdString(), QDir(toRoot).filePath(target).toStdString(), why)) out.moved << target;
-    else out.failed << tr("%1: %2").arg(name, why);
+    if (moveFolder(folder.toStdString(), QDir(toRoot).filePath(target).toStdString(), why)) {
+      out.moved << target;
+      out.movedFrom << name;
+    } else {
+      out.failed << tr("%1: %2").arg(name, why);
+    }
   }
   return out;
 }

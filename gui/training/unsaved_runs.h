@@ -16,6 +16,7 @@ namespace netsmith::gui {
 
 struct AdoptedRuns {
   QStringList moved;     // folder names in the new root
+  QStringList movedFrom; // each one's name before (the same but for a "-2" added)
   QStringList inUse;     // still training (a process holds run.lock): left for later
   QStringList failed;    // "NAME: why"
   // "2 runs trained before the first save moved to X" (+ what stayed and why); "" when nothing.

@@ -64,6 +64,10 @@ class TestMainWindowFiles : public QObject {
     QVERIFY(!w.evaluationPage()->showsTrainFirst());
     QVERIFY2(w.statusBar()->currentMessage().contains("1 run trained before the first save moved"),
              qPrintable(w.statusBar()->currentMessage()));
+    // The Training page names the run where it is now.
+    QCOMPARE(training->currentRunFolder(), QFileInfo(moved).absoluteFilePath());
+    QVERIFY2(training->statusText().contains(QFileInfo(moved).absoluteFilePath()) && !training->statusText().contains(unsavedRoot),
+             qPrintable(training->statusText()));
     // The sample's own name is kept, and shown beside the file's.
     QCOMPARE(QString::fromStdString(w.document()->settings().name), name);
     QCOMPARE(w.windowTitle(), QString("lenet_copy.nsproj[*] — %1 — Netsmith").arg(name));
