@@ -395,6 +395,11 @@ class DatasetCreateTest : public QObject {
     QVERIFY2(r.stdoutText.contains("\"training\": {\"format\": \"csv\", \"csv\": \"" + out.toUtf8() + "/training.csv\"}"),
              r.stdoutText.constData());
     QVERIFY(!r.stdoutText.contains("\"validation\""));
+    // A size and channels asked for are "as chosen": the CLI names its options, the report
+    // (shown by the console's dialog too) speaks no CLI (it said "given (--size)").
+    QVERIFY2(r.stdoutText.contains("size: as chosen (--size); channels: as chosen (--channels)"), r.stdoutText.constData());
+    const QString report = QString::fromUtf8(readAll(out + "/report.txt"));
+    QVERIFY2(report.contains("size:       as chosen") && !report.contains("--"), qPrintable(report));
   }
 
   void trainValLayoutIsUsedAsGiven() {
