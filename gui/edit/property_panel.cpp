@@ -309,11 +309,11 @@ void PropertyPanel::addTrainingFields() {
                           "learning); a BatchNormalization uses its running statistics and does not update them."));
   connect(m_frozen, &QCheckBox::toggled, this, [this](bool on) {
     m_frozen->setTristate(false);
-    if (m_targets.size() > 1)
+    if (m_targets.size() > 1) {
+      const int n = static_cast<int>(trainableBlocks(*m_doc, m_targets).size());
       pushTrainingEdit(m_undo, m_doc, m_targets, on, std::nullopt,
-                       on ? tr("Freeze %n layer(s)", nullptr, static_cast<int>(trainableBlocks(*m_doc, m_targets).size()))
-                          : tr("Unfreeze %n layer(s)", nullptr, static_cast<int>(trainableBlocks(*m_doc, m_targets).size())));
-    else
+                       on ? tr("Freeze %n layer(s)", nullptr, n) : tr("Unfreeze %n layer(s)", nullptr, n));
+    } else
       commitTraining(on, m_lrMult->value());
   });
   watchKeys(m_frozen);

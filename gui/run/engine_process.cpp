@@ -16,6 +16,16 @@ QString RunOutcome::statusText() const {
   return QStringLiteral("failed");
 }
 
+RunOutcome RunOutcome::of(const FinishedEvent& finished, const QString& lastError) {
+  RunOutcome outcome;
+  const QString& s = finished.status;
+  outcome.status = s == QLatin1String("completed") ? Status::Completed
+                   : s == QLatin1String("stopped") ? Status::Stopped
+                                                   : Status::Failed;
+  if (outcome.status == Status::Failed) outcome.message = finished.message.isEmpty() ? lastError : finished.message;
+  return outcome;
+}
+
 QString signalName(int signal) {
   switch (signal) {
     case SIGKILL: return QStringLiteral("SIGKILL");
@@ -167,12 +177,7 @@ void EngineProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
     outcome.status = RunOutcome::Status::Failed;
     outcome.message = tr("the engine was killed by signal %1 (%2)").arg(exitCode).arg(signalName(exitCode));
   } else if (m_finishedEvent) {
-    const QString s = m_finishedEvent->status;
-    outcome.status = s == QLatin1String("completed") ? RunOutcome::Status::Completed
-                     : s == QLatin1String("stopped") ? RunOutcome::Status::Stopped
-                                                     : RunOutcome::Status::Failed;
-    if (outcome.status == RunOutcome::Status::Failed)
-      outcome.message = m_finishedEvent->message.isEmpty() ? m_lastError : m_finishedEvent->message;
+    outcome = RunOutcome::of(*m_finishedEvent, m_lastError);
   } else if (exitCode == 0) {
     // Exited cleanly without saying how the run ended: treat as failed, the run is incomplete.
     outcome.status = RunOutcome::Status::Failed;

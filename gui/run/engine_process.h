@@ -26,6 +26,9 @@ struct RunOutcome {
   QString message;       // why it failed, for people: "killed by signal 9 (SIGKILL)", the engine's message
 
   QString statusText() const;  // "completed", "stopped", "failed"
+  // How a run that wrote its `finished` event ended; `lastError` (the last error event or
+  // standard error line) says why a failure without a message failed.
+  static RunOutcome of(const FinishedEvent& finished, const QString& lastError);
 };
 
 // "SIGKILL" for 9, etc.; "signal N" for others.

@@ -69,12 +69,7 @@ void RunFollower::poll() {
   m_reader.finish();
   RunOutcome outcome;
   if (m_finished) {
-    const QString s = m_finished->status;
-    outcome.status = s == QLatin1String("completed") ? RunOutcome::Status::Completed
-                     : s == QLatin1String("stopped") ? RunOutcome::Status::Stopped
-                                                     : RunOutcome::Status::Failed;
-    if (outcome.status == RunOutcome::Status::Failed)
-      outcome.message = m_finished->message.isEmpty() ? m_lastError : m_finished->message;
+    outcome = RunOutcome::of(*m_finished, m_lastError);
   } else {
     outcome.status = RunOutcome::Status::Failed;
     outcome.message = tr("the engine (process %1) ended without finishing the run: it was killed or crashed").arg(m_pid);

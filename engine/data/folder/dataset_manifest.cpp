@@ -14,6 +14,15 @@ namespace {
 
 constexpr const char* kManifestFormat = "netsmith-folder-dataset";
 
+// dir/dataset.json when it is one `dataset create` wrote (its format mark); nullopt otherwise.
+std::optional<nlohmann::json> readManifest(const std::filesystem::path& dir) {
+  std::ifstream in(dir / kFolderDatasetManifestName);
+  if (!in) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (!j.is_object() || !j.contains("format") || j["format"] != kManifestFormat) return std::nullopt;
+  return j;
+}
+
 }  // namespace
 
 std::string folderDatasetManifest(const FolderDatasetResult& result, const FolderScan& scan) {
@@ -41,10 +50,9 @@ std::string folderDatasetManifest(const FolderDatasetResult& result, const Folde
 }
 
 std::optional<ImageTarget> folderDatasetImageTarget(const std::filesystem::path& dir) {
-  std::ifstream in(dir / kFolderDatasetManifestName);
-  if (!in) return std::nullopt;
-  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (!j.is_object() || j.value("format", "") != kManifestFormat) return std::nullopt;
+  const std::optional<nlohmann::json> manifest = readManifest(dir);
+  if (!manifest) return std::nullopt;
+  const nlohmann::json& j = *manifest;
   // A hand-edited file may hold anything: what is not a number (or a mode) is no rule.
   auto whole = [&](const char* key) {
     const auto it = j.find(key);
@@ -61,11 +69,6 @@ std::optional<ImageTarget> folderDatasetImageTarget(const std::filesystem::path&
   return t;
 }
 
-bool isFolderDataset(const std::filesystem::path& dir) {
-  std::ifstream in(dir / kFolderDatasetManifestName);
-  if (!in) return false;
-  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  return j.is_object() && j.value("format", "") == kManifestFormat;
-}
+bool isFolderDataset(const std::filesystem::path& dir) { return readManifest(dir).has_value(); }
 
 }  // namespace netsmith
