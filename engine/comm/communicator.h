@@ -148,4 +148,27 @@ class InProcessGroup {
   std::vector<std::unique_ptr<Communicator>> m_ranks;
 };
 
+// The communicators of one run's workers, rank r for worker r. Keep it alive until every rank has
+// returned from its last call (as InProcessGroup).
+class CommunicatorGroup {
+ public:
+  virtual ~CommunicatorGroup() = default;
+  virtual int size() const = 0;
+  virtual Communicator& communicator(int rank) = 0;
+  // Once every rank's thread has stopped: if a rank aborted the group (a failed run), ends what
+  // the ranks left queued on their devices (NCCL: ncclCommAbort of every communicator, which
+  // stops a collective still waiting for a peer), so that the devices, destroyed before the
+  // group, can finish their streams. Nothing for a group that needs no such thing.
+  virtual void endAfterFailure() {}
+};
+
+// One process's part of a group over the devices of every process of an mpirun job (Note [GPUs
+// across processes], engine/devices/device_factory.h).
+struct JobGroupPlacement {
+  std::string jobId;                       // the leader's makeJobId(), the same in every process
+  int firstRank = 0;                       // the job rank of localIds[0]
+  std::vector<std::string> jobDeviceIds;   // every rank's device, for messages ("rank1/cuda:0")
+  std::vector<std::string> localIds;       // this process's devices ("cuda:0"), in rank order
+};
+
 }  // namespace netsmith

@@ -35,7 +35,7 @@ class DeviceContext {
   virtual DeviceSensors sensors() const { return {}; }
   virtual int parallelism() const = 0;
 
-  // Note [Device memory] (engine/train/network.h) — the memory kernels read and write.
+  // Note [Device memory] (engine/model/network.h) — the memory kernels read and write.
   // Null (the default, the CPU): plain host memory. Otherwise every tensor a kernel sees comes
   // from this allocator, and the host reaches it only through the copies below.
   virtual TensorAllocator* deviceAllocator() { return nullptr; }

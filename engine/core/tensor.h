@@ -1,7 +1,7 @@
 // Tensor: a contiguous float32 array with a shape, owned by value (move-only). By default it is
 // 64-byte aligned host memory; a tensor given a TensorAllocator takes its memory from it instead
 // (a GPU's memory pool, or pinned host memory for copies to a GPU): Note [Device memory] in
-// engine/train/network.h.
+// engine/model/network.h.
 #pragma once
 
 #include <cstddef>

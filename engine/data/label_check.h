@@ -12,7 +12,7 @@ namespace netsmith {
 struct Graph;
 
 // What the loss accepts as a sample's label row: the rule of Note [Loss targets]
-// (engine/train/network.cpp), where a batch's labels become the loss's target.
+// (engine/model/network.cpp), where a batch's labels become the loss's target.
 struct LabelRule {
   std::string loss;            // the loss layer, for messages: "SoftmaxCrossEntropy 'loss'"
   std::string prediction;      // the layer before it, for messages: "'fc3'"

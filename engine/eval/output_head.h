@@ -1,4 +1,4 @@
-// Note [Output head] (engine/ops/op_schema.h): what a trained network's output means once the
+// Note [Output head] (engine/op_interface/op_schema.h): what a trained network's output means once the
 // loss is taken away. Each loss declares it in its own folder (OpSchema::outputHead and
 // OpSchema::prediction): SoftmaxCrossEntropy → softmax over the prediction (class likelihoods),
 // SigmoidCrossEntropy → sigmoid per element, every other loss (BinaryCrossEntropy, KLDivergence

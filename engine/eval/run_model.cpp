@@ -6,14 +6,15 @@
 #include <fstream>
 
 #include "engine/backend/cpu/cpu_device.h"
-#include "engine/backend/device_factory.h"
+#include "engine/devices/device_factory.h"
 #include "engine/core/error.h"
 #include "engine/data/class_names.h"
 #include "engine/project/device_name.h"
 #include "engine/project/project_io.h"
 #include "engine/train/initial_parameters.h"
-#include "engine/train/network.h"
+#include "engine/model/network.h"
 #include "engine/train/parallel_plan.h"
+#include "engine/train/run_folder.h"
 #include "engine/train/worker_pool.h"
 
 namespace fs = std::filesystem;
@@ -88,7 +89,6 @@ void RunModel::loadProjectFile(const std::string& path, const std::string& which
   if (m_classNames.empty()) m_classNames = training.classNames;  // dataset.class_names
 }
 
-std::string runClassNamesPath(const std::string& runDir) { return (fs::path(runDir) / kRunClassNamesFile).string(); }
 
 void RunModel::checkFits(const Dataset& data) const {
   const Shape& in = m_graph->input().outputShape;
@@ -143,7 +143,7 @@ Predictions RunModel::predict(const Dataset& data, std::vector<std::string> devi
       devices = {"cpu:0"};
     }
   }
-  // Contexts come from the devices' kind, as in training (engine/backend/device_factory.h).
+  // Contexts come from the devices' kind, as in training (engine/devices/device_factory.h).
   std::vector<const DeviceKind*> kinds;
   for (const auto& d : devices) kinds.push_back(&deviceKindOf(d));
   const int n = static_cast<int>(devices.size());

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "engine/core/error.h"
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 
 namespace netsmith {
 

@@ -17,7 +17,7 @@
 
 #include "engine/core/tensor.h"
 #include "engine/export/onnx_graph.h"
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 #include "engine/project/graph.h"
 
 namespace netsmith {

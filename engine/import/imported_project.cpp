@@ -7,7 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/project/project_io.h"
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 
 namespace fs = std::filesystem;
 

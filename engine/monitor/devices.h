@@ -39,7 +39,7 @@ struct DeviceInfo {
 // NVML reports, in NVML order. Never fails: without libnvidia-ml.so.1 (no driver) the GPU list is
 // empty and *gpuNote says why; with GPUs listed the note is empty unless one of them was refused.
 // Thread-safe. The devices a run can be given, numbered as training numbers them, are
-// trainingDevices() (engine/backend/device_factory.h), which calls the overload below.
+// trainingDevices() (engine/devices/device_factory.h), which calls the overload below.
 std::vector<DeviceInfo> discoverDevices(std::string* gpuNote = nullptr);
 // The same with the NVML session given (null: none, and `nvmlError` is the reason) and, when
 // given, the CUDA runtime's devices: the GPUs are then cuda:N with N the runtime's ordinal (after

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/backend/cpu/index_view_kernels.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 namespace netsmith::ops {
 

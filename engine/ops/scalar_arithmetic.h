@@ -2,9 +2,9 @@
 #pragma once
 
 #include "engine/backend/cpu/body_eltwise_kernel.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/ops/scalar_bodies.h"
-#include "engine/ops/shape_rules.h"
+#include "engine/op_interface/shape_rules.h"
 
 namespace netsmith::ops {
 

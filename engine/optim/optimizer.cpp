@@ -417,7 +417,7 @@ void Optimizer::step(std::span<const ParamSlot> slots, double lr) {
   }
 
   // Reused from step to step: a step allocates nothing once the state exists (Note [No
-  // allocation per step], engine/train/network.cpp).
+  // allocation per step], engine/model/network.cpp).
   std::vector<Piece>& pieces = m_pieces;
   pieces.clear();
   int64_t total = 0;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/project/project.h"
 
 namespace netsmith {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "engine/core/error.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 namespace netsmith {
 

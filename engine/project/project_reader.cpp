@@ -5,7 +5,7 @@
 #include <map>
 
 #include "engine/core/error.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/project/device_name.h"
 #include "engine/project/graph.h"
 #include "engine/project/project_io_detail.h"

@@ -1,7 +1,7 @@
 #include "engine/train/early_stopping.h"
 
 #include "engine/core/error.h"
-#include "engine/eval/parameters_file.h"
+#include "engine/model/parameters_file.h"
 #include "engine/train/replica.h"
 #include "engine/train/worker_pool.h"
 

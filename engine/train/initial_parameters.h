@@ -7,8 +7,8 @@
 
 #include "engine/project/graph.h"
 #include "engine/protocol/initial_parameters_report.h"
-#include "engine/train/checkpoint.h"
-#include "engine/train/network.h"
+#include "engine/model/checkpoint.h"
+#include "engine/model/network.h"
 
 namespace netsmith {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend/device_factory.h"
+#include "engine/devices/device_factory.h"
 #include "engine/comm/hierarchical_communicator.h"
 #include "engine/data/dataset.h"
 #include "engine/train/job_channel.h"

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 
 namespace netsmith {
 

@@ -5,12 +5,12 @@
 #include <numeric>
 
 #include "engine/backend/cpu/cpu_precision.h"
-#include "engine/backend/device_factory.h"
+#include "engine/devices/device_factory.h"
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/core/precision.h"
 #include "engine/data/augment.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/optim/lr_schedule.h"
 #include "engine/optim/optimizer.h"
 #include "engine/project/device_name.h"

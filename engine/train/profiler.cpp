@@ -8,7 +8,7 @@
 #include "engine/core/device_context.h"
 #include "engine/core/error.h"
 #include "engine/core/text_files.h"
-#include "engine/train/network.h"
+#include "engine/model/network.h"
 #include "engine/train/replica.h"
 
 namespace netsmith {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/step_timer.h"
 #include "engine/train/events.h"
 #include "engine/train/parallel_plan.h"
 
@@ -44,11 +45,8 @@ class Replica;
 
 inline constexpr int kProfileWarmupIterations = 5;
 
-enum class ProfilePhase { Data, Buckets, Optimizer };
-
-class LayerProfiler {
+class LayerProfiler final : public StepTimer {
  public:
-  using Clock = std::chrono::steady_clock;
 
   // Attaches itself to `network` (Network::profiler()); detaches when destroyed.
   LayerProfiler(Network& network, int warmupIterations);
@@ -57,15 +55,15 @@ class LayerProfiler {
   LayerProfiler& operator=(const LayerProfiler&) = delete;
 
   // A training step (StepProfile). Between them the network times its nodes.
-  void beginStep();
-  void endStep(double allReduceWaitSeconds);
+  void beginStep() override;
+  void endStep(double allReduceWaitSeconds) override;
 
   // The clock once the device has finished what was queued (a GPU: synchronize first).
-  Clock::time_point now();
-  void addForward(int node, Clock::time_point start);
+  Clock::time_point now() override;
+  void addForward(int node, Clock::time_point start) override;
   // countCall false: more time of a call already counted.
-  void addBackward(int node, Clock::time_point start, bool countCall = true);
-  void add(ProfilePhase phase, Clock::time_point start);
+  void addBackward(int node, Clock::time_point start, bool countCall) override;
+  void add(ProfilePhase phase, Clock::time_point start) override;
 
   // This worker's profile (ms per profiled iteration): Note [Layer profile].
   Json toJson(const DevicePlan& worker) const;
@@ -96,7 +94,7 @@ class LayerProfiler {
 template <class Figures>
 class StepProfile {
  public:
-  StepProfile(LayerProfiler* profiler, const Figures& figures) : m_profiler(profiler), m_figures(figures) {
+  StepProfile(StepTimer* profiler, const Figures& figures) : m_profiler(profiler), m_figures(figures) {
     if (m_profiler) m_profiler->beginStep();
   }
   ~StepProfile() {
@@ -106,13 +104,13 @@ class StepProfile {
   StepProfile& operator=(const StepProfile&) = delete;
 
  private:
-  LayerProfiler* m_profiler;
+  StepTimer* m_profiler;
   const Figures& m_figures;
 };
 
 // Runs f(), timed as `phase` when profiling.
 template <class F>
-void profiled(LayerProfiler* profiler, ProfilePhase phase, F&& f) {
+void profiled(StepTimer* profiler, ProfilePhase phase, F&& f) {
   if (!profiler) {
     f();
     return;

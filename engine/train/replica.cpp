@@ -210,7 +210,7 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
     m_optimizer->step(m_slots, lr);
   }
   f.computeSeconds += secondsSince(stepStart);
-  if (LayerProfiler* p = m_network->profiler()) p->add(ProfilePhase::Optimizer, stepStart);
+  if (StepTimer* p = m_network->profiler()) p->add(ProfilePhase::Optimizer, stepStart);
   return f;
 }
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend/device_factory.h"
+#include "engine/devices/device_factory.h"
 #include "engine/comm/communicator.h"
 #include "engine/comm/gradient_buckets.h"
 #include "engine/core/device_context.h"
@@ -20,7 +20,7 @@
 #include "engine/optim/optimizer.h"
 #include "engine/train/chunk_tree.h"
 #include "engine/train/metrics.h"
-#include "engine/train/network.h"
+#include "engine/model/network.h"
 #include "engine/train/parallel_plan.h"
 
 namespace netsmith {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "engine/project/project.h"
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "engine/train/events.h"
 #include "engine/train/parallel_plan.h"
 #include "engine/train/replica.h"

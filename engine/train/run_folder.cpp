@@ -13,7 +13,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/sha256.h"
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 
 namespace fs = std::filesystem;
 
@@ -237,5 +237,7 @@ uint64_t runFilesBytes(const fs::path& runDir) {
   }
   return bytes;
 }
+
+std::string runClassNamesPath(const std::string& runDir) { return (fs::path(runDir) / kRunClassNamesFile).string(); }
 
 }  // namespace netsmith

@@ -95,4 +95,20 @@ DiskNeed diskNeed(int64_t parameterCount, int optimizerBuffersPerParameter, int 
 // Bytes used by the checkpoints and parameter files already in `runDir` (a resume replaces them).
 uint64_t runFilesBytes(const std::filesystem::path& runDir);
 
+// Note [Run class names]
+// A run remembers what its class labels are called: when the training dataset has names
+// (classes.txt beside its CSV, Dataset::classNames), the trainer copies them into RUN/classes.txt
+// (atomically, with each checkpoint and the final parameters, so any parameters the run has come
+// with them; engine/train/run_files.cpp). evaluate, infer and export read that file, so
+// they name the classes even after the dataset has moved. A run folder without one (trained before
+// runs kept their names) falls back to classes.txt beside the project's training CSV, when there is
+// one, then to the project's dataset.class_names (Note [Class names in a project]). A name file
+// that cannot be read is an error naming it, never silently unnamed classes.
+// Where a class has no name its number stands in ("3"): per_class name, true_class_name,
+// predicted_class_name, infer's class_name.
+constexpr const char* kRunClassNamesFile = "classes.txt";
+
+// The run folder's class names file: RUN/classes.txt.
+std::string runClassNamesPath(const std::string& runDir);
+
 }  // namespace netsmith

@@ -6,7 +6,7 @@
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/core/text_files.h"
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 
 namespace fs = std::filesystem;
 

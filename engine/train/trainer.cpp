@@ -11,7 +11,7 @@
 #include <span>
 
 #include "engine/core/error.h"
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "engine/train/early_stopping.h"
 #include "engine/train/training_run.h"
 

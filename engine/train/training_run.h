@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend/device_factory.h"
+#include "engine/devices/device_factory.h"
 #include "engine/core/seconds_since.h"
 #include "engine/data/dataset.h"
 #include "engine/optim/lr_schedule.h"

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "engine/core/error.h"
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "engine/train/training_run.h"
 
 namespace fs = std::filesystem;

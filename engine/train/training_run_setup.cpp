@@ -14,7 +14,7 @@
 #include "engine/project/classifier_head.h"
 #include "engine/project/device_name.h"
 #include "engine/project/project_io.h"
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "engine/train/initial_parameters.h"
 #include "engine/train/openmp_pools.h"
 #include "engine/train/run_folder.h"
@@ -265,7 +265,7 @@ void TrainingRun::startWorkers() {
   std::vector<std::string> ids;
   for (const auto& w : workers) ids.push_back(w.id);
   const double timeout = m_project.parallel.timeoutS;
-  // Contexts and the communicator group come from the devices' kind (engine/backend/device_factory.h).
+  // Contexts and the communicator group come from the devices' kind (engine/devices/device_factory.h).
   const DeviceKind& kind = deviceKindOf(localDeviceId(ids.at(0)));
   for (const auto& id : ids)
     NS_CHECK(&deviceKindOf(localDeviceId(id)) == &kind, "parallel.devices: {} and {} are of different kinds; train on "

@@ -11,7 +11,7 @@
 #include <QVBoxLayout>
 
 #include "engine/core/error.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/project/graph.h"
 #include "engine/project/network_templates.h"
 #include "gui/document/qt_text.h"

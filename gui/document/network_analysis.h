@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/project/graph.h"
 
 namespace netsmith::gui {

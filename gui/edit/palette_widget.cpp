@@ -5,7 +5,7 @@
 #include <QMimeData>
 #include <QVBoxLayout>
 
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "gui/document/graph_document.h"
 
 namespace netsmith::gui {

@@ -44,7 +44,7 @@
 #include "engine/optim/optimizer.h"
 #include "engine/project/graph.h"
 #include "engine/project/project_io.h"
-#include "engine/train/network.h"
+#include "engine/model/network.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 // back to nothing silently — the plan accepts cuda:N, the context refuses it.
 #include <QtTest>
 
-#include "engine/backend/device_factory.h"
-#include "engine/ops/op_registry.h"
+#include "engine/devices/device_factory.h"
+#include "engine/op_interface/op_registry.h"
 #include "gpu_check.h"
 
 using namespace netsmith;

@@ -14,7 +14,7 @@
 #include <QFontInfo>
 #include <QtTest>
 
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "gui/app/application.h"
 #include "gui/app/main_window.h"
 #include "gui/document/dataset_shape_probe.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <set>
 
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "support/cli_runner.h"
 
 using namespace netsmith::test;

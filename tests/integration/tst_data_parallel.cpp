@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "engine/backend/cpu/cpu_precision.h"
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "support/cli_runner.h"
 #include "support/train_runner.h"
 

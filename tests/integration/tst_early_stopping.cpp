@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "engine/train/early_stopping.h"
 #include "support/cli_runner.h"
 

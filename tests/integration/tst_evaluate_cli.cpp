@@ -18,7 +18,7 @@
 #include "engine/data/dataset.h"
 #include "engine/data/npy.h"
 #include "engine/project/project_io.h"
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "support/cli_runner.h"
 #include "support/named_dataset.h"
 #include "unit/dataset_test_files.h"

@@ -17,7 +17,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "support/cli_runner.h"
 #include "unit/image_test_files.h"
 

@@ -12,7 +12,7 @@
 
 #include "engine/data/npy.h"
 #include "engine/project/project_io.h"
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "support/cli_runner.h"
 #include "support/named_dataset.h"
 #include "support/nnp_writer.h"

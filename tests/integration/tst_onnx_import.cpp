@@ -20,7 +20,7 @@
 #include "engine/core/error.h"
 #include "engine/data/npy.h"
 #include "engine/project/project_io.h"
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "support/cli_runner.h"
 #include "support/test_python.h"
 #include "support/train_runner.h"

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "support/cli_runner.h"
 
 using namespace netsmith::test;

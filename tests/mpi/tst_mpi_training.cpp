@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "support/cli_runner.h"
 #include "support/mpi_runner.h"
 #include "support/train_runner.h"

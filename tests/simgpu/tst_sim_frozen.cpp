@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "support/checkpoint_blobs.h"
 #include "support/train_runner.h"
 

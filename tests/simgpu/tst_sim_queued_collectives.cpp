@@ -13,7 +13,7 @@
 
 #include "engine/backend/cuda/cuda_device.h"
 #include "engine/backend/cuda/gpu_runtime.h"
-#include "engine/backend/device_factory.h"
+#include "engine/devices/device_factory.h"
 
 using namespace netsmith;
 using namespace netsmith::cuda;

@@ -12,7 +12,7 @@
 
 #include "engine/backend/cuda/cuda_device.h"
 #include "engine/comm/communicator.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/optim/optimizer.h"
 #include "engine/project/graph.h"
 #include "engine/project/project_io.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 
 namespace netsmith::test {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 #include "support/param_synthesis.h"
 
 namespace netsmith::test {

@@ -23,7 +23,7 @@
 #include "engine/ops/hard_sigmoid/cuda_math.h"
 #include "engine/ops/hard_swish/cuda_math.h"
 #include "engine/ops/mish/cuda_math.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/ops/prelu/cuda_math.h"
 #include "engine/ops/prelu/prelu_shape.h"
 #include "engine/ops/selu/cuda_math.h"

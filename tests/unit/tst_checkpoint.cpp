@@ -11,7 +11,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "support/tensor_helpers.h"
 
 using namespace netsmith;

@@ -10,10 +10,10 @@
 
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/core/rng.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/project/graph.h"
 #include "engine/project/project_io.h"
-#include "engine/train/network.h"
+#include "engine/model/network.h"
 
 using namespace netsmith;
 

@@ -8,9 +8,9 @@
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
-#include "engine/train/network.h"
+#include "engine/model/network.h"
 #include <cmath>
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/project/graph.h"
 #include "engine/project/network_templates.h"
 

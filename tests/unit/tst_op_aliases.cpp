@@ -7,8 +7,8 @@
 
 #include "engine/core/error.h"
 #include "engine/export/onnx_layers.h"
-#include "engine/ops/op_registry.h"
-#include "engine/ops/shape_rules.h"
+#include "engine/op_interface/op_registry.h"
+#include "engine/op_interface/shape_rules.h"
 #include "engine/project/project_io.h"
 
 using namespace netsmith;

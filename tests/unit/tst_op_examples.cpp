@@ -16,7 +16,7 @@
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "support/op_examples.h"
 
 using namespace netsmith;

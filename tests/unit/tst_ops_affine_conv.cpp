@@ -17,7 +17,7 @@
 #include "engine/backend/cpu/cpu_precision.h"
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 using namespace netsmith;
 

@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/project/graph.h"
 #include "engine/project/project_io.h"
 

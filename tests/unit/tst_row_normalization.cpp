@@ -13,7 +13,7 @@
 
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/core/error.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 using namespace netsmith;
 

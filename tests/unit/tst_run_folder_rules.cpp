@@ -13,7 +13,7 @@
 #include "engine/core/atomic_file.h"
 #include "engine/core/write_faults.h"
 #include "engine/project/project_io.h"
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 #include "engine/train/parallel_plan.h"
 #include "engine/train/run_folder.h"
 

@@ -49,11 +49,11 @@
 #include "engine/comm/communicator.h"
 #include "engine/core/rng.h"
 #include "engine/data/dataset.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/optim/optimizer.h"
 #include "engine/project/graph.h"
 #include "engine/project/project_io.h"
-#include "engine/train/network.h"
+#include "engine/model/network.h"
 #include "engine/train/parallel_plan.h"
 #include "engine/train/replica.h"
 

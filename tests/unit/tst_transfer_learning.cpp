@@ -13,14 +13,14 @@
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/optim/optimizer.h"
 #include "engine/project/classifier_head.h"
 #include "engine/project/graph.h"
 #include "engine/project/project_io.h"
 #include "engine/protocol/events.h"
 #include "engine/train/initial_parameters.h"
-#include "engine/train/network.h"
+#include "engine/model/network.h"
 
 using namespace netsmith;
 namespace fs = std::filesystem;

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "engine/backend/cpu/parallel_for.h"
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 
 namespace netsmith::cpu {
 

@@ -12,7 +12,7 @@
 
 #include "engine/backend/cpu/parallel_for.h"
 #include "engine/core/error.h"
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 
 namespace netsmith::cpu {
 

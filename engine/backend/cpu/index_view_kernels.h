@@ -1,13 +1,13 @@
 // The CPU kernels of the index-view layers (Note [Index views]): the host-device bodies of
-// cuda/index_view.h in parallelFor loops. cuda/index_view_kernels.cuh is the same on the GPU.
+// engine/backend/host_device/index_view.h in parallelFor loops. cuda/index_view_kernels.cuh is the same on the GPU.
 #pragma once
 
 #include <memory>
 #include <optional>
 
 #include "engine/backend/cpu/parallel_for.h"
-#include "engine/backend/cuda/index_view_build.h"
-#include "engine/ops/op_schema.h"
+#include "engine/backend/host_device/index_view_build.h"
+#include "engine/op_interface/op_schema.h"
 
 namespace netsmith::cpu {
 

@@ -11,8 +11,8 @@
 
 #include <memory>
 
-#include "engine/ops/op_schema.h"
-#include "engine/ops/pooling_rules.h"
+#include "engine/op_interface/op_schema.h"
+#include "engine/op_interface/pooling_rules.h"
 
 namespace netsmith::cpu {
 

@@ -1,5 +1,5 @@
 // The oneDNN attributes of a forward primitive that applies ReLU to its output as it writes it
-// (Note [Fused ReLU], engine/train/network.cpp).
+// (Note [Fused ReLU], engine/model/network.cpp).
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 
 namespace netsmith::cuda {
 

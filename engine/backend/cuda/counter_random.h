@@ -1,11 +1,11 @@
 // The counter-based random numbers of engine/core/rng.h (netsmith::mix64, counterUniform) and
-// RandomKey::uniform (engine/ops/op_schema.h) as host-device functions, the same arithmetic, so
+// RandomKey::uniform (engine/op_interface/op_schema.h) as host-device functions, the same arithmetic, so
 // Dropout draws the same mask on the GPU as on the CPU (tst_cuda_kernel_bodies compares them).
 #pragma once
 
 #include <cstdint>
 
-#include "engine/backend/cuda/host_device.h"
+#include "engine/backend/host_device/host_device.h"
 
 namespace netsmith::cuda {
 

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "engine/backend/device_factory.h"
+#include "engine/optim/device_solver.h"
 
 namespace netsmith::cuda {
 

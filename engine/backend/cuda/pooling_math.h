@@ -1,13 +1,13 @@
 // The per-element bodies of MaxPooling's and AveragePooling's GPU kernels (pooling_kernel.cu),
 // host-device so tst_cuda_kernel_bodies runs them on the CPU against the CPU kernels
 // (engine/backend/cpu/pooling_kernel.cpp). Window rules: Note [Pooling windows]
-// (engine/ops/pooling_rules.h). Forward: one output element each; backward gathers, for one
+// (engine/op_interface/pooling_rules.h). Forward: one output element each; backward gathers, for one
 // input element, the windows that cover it, so it needs no atomics and is deterministic.
 #pragma once
 
 #include <cstdint>
 
-#include "engine/backend/cuda/host_device.h"
+#include "engine/backend/host_device/host_device.h"
 
 namespace netsmith::cuda::pool {
 

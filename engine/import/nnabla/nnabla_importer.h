@@ -9,7 +9,7 @@
 
 #include "engine/import/nnabla/nnabla_file.h"
 #include "engine/import/onnx/onnx_importer.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/project/project.h"
 
 namespace netsmith::nnabla_import {

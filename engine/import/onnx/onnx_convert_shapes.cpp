@@ -331,7 +331,7 @@ void convertPooling(ImportContext& c, const OnnxNodeDef& n, bool isMax) {
   const bool countPad = !isMax && c.intAttr(n, "count_include_pad", 0) != 0;
   if (padded && (countPad || ownPads[0] != 0 || ownPads[1] != 0))
     c.unsupported(n, "after a Pad with its own leading pads or count_include_pad: the divisor has no Netsmith form");
-  // Note [Pooling windows] (engine/ops/pooling_rules.h): Netsmith's window o starts at o·stride − pad,
+  // Note [Pooling windows] (engine/op_interface/pooling_rules.h): Netsmith's window o starts at o·stride − pad,
   // as ONNX's does with pad = the leading pad; ignore_border picks how many windows there are.
   std::vector<int64_t> onnxOut(2);
   bool fitsTrue = true, fitsFalse = true;

@@ -9,7 +9,7 @@
 
 #include "engine/core/tensor.h"
 #include "engine/import/onnx/onnx_model.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/project/project.h"
 
 namespace netsmith::onnx_import {

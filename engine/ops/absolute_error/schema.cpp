@@ -1,7 +1,7 @@
 // AbsoluteError: |x - t| summed over each sample's elements (nnabla's AbsoluteError).
 #include "engine/backend/cpu/elementwise_loss_kernel.h"
 #include "engine/ops/absolute_error/cuda_math.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 namespace netsmith::ops {
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "engine/backend/cpu/parallel_for.h"
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 
 namespace netsmith::cpu {
 namespace {

@@ -1,7 +1,7 @@
 // Affine: the fully connected layer, y = x W + b (nnabla's Affine). Axes from base_axis on are
 // flattened into one vector of `inner` values; W is (inner, n_outmaps...), b is (n_outmaps...).
 #include "engine/core/error.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 namespace netsmith::cpu {
 std::unique_ptr<Kernel> makeAffineKernel(const KernelSetup& setup);  // affine/cpu.cpp

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "engine/core/error.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 namespace netsmith::cpu {
 std::unique_ptr<Kernel> makeCategoricalCrossEntropyKernel(const KernelSetup& setup);

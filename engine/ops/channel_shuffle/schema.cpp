@@ -3,7 +3,7 @@
 
 #include "engine/backend/cpu/index_view_kernels.h"
 #include "engine/ops/channel_shuffle/shuffle_view.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 namespace netsmith::ops {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "engine/backend/cpu/parallel_for.h"
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 
 namespace netsmith::cpu {
 namespace {

@@ -12,7 +12,7 @@
 #include "engine/backend/cpu/post_ops.h"
 #include "engine/backend/cpu/primitive_call.h"
 #include "engine/backend/cpu/staged_memory.h"
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 
 namespace netsmith::cpu {
 

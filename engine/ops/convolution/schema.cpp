@@ -2,8 +2,8 @@
 // Convolution with base_axis 1). W is (outmaps, inmaps/group, kh, kw), b is (outmaps).
 #include "engine/ops/convolution/conv_shape.h"
 #include "engine/ops/convolution/cpu_conv_kernel.h"
-#include "engine/ops/op_registry.h"
-#include "engine/ops/shape_rules.h"
+#include "engine/op_interface/op_registry.h"
+#include "engine/op_interface/shape_rules.h"
 
 namespace netsmith::ops {
 

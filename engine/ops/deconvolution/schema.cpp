@@ -2,7 +2,7 @@
 // W is (inmaps, outmaps/group, kh, kw), b is (outmaps).
 #include "engine/ops/convolution/conv_shape.h"
 #include "engine/ops/convolution/cpu_conv_kernel.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 namespace netsmith::ops {
 

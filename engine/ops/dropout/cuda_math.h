@@ -1,12 +1,12 @@
 // Dropout's GPU bodies (host-device: gridStrideKernel runs them on the GPU, tst_cuda_kernel_bodies
 // on the CPU against dropout/cpu.cpp). The value drawn for (sample, element) is RandomKey::uniform's
-// (engine/ops/op_schema.h), so a sample is masked alike on any device and at any batch position.
+// (engine/op_interface/op_schema.h), so a sample is masked alike on any device and at any batch position.
 #pragma once
 
 #include <cstdint>
 
 #include "engine/backend/cuda/counter_random.h"
-#include "engine/backend/cuda/host_device.h"
+#include "engine/backend/host_device/host_device.h"
 
 namespace netsmith::cuda {
 

@@ -1,7 +1,7 @@
 // Flatten: (...) -> (product of the axes), per sample.
 #include <memory>
 
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 namespace netsmith::cpu {
 std::unique_ptr<Kernel> makeCopyKernel(const KernelSetup& setup);

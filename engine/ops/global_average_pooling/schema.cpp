@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "engine/core/error.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 namespace netsmith::cpu {
 std::unique_ptr<Kernel> makeGlobalAveragePoolingKernel(const KernelSetup& setup);

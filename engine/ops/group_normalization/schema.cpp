@@ -3,7 +3,7 @@
 // normalization]). One group is LayerNormalization with per-channel parameters; C groups are
 // InstanceNormalization.
 #include "engine/ops/group_normalization/group_norm_shape.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/ops/row_normalization_kernel.h"
 
 namespace netsmith::ops {

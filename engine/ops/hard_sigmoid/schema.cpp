@@ -1,8 +1,8 @@
 // HardSigmoid: nnabla's piecewise-linear sigmoid, max(0, min(1, 0.2 · x + 0.5)), element-wise.
 #include "engine/backend/cpu/body_eltwise_kernel.h"
 #include "engine/ops/hard_sigmoid/cuda_math.h"
-#include "engine/ops/op_registry.h"
-#include "engine/ops/shape_rules.h"
+#include "engine/op_interface/op_registry.h"
+#include "engine/op_interface/shape_rules.h"
 
 namespace netsmith::ops {
 

@@ -1,8 +1,8 @@
 // HardSwish: x · min(max(x + 3, 0), 6) / 6, element-wise (MobileNetV3; nnabla has no HardSwish,
 // the name and formula are PyTorch's and ONNX's).
 #include "engine/backend/cpu/eltwise_kernel.h"
-#include "engine/ops/op_registry.h"
-#include "engine/ops/shape_rules.h"
+#include "engine/op_interface/op_registry.h"
+#include "engine/op_interface/shape_rules.h"
 
 namespace netsmith::ops {
 

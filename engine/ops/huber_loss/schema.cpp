@@ -3,7 +3,7 @@
 
 #include "engine/backend/cpu/elementwise_loss_kernel.h"
 #include "engine/core/error.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 namespace netsmith::ops {
 namespace {

@@ -1,8 +1,8 @@
 // Identity: y = x (nnabla's Identity; a named pass-through, e.g. where an imported graph had one).
 #include <memory>
 
-#include "engine/ops/op_registry.h"
-#include "engine/ops/shape_rules.h"
+#include "engine/op_interface/op_registry.h"
+#include "engine/op_interface/shape_rules.h"
 
 namespace netsmith::cpu {
 std::unique_ptr<Kernel> makeCopyKernel(const KernelSetup& setup);  // engine/ops/flatten/cpu.cpp

@@ -1,5 +1,5 @@
 // Input: where the dataset's samples enter the network.
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 namespace netsmith::ops {
 

@@ -2,7 +2,7 @@
 // height and width), then scaled and shifted per channel (nnabla's InstanceNormalization; Note
 // [Row normalization]).
 #include "engine/ops/instance_normalization/instance_norm_shape.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/ops/row_normalization_kernel.h"
 
 namespace netsmith::ops {

@@ -4,7 +4,7 @@
 
 #include "engine/backend/cpu/parallel_for.h"
 #include "engine/ops/interpolate/interpolate_shape.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 namespace netsmith::cpu {
 namespace {

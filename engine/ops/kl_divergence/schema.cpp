@@ -2,7 +2,7 @@
 // (nnabla's KLMultinomial).
 #include "engine/backend/cpu/elementwise_loss_kernel.h"
 #include "engine/ops/kl_divergence/cuda_math.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 namespace netsmith::ops {
 

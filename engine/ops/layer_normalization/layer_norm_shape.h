@@ -8,7 +8,7 @@
 #pragma once
 
 #include "engine/core/error.h"
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 #include "engine/ops/row_normalization.h"
 
 namespace netsmith::ops {

@@ -2,7 +2,7 @@
 // then scaled by gamma and shifted by beta element by element (nnabla's LayerNormalization; Note
 // [Row normalization]).
 #include "engine/ops/layer_normalization/layer_norm_shape.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/ops/row_normalization_kernel.h"
 
 namespace netsmith::ops {

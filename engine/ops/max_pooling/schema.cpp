@@ -1,8 +1,8 @@
 // MaxPooling: the largest value of each window of every channel.
 #include <memory>
 
-#include "engine/ops/op_registry.h"
-#include "engine/ops/pooling_rules.h"
+#include "engine/op_interface/op_registry.h"
+#include "engine/op_interface/pooling_rules.h"
 
 namespace netsmith::cpu {
 std::unique_ptr<Kernel> makeMaxPoolingKernel(const KernelSetup& setup);

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "engine/backend/cpu/index_view_kernels.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/ops/pad/pad_view.h"
 
 namespace netsmith::ops {

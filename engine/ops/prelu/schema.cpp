@@ -2,7 +2,7 @@
 // one per index of the base_axis axis (nnabla's PReLU and PF.prelu).
 #include <memory>
 
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/ops/prelu/prelu_shape.h"
 
 namespace netsmith::cpu {

@@ -1,8 +1,8 @@
 // SELU: scale · x for x > 0, scale · alpha · (exp(x) − 1) otherwise, element-wise (nnabla's SELU).
 #include "engine/backend/cpu/body_eltwise_kernel.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/ops/selu/cuda_math.h"
-#include "engine/ops/shape_rules.h"
+#include "engine/op_interface/shape_rules.h"
 
 namespace netsmith::ops {
 

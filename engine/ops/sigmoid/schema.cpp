@@ -1,7 +1,7 @@
 // Sigmoid: 1 / (1 + exp(-x)), element-wise.
 #include "engine/backend/cpu/eltwise_kernel.h"
-#include "engine/ops/op_registry.h"
-#include "engine/ops/shape_rules.h"
+#include "engine/op_interface/op_registry.h"
+#include "engine/op_interface/shape_rules.h"
 
 namespace netsmith::ops {
 

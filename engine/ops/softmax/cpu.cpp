@@ -3,7 +3,7 @@
 
 #include "engine/backend/cpu/dnnl_utils.h"
 #include "engine/backend/cpu/primitive_call.h"
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 
 namespace netsmith::cpu {
 namespace {

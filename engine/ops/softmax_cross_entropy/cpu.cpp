@@ -7,7 +7,7 @@
 #include "engine/backend/cpu/parallel_for.h"
 #include "engine/core/error.h"
 #include "engine/ops/class_index_target.h"
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 
 namespace netsmith::cpu {
 namespace {

@@ -1,7 +1,7 @@
 // SoftPlus: log(1 + exp(beta · x)) / beta, element-wise (nnabla's SoftPlus).
 #include "engine/backend/cpu/body_eltwise_kernel.h"
 #include "engine/core/error.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 #include "engine/ops/softplus/cuda_math.h"
 
 namespace netsmith::ops {

@@ -1,6 +1,6 @@
 // SquaredError: (x - t)^2 summed over each sample's elements.
 #include "engine/backend/cpu/elementwise_loss_kernel.h"
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 namespace netsmith::ops {
 namespace {

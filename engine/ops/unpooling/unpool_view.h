@@ -5,9 +5,9 @@
 
 #include <vector>
 
-#include "engine/backend/cuda/index_view_build.h"
+#include "engine/backend/host_device/index_view_build.h"
 #include "engine/core/error.h"
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 
 namespace netsmith::ops {
 

@@ -1,8 +1,9 @@
 // Device kinds: how the trainer makes a worker's DeviceContext, the communicator group of the
 // workers and, for devices whose memory the host cannot touch, the optimizer step that runs on
 // the device — chosen by the kind of the device id ("cpu:1" → "cpu", "cuda:0" → "cuda"), so the
-// trainer has no backend if/else. "cpu" is always present; "cuda" is added by the CUDA backend
-// (engine/backend/cuda/cuda_backend.cpp) when the build has it (NETSMITH_HAVE_CUDA).
+// trainer has no backend if/else. "cpu" is always present; "cuda" (engine/devices/cuda_kind.cpp)
+// when the build has the CUDA backend (NETSMITH_HAVE_CUDA). This is where the backends, the
+// communicators and the solvers meet, so it sits above all three (Note [Layers], docs/layers.md).
 #pragma once
 
 #include <functional>
@@ -15,47 +16,12 @@
 #include "engine/core/device_context.h"
 #include "engine/core/precision.h"
 #include "engine/monitor/devices.h"
-#include "engine/optim/optimizer.h"
+#include "engine/optim/device_solver.h"
 
 namespace netsmith {
 
-// The communicators of one run's workers, rank r for worker r. Keep it alive until every rank has
-// returned from its last call (as InProcessGroup).
-class CommunicatorGroup {
- public:
-  virtual ~CommunicatorGroup();
-  virtual int size() const = 0;
-  virtual Communicator& communicator(int rank) = 0;
-  // Once every rank's thread has stopped: if a rank aborted the group (a failed run), ends what
-  // the ranks left queued on their devices (NCCL: ncclCommAbort of every communicator, which
-  // stops a collective still waiting for a peer), so that the devices, destroyed before the
-  // group, can finish their streams. Nothing for a group that needs no such thing.
-  virtual void endAfterFailure() {}
-};
-
-// A solver's update on device memory: the same element-wise maths as Optimizer (whose
-// configuration it takes), fused into one kernel over all parameters. Only the worker's thread
-// calls step(); pullState/pushState may also be called by the thread that owns the worker while
-// the worker is idle.
-class DeviceSolver {
- public:
-  virtual ~DeviceSolver();
-  // slots: values and gradients in device memory; names as Optimizer::step takes them.
-  virtual void step(std::span<const ParamSlot> slots, double lr) = 0;
-  // Host view of the state: copies the device state (and the step count) into `host` ...
-  virtual void pullState(Optimizer& host) = 0;
-  // ... and back, after a caller may have replaced it (a checkpoint restore).
-  virtual void pushState(const Optimizer& host) = 0;
-  // The factor the loss gradient is multiplied by before backward (dynamic loss scaling in half
-  // precision; step() divides it out); exactly 1 otherwise.
-  virtual float lossScale() const { return 1.0f; }
-  // Steps skipped because a reduced-precision gradient overflowed (dynamic loss scaling); 0 in float.
-  virtual int64_t skippedSteps() const { return 0; }
-};
-
 // What a device context is made from. The trainer and the evaluator fill it from their plan and
-// project, so the backend knows no plan, project or run (the layers point down:
-// core → backend → ops → train → cli/gui).
+// project, so the backend knows no plan, project or run (Note [Layers]).
 struct DeviceOptions {
   std::string id;        // the local device id: "cpu:0", "cuda:1"
   int threads = 1;       // CPU: the worker's OpenMP threads; ignored by devices that have their own
@@ -68,13 +34,6 @@ struct DeviceOptions {
 // place of a group per process joined over MPI. The leader makes the job's id (makeJobId: NCCL's
 // unique id, in hex), which reaches every process through the job's channel; then each process
 // makes its part with its own devices, ranks firstRank to firstRank + localIds.size() - 1.
-struct JobGroupPlacement {
-  std::string jobId;                       // the leader's makeJobId(), the same in every process
-  int firstRank = 0;                       // the job rank of localIds[0]
-  std::vector<std::string> jobDeviceIds;   // every rank's device, for messages ("rank1/cuda:0")
-  std::vector<std::string> localIds;       // this process's devices ("cuda:0"), in rank order
-};
-
 struct DeviceKind {
   std::string kind;  // "cpu", "cuda": the part of a device id before ':'
   // What the build carries for this kind, for `netsmith-cli --version` ("compute_75 PTX and sm_90"

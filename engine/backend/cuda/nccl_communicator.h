@@ -1,7 +1,7 @@
 // NcclGroup: the communicators of N GPU worker threads of one process, one NCCL rank per GPU
 // (DESIGN.md §8), implementing engine/comm/communicator.h — or, under mpirun, this process's part
 // of one group over the job's GPUs (Note [GPUs across processes]). Built by the CUDA backend's device kind
-// (engine/backend/cuda/cuda_backend.cpp) when a run trains on cuda:N devices.
+// (engine/devices/cuda_kind.cpp) when a run trains on cuda:N devices.
 //
 // Note [NCCL collectives]
 // - Buffers are device memory of the rank's GPU (Note [Device memory]); counts as in Communicator.
@@ -39,7 +39,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend/device_factory.h"
+#include "engine/comm/communicator.h"
 
 namespace netsmith::cuda {
 

@@ -1,4 +1,4 @@
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 
 #include <cmath>
 

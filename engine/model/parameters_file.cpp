@@ -1,4 +1,4 @@
-#include "engine/eval/parameters_file.h"
+#include "engine/model/parameters_file.h"
 
 #include <filesystem>
 #include <map>

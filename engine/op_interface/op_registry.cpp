@@ -1,4 +1,4 @@
-#include "engine/ops/op_registry.h"
+#include "engine/op_interface/op_registry.h"
 
 #include <algorithm>
 

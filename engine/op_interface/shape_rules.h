@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 
 namespace netsmith::ops {
 

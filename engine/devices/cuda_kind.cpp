@@ -1,11 +1,11 @@
-// The "cuda" device kind (engine/backend/device_factory.h): CudaDeviceContext per worker, an
-// NcclGroup for the workers, CudaSolver for the optimizer step.
+// The "cuda" device kind (engine/devices/device_factory.h): CudaDeviceContext per worker, an
+// NcclGroup for the workers, CudaSolver for the optimizer step. Compiled into the CUDA library.
 #include "engine/backend/cuda/cuda_architectures.h"
 #include "engine/backend/cuda/cuda_check.h"
 #include "engine/backend/cuda/cuda_device.h"
 #include "engine/backend/cuda/cuda_solver.h"
-#include "engine/backend/device_factory.h"
-#include "engine/comm/nccl_communicator.h"
+#include "engine/backend/cuda/nccl_communicator.h"
+#include "engine/devices/device_factory.h"
 
 namespace netsmith::cuda {
 

@@ -1,5 +1,5 @@
 #include "engine/protocol/json_fields.h"
-#include "engine/train/checkpoint.h"
+#include "engine/model/checkpoint.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "engine/backend/device_factory.h"
+#include "engine/devices/device_factory.h"
 
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/backend/cpu/cpu_precision.h"
@@ -6,9 +6,6 @@
 #include "engine/monitor/nvml.h"
 
 namespace netsmith {
-
-CommunicatorGroup::~CommunicatorGroup() = default;
-DeviceSolver::~DeviceSolver() = default;
 
 namespace {
 

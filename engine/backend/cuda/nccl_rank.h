@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/comm/nccl_communicator.h"
+#include "engine/backend/cuda/nccl_communicator.h"
 
 namespace netsmith::cuda {
 

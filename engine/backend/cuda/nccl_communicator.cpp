@@ -1,6 +1,6 @@
 // One rank of NcclGroup: its collectives on its GPU's communication stream (Note [NCCL
 // collectives] in nccl_communicator.h, Note [Queued collectives], Note [Tree order over NCCL]).
-#include "engine/comm/nccl_rank.h"
+#include "engine/backend/cuda/nccl_rank.h"
 
 #include <atomic>
 #include <chrono>

@@ -7,7 +7,7 @@
 
 #include "engine/backend/cuda/cuda_check.h"
 #include "engine/backend/cuda/cuda_device.h"
-#include "engine/comm/nccl_rank.h"
+#include "engine/backend/cuda/nccl_rank.h"
 #include "engine/core/hex.h"
 
 namespace netsmith::cuda {

@@ -1,4 +1,4 @@
-#include "engine/train/network.h"
+#include "engine/model/network.h"
 
 #include <algorithm>
 #include <bit>
@@ -9,11 +9,11 @@
 #include "engine/core/error.h"
 #include "engine/core/rng.h"
 #include "engine/core/sha256.h"
-#include "engine/train/profiler.h"
+#include "engine/model/step_timer.h"
 
 namespace netsmith {
 namespace {
-using ProfileClock = LayerProfiler::Clock;
+using ProfileClock = StepTimer::Clock;
 
 // Note [No allocation per step]: a training step allocates nothing once the first steps at a
 // batch size have sized every tensor (Note [Primitives across steps] in

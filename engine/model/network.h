@@ -9,12 +9,12 @@
 #include <utility>
 #include <vector>
 
-#include "engine/ops/op_schema.h"
+#include "engine/op_interface/op_schema.h"
 #include "engine/project/graph.h"
 
 namespace netsmith {
 
-class LayerProfiler;
+class StepTimer;
 
 // Note [Device memory]
 // Kernels read and write tensors in the memory of their device: DeviceContext::deviceAllocator()
@@ -97,14 +97,14 @@ class Network {
   // Bytes of the replica's tensors: parameters, gradients, activations and their gradients.
   int64_t tensorBytes() const;
 
-  // Note [Layer profile] (engine/train/profiler.h): the replica's profiler, null unless the run
+  // Note [Layer profile] (engine/train/profiler.h): the replica's profiler (a StepTimer), null unless the run
   // profiles. While timeNodes(true) (the profiler's training steps), forward and backward time
   // every node; otherwise they test a null pointer once per node.
-  void attachProfiler(LayerProfiler* profiler) {
+  void attachProfiler(StepTimer* profiler) {
     m_profiler = profiler;
     m_timing = nullptr;
   }
-  LayerProfiler* profiler() const { return m_profiler; }
+  StepTimer* profiler() const { return m_profiler; }
   void timeNodes(bool on) { m_timing = on ? m_profiler : nullptr; }
 
  private:
@@ -145,8 +145,8 @@ class Network {
   int64_t m_batch = 0;  // of the last forward
   int64_t m_shapesBatch = -1;  // the batch the nodes' batchShape was computed for
   bool m_lastForwardTraining = false;
-  LayerProfiler* m_profiler = nullptr;
-  LayerProfiler* m_timing = nullptr;  // m_profiler during a profiled training step, else null
+  StepTimer* m_profiler = nullptr;
+  StepTimer* m_timing = nullptr;  // m_profiler during a profiled training step, else null
 };
 
 // SHA-256 over all blob values in name-sorted order, little-endian float32: two runs that end

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "engine/core/error.h"
-#include "engine/ops/op_schema.h"
-#include "engine/ops/shape_rules.h"
+#include "engine/op_interface/op_schema.h"
+#include "engine/op_interface/shape_rules.h"
 
 namespace netsmith::ops {
 

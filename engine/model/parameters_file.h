@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/train/checkpoint.h"
-#include "engine/train/network.h"
+#include "engine/model/checkpoint.h"
+#include "engine/model/network.h"
 
 namespace netsmith {
 
