@@ -16,7 +16,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "engine/project/project_io.h"
-#include "gui/app/field_cell.h"
+#include "gui/widgets/field_cell.h"
 #include "gui/dataset/create_dataset_dialog.h"
 #include "gui/dataset/sample_thumbnails.h"
 #include "gui/document/settings_edit.h"

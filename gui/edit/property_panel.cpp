@@ -15,7 +15,7 @@
 #include <limits>
 
 #include "engine/core/error.h"
-#include "gui/app/field_cell.h"
+#include "gui/widgets/field_cell.h"
 #include "gui/document/graph_commands.h"
 
 namespace netsmith::gui {

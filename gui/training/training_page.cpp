@@ -18,7 +18,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
-#include "gui/app/class_count_bar.h"
+#include "gui/widgets/class_count_bar.h"
 #include "gui/run/cli_command.h"
 #include "gui/training/cluster_panel.h"
 #include "gui/training/device_table.h"
