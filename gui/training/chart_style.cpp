@@ -1,5 +1,5 @@
-// Chart style (chart_style.h): the Training page's legends in a row of their own and tick counts
-// that fit the axes.
+// Chart style (chart_style.h): the Training page's legends in a row of their own, tick counts that
+// fit the axes, and the bound on a graph's points.
 #include "gui/training/chart_style.h"
 
 #include <qcustomplot.h>
@@ -105,6 +105,11 @@ void fitTickCounts(QCustomPlot* plot) {
     }
     plot->xAxis->ticker()->setTickCount(std::clamp(r.width() / 90, 2, 8));
   });
+}
+
+void keepNewestPoints(QCPGraph* graph, int keep) {
+  const int n = graph->data()->size();
+  if (n > keep) graph->data()->removeBefore((graph->data()->begin() + (n - keep))->key);
 }
 
 }  // namespace netsmith::gui

@@ -1,10 +1,12 @@
-// How the Training page's charts are laid out so that they stay readable at any size: legends in a
-// row of their own above the axes (never over the data), wrapped to the plot's width; tick counts
-// that never let labels overlap. Both refit before each replot (QCustomPlot::beforeReplot).
+// How the Training page's charts stay readable at any size and over any run: legends in a row of
+// their own above the axes (never over the data), wrapped to the plot's width; tick counts that
+// never let labels overlap (both refit before each replot, QCustomPlot::beforeReplot); and a bound
+// on the points a graph keeps.
 #pragma once
 
 #include <QStringList>
 
+class QCPGraph;
 class QCustomPlot;
 
 namespace netsmith::gui {
@@ -17,5 +19,8 @@ void styleLegend(QCustomPlot* plot, const QStringList& reserved = {});
 
 // As many ticks as the axis rect holds without their labels overlapping.
 void fitTickCounts(QCustomPlot* plot);
+
+// Keeps the newest `keep` points only: a run of many hours must not grow a plot without bound.
+void keepNewestPoints(QCPGraph* graph, int keep = 200000);
 
 }  // namespace netsmith::gui

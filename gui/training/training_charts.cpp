@@ -1,32 +1,19 @@
-// TrainingCharts (training_charts.h): the plots fed by a run's events, the device charts, zoom and the
-// replot timer. The learning curve's own graphs, overlays and axes: training_charts_curve.cpp.
+// TrainingCharts (training_charts.h): a run's events fed to the learning curve and the device
+// charts, zoom and the replot timer.
 #include "gui/training/training_charts.h"
 
 #include <qcustomplot.h>
 
-#include <QDir>
 #include <algorithm>
-#include <numeric>
-#include <QFile>
 
-#include "engine/protocol/learning_curve.h"
 #include "gui/training/chart_colors.h"
 #include "gui/training/chart_export.h"
 #include "gui/training/chart_style.h"
 
 namespace netsmith::gui {
 
-namespace {
-// Keeps the newest points only: a run of many hours must not grow a plot without bound.
-void trim(QCPGraph* graph, int keep = 200000) {
-  const int n = graph->data()->size();
-  if (n > keep) graph->data()->removeBefore((graph->data()->begin() + (n - keep))->key);
-}
-}  // namespace
-
 TrainingCharts::TrainingCharts(QCustomPlot* curve, const DevicePlots& devices, QObject* parent)
     : QObject(parent), m_curve(curve), m_plots(devices) {
-  styleCurvePlot();
 
   const QString yLabels[kMetrics] = {tr("utilization (%)"), tr("memory (MB)"), tr("temperature (°C)"), tr("power (W)")};
   for (int m = 0; m < kMetrics; ++m) {
@@ -84,7 +71,7 @@ TrainingCharts::TrainingCharts(QCustomPlot* curve, const DevicePlots& devices, Q
 }
 
 QList<QCustomPlot*> TrainingCharts::plots() const {
-  return {m_curve, m_plots.utilization, m_plots.memory, m_plots.temperature, m_plots.power, m_plots.timing};
+  return {m_curve.plot(), m_plots.utilization, m_plots.memory, m_plots.temperature, m_plots.power, m_plots.timing};
 }
 
 void TrainingCharts::resetZoom(QCustomPlot* plot) {
@@ -97,19 +84,12 @@ void TrainingCharts::resetZoom(QCustomPlot* plot) {
 }
 
 void TrainingCharts::clear() {
-  for (QCPGraph* g : {m_iterLoss, m_smoothLoss, m_epochTrain, m_epochValLoss, m_epochValError}) g->data()->clear();
+  m_curve.clear();
   for (auto& d : m_devices)
     for (int m = 0; m < kMetrics; ++m) metricPlot(m)->removeGraph(d.graph[m]);
   m_devices.clear();
   m_sensorsSeen = false;
   m_timingIds.clear();
-  m_pendingIterX.clear();
-  m_pendingIterLoss.clear();
-  m_pendingSmooth.clear();
-  m_pendingEpochs.clear();
-  m_smoothSum = 0;
-  m_smoothWeight = 1;
-  m_iterationsPerEpoch = 0;
   m_timingDirty = true;
   m_dirty = true;
   flush();
@@ -131,18 +111,7 @@ TrainingCharts::DeviceSeries& TrainingCharts::device(const QString& id) {
 }
 
 void TrainingCharts::addIteration(const IterationEvent& e, double elapsedS) {
-  if (e.iterationsPerEpoch > 0) m_iterationsPerEpoch = e.iterationsPerEpoch;
-  if (hasValue(e.loss) && e.iterationsPerEpoch > 0) {
-    // x in epochs: epoch 1, iteration k of n ends at (k / n) + 0.
-    const double x = (e.epoch - 1) + double(e.iteration) / double(e.iterationsPerEpoch);
-    // TensorBoard's debiased average (kSmoothing): the sum starts at 0 and is divided by the weight
-    // the real values carry so far, 1 - b^t.
-    m_smoothSum = kSmoothing * m_smoothSum + (1 - kSmoothing) * e.loss;
-    m_smoothWeight *= kSmoothing;
-    m_pendingIterX << x;
-    m_pendingIterLoss << e.loss;
-    m_pendingSmooth << m_smoothSum / (1 - m_smoothWeight);
-  }
+  m_curve.addIteration(e);
   for (const DeviceSample& d : e.devices) {
     DeviceSeries& s = device(d.id);
     const double values[kMetrics] = {hasValue(d.utilization) ? 100.0 * d.utilization : kNoValue, d.memoryMb,
@@ -181,7 +150,7 @@ void TrainingCharts::addIteration(const IterationEvent& e, double elapsedS) {
 }
 
 void TrainingCharts::addEpoch(const EpochEvent& e) {
-  m_pendingEpochs << e;
+  m_curve.addEpoch(e);
   m_dirty = true;
 }
 
@@ -189,38 +158,40 @@ void TrainingCharts::markPause() {
   for (auto& s : m_devices) s.breakNext = true;
 }
 
+void TrainingCharts::setLogScale(bool log) {
+  m_curve.setLogScale(log);
+  m_dirty = true;
+  flush();
+}
+
+void TrainingCharts::setOverlays(const QList<CurvePoints>& runs) {
+  m_curve.setOverlays(runs);
+  m_dirty = true;
+  flush();
+}
+
+void TrainingCharts::dropAfter(long long epoch, long long iteration) {
+  m_dirty = true;
+  flush();
+  m_curve.dropAfter(epoch, iteration);
+  m_dirty = true;
+  flush();
+}
+
 void TrainingCharts::flush() {
   if (!m_dirty && !m_timingDirty) return;
-  if (!m_pendingIterX.isEmpty()) {
-    m_iterLoss->addData(m_pendingIterX, m_pendingIterLoss, true);
-    m_smoothLoss->addData(m_pendingIterX, m_pendingSmooth, true);
-    trim(m_iterLoss);
-    trim(m_smoothLoss);
-    m_pendingIterX.clear();
-    m_pendingIterLoss.clear();
-    m_pendingSmooth.clear();
-  }
-  for (const EpochEvent& e : std::as_const(m_pendingEpochs)) {
-    const double x = e.epoch;
-    if (hasValue(e.trainLoss)) m_epochTrain->addData(x, e.trainLoss);
-    if (hasValue(e.validationLoss)) m_epochValLoss->addData(x, e.validationLoss);
-    if (hasValue(e.validationError)) m_epochValError->addData(x, e.validationError);
-  }
-  m_pendingEpochs.clear();
   for (auto& s : m_devices) {
     if (s.t.isEmpty()) continue;
     for (int m = 0; m < kMetrics; ++m) {
       s.graph[m]->addData(s.t, s.values[m], true);
-      trim(s.graph[m], 20000);
+      keepNewestPoints(s.graph[m], 20000);
       s.values[m].clear();
     }
     s.t.clear();
   }
 
-  // Axes: the curve from 0 to the furthest epoch seen, losses from their range (unless the user
-  // zoomed in: then the ranges stay until Reset zoom).
-  if (!isZoomed(m_curve)) fitCurveAxes();
-  m_curve->replot(QCustomPlot::rpQueuedReplot);
+  // Unless the user zoomed in: then the ranges stay until Reset zoom.
+  m_curve.flush(isZoomed(m_curve.plot()));
 
   for (int m = 0; m < kMetrics; ++m) {
     QCustomPlot* p = metricPlot(m);
@@ -280,32 +251,10 @@ int TrainingCharts::metricPoints(int metric) const {
   return n;
 }
 
-int TrainingCharts::iterationPoints() const { return m_iterLoss->data()->size(); }
-int TrainingCharts::epochPoints() const { return m_epochTrain->data()->size(); }
+int TrainingCharts::iterationPoints() const { return m_curve.iterationPoints(); }
+int TrainingCharts::epochPoints() const { return m_curve.epochPoints(); }
 int TrainingCharts::utilizationPoints() const { return metricPoints(kUtilization); }
 int TrainingCharts::temperaturePoints() const { return metricPoints(kTemperature); }
 int TrainingCharts::powerPoints() const { return metricPoints(kPower); }
-
-CurvePoints readLearningCurve(const QString& runFolder) {
-  CurvePoints c;
-  c.label = QDir(runFolder).dirName();
-  const QString path = QDir(runFolder).filePath(QStringLiteral("learning_curve.csv"));
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return c;
-  protocol::LearningCurve curve;
-  try {
-    curve = protocol::learningCurveFromCsv(f.readAll().toStdString(), path.toStdString());
-  } catch (const protocol::ReadError&) {
-    c.label += QObject::tr(" (learning_curve.csv is damaged)");  // the legend says why no line is drawn
-    return c;
-  }
-  for (const protocol::LearningCurveRow& r : curve) {
-    c.epoch << static_cast<double>(r.epoch);
-    c.trainLoss << r.trainLoss;
-    c.validationLoss << r.validationLoss.value_or(qQNaN());
-    c.validationError << r.validationError.value_or(qQNaN());
-  }
-  return c;
-}
 
 }  // namespace netsmith::gui
