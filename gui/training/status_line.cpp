@@ -7,7 +7,8 @@
 
 namespace netsmith::gui {
 
-StatusLine::StatusLine(QWidget* parent) : QLabel(parent) {
+StatusLine::StatusLine(const QString& text, QWidget* parent) : QLabel(parent), m_full(text) {
+  fit();
   setWordWrap(false);  // fit() breaks the lines itself
   setTextInteractionFlags(Qt::TextSelectableByMouse);
   QFont bold = font();

@@ -15,7 +15,8 @@ namespace netsmith::gui {
 class StatusLine : public QLabel {
  public:
   static constexpr int kMinLines = 2, kMaxLines = 6;
-  explicit StatusLine(QWidget* parent = nullptr);
+  // Shows `text` (without a tooltip: a first sentence such as "Ready." says nothing more).
+  explicit StatusLine(const QString& text, QWidget* parent = nullptr);
 
   // The sentence (its tooltip too), red when `error`.
   void showStatus(const QString& text, bool error = false);

@@ -46,8 +46,7 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   m_resumeRun->setObjectName(QStringLiteral("resumeRunButton"));
   m_pause->setObjectName(QStringLiteral("pauseButton"));
   m_stop->setObjectName(QStringLiteral("stopButton"));
-  m_status = new StatusLine(this);
-  m_status->showStatus(tr("Ready."));
+  m_status = new StatusLine(tr("Ready."), this);
   m_status->setObjectName(QStringLiteral("trainingStatus"));
   m_logScale = new QCheckBox(tr("log scale"), this);
   auto* topRow = new QHBoxLayout;
