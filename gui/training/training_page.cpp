@@ -61,9 +61,10 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   clusterScroll->setWidget(m_devices->cluster());
   clusterScroll->setWidgetResizable(true);
   clusterScroll->setFrameShape(QFrame::NoFrame);
+  // Made before the tabs that hold it, so that the Tab key reaches the plan before the tab bar.
+  m_plan = new PlanBox(doc, m_devices->cluster(), this);
   auto* sideTabs = new QTabWidget(this);
   sideTabs->setObjectName(QStringLiteral("trainingSideTabs"));
-  m_plan = new PlanBox(doc, m_devices->cluster(), this);
   sideTabs->addTab(m_plan, tr("Plan (before starting)"));
   sideTabs->addTab(clusterScroll, tr("Cluster"));
 
