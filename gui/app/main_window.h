@@ -2,7 +2,8 @@
 // and owns the menus and file handling: New, New from sample, Open, Save, Save As, recent files,
 // the unsaved-changes prompt, autosave to a recovery file, window layout in QSettings, and the Help
 // menu (F1: this page's section of the documentation; Note [Help locations]). No page logic lives
-// here.
+// here. main_window.cpp: the pages, the menus, help and closing; main_window_files.cpp: the
+// project file (new, open, save, recovery, recent files).
 #pragma once
 
 #include <QMainWindow>

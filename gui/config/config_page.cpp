@@ -21,8 +21,8 @@
 #include "engine/optim/optimizer.h"
 #include "engine/project/project_io.h"
 #include "engine/project/settings_table.h"
-#include "gui/app/class_count_bar.h"
-#include "gui/app/field_cell.h"
+#include "gui/widgets/class_count_bar.h"
+#include "gui/widgets/field_cell.h"
 #include "gui/document/settings_edit.h"
 
 namespace netsmith::gui {

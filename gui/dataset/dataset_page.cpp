@@ -16,93 +16,11 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "engine/project/project_io.h"
-#include "gui/app/field_cell.h"
+#include "gui/widgets/field_cell.h"
 #include "gui/dataset/create_dataset_dialog.h"
-#include "gui/dataset/sample_thumbnails.h"
 #include "gui/document/settings_edit.h"
 
 namespace netsmith::gui {
-
-namespace {
-constexpr int kSamplesPerClass = 8;
-constexpr int kMaxBalanceTicks = 30;  // more classes: a tick every few classes
-}  // namespace
-
-QImage sampleToImage(const Dataset& data, int64_t i) {
-  // Images: (1,H,W) or (3,H,W), shown with their own min/max so any scale displays.
-  const auto& s = data.sampleShape;
-  if (s.size() != 3 || (s[0] != 1 && s[0] != 3) || i < 0 || i >= data.size) return {};
-  const std::vector<float> values = data.sampleValues(i);
-  return imageFromValues(values.data(), s);
-}
-
-DatasetPreview previewDataSource(const DataSourceSpec& spec, double scale, int perClass, int augmentCount) {
-  DatasetPreview p;
-  try {
-    const Dataset data = loadDataSource(spec, scale, "skip");
-    p.size = data.size;
-    p.shape = qs(shapeToString(data.sampleShape));
-    p.classes = data.numClasses;
-    for (const std::string& name : data.classNames) p.classNames << qs(name);
-    if (data.numClasses > 0) {
-      p.classCounts.fill(0, static_cast<int>(data.numClasses));
-      for (int64_t i = 0; i < data.size; ++i) {
-        const auto c = static_cast<int64_t>(*data.label(i));
-        if (c >= 0 && c < data.numClasses) p.classCounts[static_cast<int>(c)] += 1;
-      }
-    }
-    const auto& s = data.sampleShape;
-    p.images = s.size() == 3 && (s[0] == 1 || s[0] == 3);
-    if (!p.images) return p;
-    const auto className = [&](int64_t c) {
-      return c >= 0 && c < static_cast<int64_t>(data.classNames.size()) ? qs(data.classNames[static_cast<size_t>(c)]) : QString();
-    };
-    if (data.numClasses > 0) {
-      // The first perClass samples of each of the first kMaxClassRows classes, in file order.
-      const int rows = static_cast<int>(std::min<int64_t>(data.numClasses, kMaxClassRows));
-      QVector<QList<long long>> picked(rows);
-      int full = 0;
-      for (int64_t i = 0; i < data.size && full < rows; ++i) {
-        const auto c = static_cast<int64_t>(*data.label(i));
-        if (c < 0 || c >= rows || picked[static_cast<int>(c)].size() >= perClass) continue;
-        picked[static_cast<int>(c)] << i;
-        if (picked[static_cast<int>(c)].size() == perClass) ++full;
-      }
-      for (int c = 0; c < rows; ++c) {
-        ClassSamples row;
-        row.label = c;
-        row.name = className(c);
-        row.count = static_cast<long long>(p.classCounts[c]);
-        row.indices = picked[c];
-        for (const long long i : picked[c]) row.images << sampleToImage(data, i);
-        p.classRows << row;
-      }
-      // Augmentation: the first sample of each of the first classes.
-      for (int c = 0; c < rows && p.augmentSources.size() < augmentCount; ++c) {
-        if (picked[c].isEmpty()) continue;
-        const long long i = picked[c].front();
-        p.augmentSources << AugmentSource{i, className(c).isEmpty() ? QObject::tr("class %1").arg(c) : className(c),
-                                          data.sampleShape, data.sampleValues(i)};
-      }
-    } else {
-      // Vector targets: one row of the first samples.
-      ClassSamples row;
-      row.label = -1;
-      row.name = QObject::tr("first samples");
-      row.count = data.size;
-      for (int64_t i = 0; i < std::min<int64_t>(perClass, data.size); ++i) {
-        row.indices << i;
-        row.images << sampleToImage(data, i);
-      }
-      p.classRows << row;
-      for (int64_t i = 0; i < std::min<int64_t>(augmentCount, data.size); ++i)
-        p.augmentSources << AugmentSource{i, QObject::tr("sample %1").arg(i), data.sampleShape, data.sampleValues(i)};
-    }
-  } catch (const std::exception& e) {
-    p.error = QString::fromUtf8(e.what());
-  }
-  return p;
-}
 
 DatasetPage::DatasetPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent), m_doc(doc) {
   auto* sources = new QHBoxLayout;
@@ -362,42 +280,6 @@ void DatasetPage::showValues() {
   m_showing = false;
 }
 
-void DatasetPage::showEvent(QShowEvent* event) {
-  QWidget::showEvent(event);
-  reloadPreview();
-}
-
-QString DatasetPage::previewKey() const {
-  const Project p = m_doc->toProject();
-  const DataSourceSpec& spec = p.dataset.training;
-  return qs(spec.format + "|" + spec.images + "|" + spec.labels + "|" + spec.csv) + QString::number(p.dataset.scale);
-}
-
-void DatasetPage::reloadPreview() {
-  const Project p = m_doc->toProject();
-  const DataSourceSpec spec = p.dataset.training;
-  const QString key = previewKey();
-  if (key == m_previewKey || m_watcher.isRunning()) return;
-  m_previewKey = key;
-  // A project whose training file does not exist yet (an imported model's NAME.csv, a new project
-  // on another machine) is waiting for its data to be chosen: that is a state, not an error.
-  const std::string file = spec.format == "csv" ? spec.csv : spec.images;
-  if (!file.empty() && !QFileInfo::exists(qs(file))) {
-    m_summary->setText(tr("<b>Choose a dataset.</b> The project's training data, <i>%1</i>, does not exist yet: name "
-                          "a CSV file (or IDX files) above, or make one from a folder of images with <b>Create from "
-                          "folder…</b>.")
-                           .arg(qs(file).toHtmlEscaped()));
-    m_classGrid->showMessage(tr("No training data chosen yet."));
-    m_augment->setSources({});
-    m_balance->clearPlottables();
-    m_balance->replot();
-    return;
-  }
-  m_summary->setText(tr("Loading %1…").arg(qs(file).toHtmlEscaped()));
-  const double scale = p.dataset.scale;
-  m_watcher.setFuture(QtConcurrent::run([spec, scale] { return previewDataSource(spec, scale, kSamplesPerClass); }));
-}
-
 QString DatasetPage::summaryText() const { return m_summary->text(); }
 
 CreateDatasetDialog* DatasetPage::openCreateDialog() {
@@ -439,65 +321,5 @@ QString DatasetPage::useCreatedDataset(const FolderDatasetResult& r) {
 }
 
 bool DatasetPage::isAugmentationShown() const { return m_augmentBox->isVisibleTo(this); }
-
-void DatasetPage::showAugmentation() {
-  const Project& p = m_doc->settings();
-  m_augment->setAugmentation(p.config.augmentation, p.config.seed);
-  m_augmentBox->setVisible(p.config.augmentation.enabled());
-}
-
-void DatasetPage::showPreview(const DatasetPreview& p) {
-  m_balance->clearPlottables();
-  auto ticker = m_balance->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
-  ticker->clear();
-  if (!p.error.isEmpty()) {
-    m_summary->setText(QStringLiteral("<span style='color:#c0392b'><b>Cannot read the training data:</b> %1</span>").arg(p.error.toHtmlEscaped()));
-    m_classGrid->showMessage(tr("No samples to show."));
-    m_augment->setSources({});
-    m_balance->replot();
-    return;
-  }
-  QString text = tr("<b>Training:</b> %1 samples of shape <b>%2</b>").arg(QLocale().toString(p.size), p.shape);
-  if (p.classes > 0) {
-    const auto [lo, hi] = std::minmax_element(p.classCounts.begin(), p.classCounts.end());
-    text += tr(" · %1 classes (%2 to %3 samples each)").arg(p.classes).arg(QLocale().toString(*lo), QLocale().toString(*hi));
-    if (!p.classNames.isEmpty()) text += tr(", with names");  // from classes.txt or dataset.class_names
-  } else {
-    text += tr(" · vector targets");
-  }
-  m_summary->setText(text);
-  if (p.classes > 0) {
-    auto* bars = new QCPBars(m_balance->xAxis, m_balance->yAxis);
-    QVector<double> keys;
-    for (int i = 0; i < p.classCounts.size(); ++i) keys << i;
-    bars->setData(keys, p.classCounts);
-    bars->setWidth(0.7);
-    bars->setBrush(QColor(0x1f, 0x77, 0xb4, 190));
-    bars->setPen(Qt::NoPen);
-    // One tick per class at its bar (every few classes when there are many), named when named.
-    const int n = static_cast<int>(p.classCounts.size());
-    const int step = std::max(1, (n + kMaxBalanceTicks - 1) / kMaxBalanceTicks);
-    int longest = 0;
-    for (int i = 0; i < n; i += step) {
-      const QString name = i < p.classNames.size() ? p.classNames[i] : QString::number(i);
-      ticker->addTick(i, name);
-      longest = std::max(longest, static_cast<int>(name.size()));
-    }
-    // Names that would not fit side by side are slanted.
-    const int perTick = m_balance->axisRect()->width() / std::max(1, (n + step - 1) / step);
-    const int wide = QFontMetrics(m_balance->xAxis->tickLabelFont()).averageCharWidth() * longest;
-    m_balance->xAxis->setTickLabelRotation(wide > perTick - 6 ? 40 : 0);
-    m_balance->xAxis->setLabel(p.classNames.isEmpty() ? tr("class") : QString());
-    m_balance->xAxis->setRange(-0.6, n - 0.4);
-    m_balance->yAxis->setRange(0, *std::max_element(p.classCounts.begin(), p.classCounts.end()) * 1.15);
-  }
-  m_balance->replot();
-  if (p.images)
-    m_classGrid->setClasses(p.classRows, p.classes);
-  else
-    m_classGrid->showMessage(tr("The samples are vectors of shape %1, not images: nothing to draw.").arg(p.shape));
-  m_augment->setSources(p.augmentSources);
-  showAugmentation();
-}
 
 }  // namespace netsmith::gui

@@ -5,6 +5,9 @@
 // does to a few samples. Datasets are decoded by the engine's reader on a worker thread.
 // "Create from folder…" builds a dataset from a folder of class folders (CreateDatasetDialog) and
 // makes it the project's dataset in one undo step.
+//
+// dataset_page.cpp: the fields and the dataset made from a folder; dataset_page_preview.cpp: the
+// preview shown (dataset_preview.h reads it).
 #pragma once
 
 #include <QFutureWatcher>
@@ -17,6 +20,7 @@
 #include "engine/data/folder/dataset_builder.h"
 #include "gui/dataset/augmentation_preview.h"
 #include "gui/dataset/class_grid.h"
+#include "gui/dataset/dataset_preview.h"
 #include "gui/document/project_document.h"
 
 class QCustomPlot;
@@ -28,27 +32,6 @@ class QComboBox;
 class QGroupBox;
 
 namespace netsmith::gui {
-
-// What the preview shows of one source (computed off the GUI thread).
-struct DatasetPreview {
-  QString error;  // empty: loaded
-  long long size = 0;
-  QString shape;
-  long long classes = 0;
-  QVector<double> classCounts;
-  QStringList classNames;          // classes.txt; empty when unnamed
-  bool images = false;             // samples are (1,H,W) or (3,H,W)
-  QList<ClassSamples> classRows;   // the first classes' first samples (vector labels: one row)
-  QList<AugmentSource> augmentSources;
-};
-
-// Sample i of an image dataset ((1,H,W) or (3,H,W)) scaled to its own min/max; null otherwise.
-QImage sampleToImage(const Dataset& data, int64_t i);
-
-// Reads `spec` and picks `perClass` samples of each of the first kMaxClassRows classes and
-// `augmentCount` samples (of different classes) for the augmentation preview.
-inline constexpr int kMaxClassRows = 100;
-DatasetPreview previewDataSource(const DataSourceSpec& spec, double scale, int perClass, int augmentCount = 2);
 
 class CreateDatasetDialog;
 

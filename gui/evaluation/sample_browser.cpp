@@ -12,7 +12,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "gui/dataset/dataset_page.h"
+#include "gui/dataset/dataset_preview.h"
 
 namespace netsmith::gui {
 

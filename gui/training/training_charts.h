@@ -1,6 +1,7 @@
-// The Training page's live charts (QCustomPlot). Events are appended to pending buffers as they
-// arrive; a 50 ms timer moves them into the plots and replots once, so a fast stream never floods
-// the GUI thread (STYLE.md, the QCustomPlot realtime pattern).
+// The Training page's live charts (QCustomPlot): the learning curve (LearningCurveChart) and the
+// device charts. Events are appended to pending buffers as they arrive; a 50 ms timer moves them
+// into the plots and replots once, so a fast stream never floods the GUI thread (STYLE.md, the
+// QCustomPlot realtime pattern).
 #pragma once
 
 #include <QHash>
@@ -10,19 +11,13 @@
 #include <QVector>
 
 #include "gui/run/engine_event.h"
+#include "gui/training/learning_curve_chart.h"
 
 class QCustomPlot;
 class QCPGraph;
 class QCPBars;
 
 namespace netsmith::gui {
-
-// One past run's learning curve, for the overlay.
-struct CurvePoints {
-  QString label;
-  int colorSlot = -1;  // overlayColor(colorSlot); -1: by its place among the overlays
-  QVector<double> epoch, trainLoss, validationLoss, validationError;
-};
 
 // The per-device plots: one line per device over elapsed time (utilization, memory, and a GPU's
 // temperature and power from NVML), and the mean step time per device as bars.
@@ -38,10 +33,8 @@ class TrainingCharts : public QObject {
   Q_OBJECT
  public:
   static constexpr int kReplotIntervalMs = 50;
-  // Weight b of the smoothed loss, TensorBoard's debiased exponential average: s_t = b s_{t-1} +
-  // (1 - b) x_t from s_0 = 0, drawn as s_t / (1 - b^t), so the line starts at the first loss and
-  // follows the loss from there instead of lagging behind a seed.
-  static constexpr double kSmoothing = 0.9;
+  // Weight of the smoothed loss (learning_curve_chart.h).
+  static constexpr double kSmoothing = LearningCurveChart::kSmoothing;
   // A device's samples further apart than this many typical intervals (and at least kGapMinS) are
   // a pause or a stall: the device's lines break there instead of drawing a diagonal.
   static constexpr double kGapFactor = 4;
@@ -101,25 +94,13 @@ class TrainingCharts : public QObject {
   QCustomPlot* metricPlot(int metric) const;
   int metricPoints(int metric) const;
   DeviceSeries& device(const QString& id);
-  void styleCurvePlot();
   void updateTimingBars();
-  void fitCurveAxes();
-  void fitErrorAxis();
 
-  QCustomPlot* m_curve;
+  LearningCurveChart m_curve;
   DevicePlots m_plots;
-  QCPGraph *m_iterLoss = nullptr, *m_smoothLoss = nullptr, *m_epochTrain = nullptr, *m_epochValLoss = nullptr,
-           *m_epochValError = nullptr;
-  QList<QCPGraph*> m_overlayGraphs;
-  QCPGraph *m_overlayTrainKey = nullptr, *m_overlayErrorKey = nullptr;  // legend keys, no points
   QCPBars *m_computeBars = nullptr, *m_waitBars = nullptr, *m_overlapBars = nullptr;
   QHash<QString, DeviceSeries> m_devices;
   QStringList m_timingIds;
-  QVector<double> m_pendingIterX, m_pendingIterLoss, m_pendingSmooth;
-  QList<EpochEvent> m_pendingEpochs;
-  double m_smoothSum = 0;      // s_t of the debiased average
-  double m_smoothWeight = 1;   // b^t
-  long long m_iterationsPerEpoch = 0;  // of the last iteration event (dropAfter's x)
 
   bool m_dirty = false;
   bool m_timingDirty = false;
@@ -127,9 +108,5 @@ class TrainingCharts : public QObject {
   QSet<const QCustomPlot*> m_zoomed;
   QTimer m_timer;
 };
-
-// Reads a run folder's learning_curve.csv (epoch,train_loss,validation_loss,validation_error,...);
-// empty curve when the file is missing or unreadable. Empty cells read as NaN (gaps).
-CurvePoints readLearningCurve(const QString& runFolder);
 
 }  // namespace netsmith::gui

@@ -12,7 +12,7 @@
 #include <fstream>
 
 #include "engine/project/project_io.h"
-#include "gui/app/class_count_bar.h"
+#include "gui/widgets/class_count_bar.h"
 #include "gui/app/main_window.h"
 #include "gui/config/config_page.h"
 #include "gui/document/dataset_shape_probe.h"

@@ -182,7 +182,10 @@ class TestTrainingLayout : public QObject {
     QVERIFY(w);
     TrainingPage* page = w->trainingPage();
     QSignalSpy listed(page, &TrainingPage::devicesUpdated);
-    QVERIFY(listed.wait(30000));  // the engine's own list first, so that it does not replace ours
+    // The engine's own list first, so that it does not replace ours. Asked again here: the
+    // window's own query (`devices --json`, about 50 ms) can end before the spy exists.
+    page->refreshDevices();
+    QVERIFY(listed.wait(30000));
     std::vector<DeviceInfo> devices;
     for (int i = 0; i < 2; ++i)
       devices.push_back({"cpu:" + std::to_string(i), "cpu", "AMD EPYC 7763 64-Core Processor", 515000, "", 2, ""});

@@ -1,3 +1,5 @@
+// The settings pages' field parts (Config, Dataset, the Edit page's Properties): an editor with the
+// red sentence under it that says why the engine refused its value.
 #pragma once
 
 #include <QLabel>

@@ -1,4 +1,4 @@
-#include "gui/app/field_cell.h"
+#include "gui/widgets/field_cell.h"
 
 #include <QHBoxLayout>
 #include <QResizeEvent>

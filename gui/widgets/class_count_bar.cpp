@@ -1,4 +1,4 @@
-#include "gui/app/class_count_bar.h"
+#include "gui/widgets/class_count_bar.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
