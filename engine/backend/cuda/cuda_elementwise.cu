@@ -13,7 +13,7 @@ namespace {
 // On a simulated GPU: a pointer argument is device memory of n elements, checked and turned into
 // its host address; any other argument passes as it is.
 template <typename T>
-auto onHost(DeviceMemoryAccess& memory, T arg, int64_t n) {
+auto simulatedArgument(DeviceMemoryAccess& memory, T arg, int64_t n) {
   if constexpr (std::is_pointer_v<T>) return memory.at(arg, n);
   else return arg;
 }
@@ -24,7 +24,7 @@ void launchElementwise(const char* name, cudaStream_t stream, int64_t n, Body bo
   if (n <= 0) return;
   if (GpuRuntime& runtime = gpuRuntime(); runtime.simulated()) {
     NS_CUDA_CHECK(runtime.launchHost(stream, name, [=](DeviceMemoryAccess& memory) {
-      const auto host = std::make_tuple(onHost(memory, args, n)...);
+      const auto host = std::make_tuple(simulatedArgument(memory, args, n)...);
       for (int64_t i = 0; i < n; ++i) std::apply([&](auto... a) { body(i, a...); }, host);
     }));
     return;
