@@ -17,7 +17,20 @@
 # (NETSMITH_CUDA_ARCHITECTURES_BUILT) so that a GPU with no code for it is named with the command
 # that rebuilds for it (cuda_device.cpp) instead of a CUDA error at the first kernel.
 set(NETSMITH_HAVE_CUDA OFF)
-if(NETSMITH_WITH_CUDA)
+# Note [CUDA where it runs] (CMakeLists.txt): AUTO asks for a driver first. The kernel module's
+# version file is there wherever the driver is loaded; libcuda.so.1 where it is installed.
+set(netsmith_cuda_wanted ${NETSMITH_WITH_CUDA})
+if(NETSMITH_WITH_CUDA STREQUAL "AUTO")
+  find_library(NETSMITH_CUDA_DRIVER_LIBRARY NAMES libcuda.so.1)
+  if(EXISTS /proc/driver/nvidia/version OR NETSMITH_CUDA_DRIVER_LIBRARY)
+    set(netsmith_cuda_wanted ON)
+  else()
+    set(netsmith_cuda_wanted OFF)
+    message(STATUS "netsmith: no NVIDIA driver on this machine: building the CPU backend only "
+                   "(-DNETSMITH_WITH_CUDA=ON builds the CUDA backend anyway, e.g. for simulated GPUs)")
+  endif()
+endif()
+if(netsmith_cuda_wanted)
   if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
     set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
   endif()
@@ -78,5 +91,7 @@ if(NETSMITH_WITH_CUDA)
     message(STATUS "netsmith: CUDA toolkit not found; building the CPU backend only")
   endif()
 else()
-  message(STATUS "netsmith: CUDA disabled (NETSMITH_WITH_CUDA=OFF)")
+  if(NOT NETSMITH_WITH_CUDA STREQUAL "AUTO")
+    message(STATUS "netsmith: CUDA disabled (NETSMITH_WITH_CUDA=OFF)")
+  endif()
 endif()

@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
-# Installs, with apt-get, every Debian package Netsmith needs to build, test and benchmark.
+# Installs, with apt-get, every Debian package Netsmith needs to build, test and benchmark; with
+# --app only what README's first command needs to build and run the console and the engine.
 # Idempotent: packages already present are left alone, so a second run does nothing.
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build ccache pkg-config git
+  build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev libqt6opengl6-dev libgl-dev libqcustomplot-dev
   nlohmann-json3-dev
   libdnnl-dev ocl-icd-opencl-dev opencl-headers
   libopenmpi-dev openmpi-bin
   libpng-dev libjpeg62-turbo-dev zlib1g-dev
-  libonnx-dev libprotobuf-dev python3-onnx
-  dpkg-dev desktop-file-utils appstream
+  libonnx-dev libprotobuf-dev
   dataset-fashion-mnist
-  python3 python3-numpy python3-torch python3-torchvision libopenblas0-openmp python3-venv
-  xvfb xauth
 )
+# The tests, the benchmarks and the package check: PyTorch and ONNX to compare with, Xvfb for the
+# screenshots, the Debian packaging tools.
+if [[ ${1:-} != --app ]]; then
+  packages+=(
+    git python3-onnx
+    dpkg-dev desktop-file-utils appstream
+    python3 python3-numpy python3-torch python3-torchvision libopenblas0-openmp python3-venv
+    xvfb xauth
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 export PATH="/usr/local/cuda/bin:$PATH"
 jobs=$(nproc)
 
-./installer/build.sh
+./installer/build.sh -DNETSMITH_WITH_CUDA=ON
 # Note [Test Python] (tests/support/test_python.h): onnxruntime is not a Debian package; the ONNX
 # tests compare with it from a virtual environment over Debian's Python and its packages (torch,
 # numpy 1.24, onnx stay Debian's). Without network access pip fails: the tests then say, as skips,
