@@ -4,7 +4,7 @@
 #include "engine/backend/cuda/cuda_check.h"
 #include "engine/backend/cuda/cuda_device.h"
 #include "engine/backend/cuda/cuda_solver.h"
-#include "engine/backend/cuda/nccl_communicator.h"
+#include "engine/backend/cuda/nccl_group.h"
 #include "engine/devices/device_factory.h"
 
 namespace netsmith::cuda {

@@ -1,4 +1,4 @@
-// NCCL between the GPU ranks of one process (engine/backend/cuda/nccl_communicator.h): all-reduce,
+// NCCL between the GPU ranks of one process (engine/backend/cuda/nccl_group.h): all-reduce,
 // broadcast, barrier and abort with one rank, and with every GPU of the machine when it has more
 // than one. Skips when there is no GPU.
 #include <QtTest>

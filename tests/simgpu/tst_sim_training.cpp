@@ -11,7 +11,7 @@
 
 #include "engine/backend/cuda/cuda_device.h"
 #include "engine/comm/gradient_buckets.h"
-#include "engine/backend/cuda/nccl_communicator.h"
+#include "engine/backend/cuda/nccl_group.h"
 #include "support/cli_runner.h"
 #include "support/train_runner.h"
 

@@ -96,7 +96,7 @@ class GpuRuntime {
   // runtime never runs it: code launches its __global__ kernel when !simulated().
   virtual cudaError_t launchHost(cudaStream_t stream, const char* kernel, HostKernel body) = 0;
 
-  // NCCL (Note [NCCL collectives] in engine/backend/cuda/nccl_communicator.h).
+  // NCCL (Note [NCCL collectives] in engine/backend/cuda/nccl_group.h).
   virtual ncclResult_t getUniqueId(ncclUniqueId* id) = 0;
   virtual ncclResult_t commInitRank(ncclComm_t* comm, int ranks, ncclUniqueId id, int rank, ncclConfig_t* config) = 0;
   virtual ncclResult_t groupStart() = 0;

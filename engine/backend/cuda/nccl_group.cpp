@@ -1,5 +1,7 @@
-// NcclGroup (nccl_communicator.h): starting the group's NCCL communicators together, and ending
+// NcclGroup (nccl_group.h): starting the group's NCCL communicators together, and ending
 // them — finalized when the run went well, aborted after a failure.
+#include "engine/backend/cuda/nccl_group.h"
+
 #include <chrono>
 #include <string>
 #include <thread>
@@ -7,6 +9,7 @@
 
 #include "engine/backend/cuda/cuda_check.h"
 #include "engine/backend/cuda/cuda_device.h"
+#include "engine/backend/cuda/nccl_group_state.h"
 #include "engine/backend/cuda/nccl_rank.h"
 #include "engine/core/hex.h"
 
@@ -62,7 +65,7 @@ NcclGroup::NcclGroup(const std::vector<std::string>& deviceIds, double timeoutSe
     : NcclGroup(JobGroupPlacement{"", 0, deviceIds, deviceIds}, timeoutSeconds) {}
 
 NcclGroup::NcclGroup(const JobGroupPlacement& placement, double timeoutSeconds)
-    : m_shared(std::make_shared<Shared>()) {
+    : m_shared(std::make_shared<NcclGroupState>()) {
   const std::vector<std::string>& deviceIds = placement.localIds;
   const int n = static_cast<int>(deviceIds.size());
   const int jobRanks = static_cast<int>(placement.jobDeviceIds.size());

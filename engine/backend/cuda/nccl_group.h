@@ -44,6 +44,7 @@
 namespace netsmith::cuda {
 
 class CudaDeviceContext;
+struct NcclGroupState;
 
 class NcclGroup final : public CommunicatorGroup {
  public:
@@ -67,10 +68,8 @@ class NcclGroup final : public CommunicatorGroup {
   // first collective, on the worker's thread.
   void attach(int rank, CudaDeviceContext& device);
 
-  struct Shared;
-
  private:
-  std::shared_ptr<Shared> m_shared;
+  std::shared_ptr<NcclGroupState> m_shared;
   std::vector<std::unique_ptr<Communicator>> m_ranks;
 };
 

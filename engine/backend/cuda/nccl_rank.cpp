@@ -1,5 +1,5 @@
 // One rank of NcclGroup: its collectives on its GPU's communication stream (Note [NCCL
-// collectives] in nccl_communicator.h, Note [Queued collectives], Note [Tree order over NCCL]).
+// collectives] in nccl_group.h, Note [Queued collectives], Note [Tree order over NCCL]).
 #include "engine/backend/cuda/nccl_rank.h"
 
 #include <atomic>
@@ -22,7 +22,7 @@ namespace {
 
 class NcclCommunicator final : public Communicator {
  public:
-  NcclCommunicator(std::shared_ptr<NcclGroup::Shared> shared, int local) : m_shared(std::move(shared)), m_local(local) {}
+  NcclCommunicator(std::shared_ptr<NcclGroupState> shared, int local) : m_shared(std::move(shared)), m_local(local) {}
   ~NcclCommunicator() override {
     GpuRuntime& runtime = gpuRuntime();
     if (m_ready) runtime.eventDestroy(m_ready);
@@ -378,8 +378,8 @@ class NcclCommunicator final : public Communicator {
     return e;
   }
 
-  std::shared_ptr<NcclGroup::Shared> m_shared;
-  int m_local;  // this rank's index among its process's ranks (NcclGroup::Shared's vectors)
+  std::shared_ptr<NcclGroupState> m_shared;
+  int m_local;  // this rank's index among its process's ranks (NcclGroupState's vectors)
   CudaDeviceContext* m_device = nullptr;
   cudaEvent_t m_ready = nullptr;
   cudaEvent_t m_done = nullptr;
@@ -396,7 +396,7 @@ class NcclCommunicator final : public Communicator {
 
 }  // namespace
 
-std::unique_ptr<Communicator> makeNcclRank(std::shared_ptr<NcclGroup::Shared> shared, int local) {
+std::unique_ptr<Communicator> makeNcclRank(std::shared_ptr<NcclGroupState> shared, int local) {
   return std::make_unique<NcclCommunicator>(std::move(shared), local);
 }
 
