@@ -25,7 +25,7 @@ namespace {
 // Tensors are written as the bytes in memory; the format is little-endian.
 static_assert(std::endian::native == std::endian::little, "checkpoint I/O assumes a little-endian host");
 
-constexpr char kMagic[8] = {'N', 'S', 'C', 'K', 'P', 'T', '0', '1'};
+constexpr char kCheckpointMagic[8] = {'N', 'S', 'C', 'K', 'P', 'T', '0', '1'};
 constexpr size_t kDigestBytes = 32;
 constexpr size_t kIoBuffer = size_t(1) << 20;
 constexpr uint32_t kMaxRank = 32;
@@ -76,7 +76,7 @@ class HashingWriter {
 };
 
 void writeBody(HashingWriter& out, const CheckpointData& data) {
-  out.write(kMagic, sizeof(kMagic));
+  out.write(kCheckpointMagic, sizeof(kCheckpointMagic));
   const std::string meta = protocol::jsonText(data.meta);
   out.writeValue<uint64_t>(meta.size());
   out.write(meta.data(), meta.size());
@@ -125,10 +125,10 @@ class BodyReader {
   uint64_t m_pos = 0;
 };
 
-struct FileCloser {
+struct CheckpointFileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+using FilePtr = std::unique_ptr<std::FILE, CheckpointFileCloser>;
 
 // Opens `path`, checks size and magic and verifies the SHA-256 of the body. Returns the file
 // positioned at the start and the body's size.
@@ -141,13 +141,13 @@ FilePtr openVerified(const std::string& path, uint64_t& bodyBytes) {
   const uint64_t size = uint64_t(st.st_size);
   NS_CHECK(size > 0, "checkpoint {}: the file is empty", path);
 
-  char magic[sizeof(kMagic)] = {};
+  char magic[sizeof(kCheckpointMagic)] = {};
   const size_t got = std::fread(magic, 1, sizeof(magic), file.get());
   NS_CHECK(got == sizeof(magic) || size < sizeof(magic), "checkpoint {}: cannot read: {}", path, systemError());
-  const size_t compared = std::min<size_t>(got, sizeof(kMagic));
-  NS_CHECK(std::memcmp(magic, kMagic, compared) == 0,
+  const size_t compared = std::min<size_t>(got, sizeof(kCheckpointMagic));
+  NS_CHECK(std::memcmp(magic, kCheckpointMagic, compared) == 0,
            "checkpoint {}: not a Netsmith checkpoint (the file does not start with \"NSCKPT01\")", path);
-  constexpr uint64_t kMinBytes = sizeof(kMagic) + 8 + 8 + kDigestBytes;  // empty meta, no tensors
+  constexpr uint64_t kMinBytes = sizeof(kCheckpointMagic) + 8 + 8 + kDigestBytes;  // empty meta, no tensors
   NS_CHECK(size >= kMinBytes, "checkpoint {}: the file is truncated ({} bytes, a checkpoint has at least {})", path,
            size, kMinBytes);
 
@@ -177,7 +177,7 @@ CheckpointData readVerified(const std::string& path, bool withTensors) {
   FilePtr file = openVerified(path, bodyBytes);
   BodyReader in(file.get(), path, bodyBytes);
 
-  char magic[sizeof(kMagic)];
+  char magic[sizeof(kCheckpointMagic)];
   in.read(magic, sizeof(magic), "the magic");
   CheckpointData data;
   const uint64_t metaBytes = in.readValue<uint64_t>("the meta length");
@@ -231,10 +231,10 @@ void writeCheckpoint(const std::string& path, const CheckpointData& data) {
 Json peekCheckpointMeta(const std::string& path) {
   FilePtr file(std::fopen(path.c_str(), "rb"));
   NS_CHECK(file, "checkpoint {}: cannot open: {}", path, systemError());
-  char magic[sizeof(kMagic)] = {};
+  char magic[sizeof(kCheckpointMagic)] = {};
   uint64_t metaBytes = 0;
   NS_CHECK(std::fread(magic, 1, sizeof(magic), file.get()) == sizeof(magic) &&
-               std::memcmp(magic, kMagic, sizeof(kMagic)) == 0 &&
+               std::memcmp(magic, kCheckpointMagic, sizeof(kCheckpointMagic)) == 0 &&
                std::fread(&metaBytes, sizeof(metaBytes), 1, file.get()) == 1 && metaBytes < (uint64_t(1) << 30),
            "checkpoint {}: not a Netsmith checkpoint, or its header is damaged", path);
   std::string meta(size_t(metaBytes), '\0');

@@ -30,17 +30,15 @@ int cudaDeviceCount(std::string* why) {
   return count;
 }
 
-namespace {
-int ordinalOf(const std::string& id) {
+int cudaOrdinalOf(const std::string& id) {
   const auto colon = id.find(':');
   NS_CHECK(id.substr(0, colon) == "cuda" && colon != std::string::npos && colon + 1 < id.size(),
            "\"{}\" is not a CUDA device id: expected cuda:N", id);
   return std::stoi(id.substr(colon + 1));
 }
-}  // namespace
 
 CudaDeviceContext::CudaDeviceContext(std::string id, CudaOptions options)
-    : m_id(std::move(id)), m_ordinal(ordinalOf(m_id)), m_options(options), m_pool(m_ordinal), m_workspace(&m_pool) {
+    : m_id(std::move(id)), m_ordinal(cudaOrdinalOf(m_id)), m_options(options), m_pool(m_ordinal), m_workspace(&m_pool) {
   std::string why;
   const int count = cudaDeviceCount(&why);
   NS_CHECK(count > 0, "{} cannot be used: {}; check the NVIDIA driver (nvidia-smi), or use the CPU (--devices cpu:0)", m_id, why);

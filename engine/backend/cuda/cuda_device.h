@@ -32,6 +32,9 @@ struct CudaOptions {
   bool deterministic = false;  // config.deterministic: deterministic algorithms only
 };
 
+// N of a device id "cuda:N"; throws Error naming the id when it is not one.
+int cudaOrdinalOf(const std::string& id);
+
 class CudaDeviceContext final : public DeviceContext {
  public:
   // id: "cuda:N", N the CUDA device ordinal. Throws Error saying what is missing when there is no

@@ -16,11 +16,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-int ordinalOf(const std::string& id) {
-  NS_CHECK(id.rfind("cuda:", 0) == 0 && id.size() > 5, "\"{}\" is not a CUDA device id: expected cuda:N", id);
-  return std::stoi(id.substr(5));
-}
-
 // Waits until every rank's non-blocking communicator has finished starting, polling all of them
 // together, at most `timeout` seconds in all: a rank that fails is named at once (not after the
 // ranks before it have used up their own timeouts), and one that never finishes is named when the
@@ -84,7 +79,7 @@ NcclGroup::NcclGroup(const JobGroupPlacement& placement, double timeoutSeconds)
   NS_CHECK(count > 0, "{} cannot be used: {}; check the NVIDIA driver (nvidia-smi), or use the CPU (--devices cpu:0)", deviceIds[0],
            why);
   for (const auto& id : deviceIds) {
-    const int ordinal = ordinalOf(id);
+    const int ordinal = cudaOrdinalOf(id);
     NS_CHECK(ordinal < count, "{} does not exist: the CUDA runtime sees {} GPU(s), cuda:0 to cuda:{}", id, count,
              count - 1);
     m_shared->ordinals.push_back(ordinal);
