@@ -105,7 +105,11 @@ NS_HOST_DEVICE inline bool unscale(const Chunk& c, int64_t i, float inverseScale
   float* g = const_cast<float*>(c.g);
   const float v = g[i] * inverseScale;
   g[i] = v;
+#ifdef __CUDACC__
   return isfinite(v);
+#else
+  return std::isfinite(v);  // a host compiler (the unit tests) has it in std only
+#endif
 }
 
 }  // namespace netsmith::cuda::solver
