@@ -66,11 +66,14 @@ __global__ void trustSumsKernel(const Chunk* chunks, typename S::Scalars s, doub
   }
 }
 
-// Second kernel: block b's tensor's scale from the partials, then chunk b's update.
+// Second kernel: block b's tensor's scale from the partials (one thread adds them), then chunk
+// b's update.
 template <class S>
 __global__ void trustApplyKernel(const Chunk* chunks, typename S::Scalars s, const double* partials) {
+  __shared__ float scale;
   const Chunk c = chunks[blockIdx.x];
-  const float scale = solver::trustScale<S>(c, partials, s);
+  if (threadIdx.x == 0) scale = solver::trustScale<S>(c, partials, s);
+  __syncthreads();
   for (int64_t i = threadIdx.x; i < c.n; i += blockDim.x) solver::trustApply<S>(c, i, s, scale);
 }
 
