@@ -13,7 +13,8 @@
 
 #include "engine/core/error.h"
 #include "engine/project/project.h"
-#include "engine/project/solver_table.h"
+#include "engine/solvers/solver_list.h"
+#include "engine/solvers/solver_table.h"
 
 namespace netsmith {
 namespace {
@@ -25,11 +26,11 @@ constexpr int64_t kPieceFloats = 16384;
 // Below this many elements in total the update runs on the calling thread.
 constexpr int64_t kParallelMinFloats = 65536;
 
-// The solvers and their hyper-parameters are declared once, in engine/project/solver_table.h.
+// The solvers are declared once, each in its folder (Note [Solver folders],
+// engine/solvers/solver.h); the table has their words, solver_list.h their types.
 using Range = SolverHyperRange;
 using HyperSpec = SolverHyperParameter;
-using SolverSpec = SolverRow;
-const std::vector<SolverSpec>& solverSpecs() { return solverTable(); }
+using solvers::HyperValues;
 
 std::string joinNames(const std::vector<HyperSpec>& hyper) {
   std::string s;
@@ -41,6 +42,10 @@ std::string joinNames(const std::vector<HyperSpec>& hyper) {
 }
 
 double checkedValue(const std::string& path, const Json& value, Range range) {
+  if (range == Range::Flag) {
+    NS_CHECK(value.is_boolean(), "{}: expected true or false, got {}", path, value.dump());
+    return value.get<bool>() ? 1.0 : 0.0;
+  }
   NS_CHECK(value.is_number(), "{}: expected a number, got {}", path, value.dump());
   const double v = value.get<double>();
   switch (range) {
@@ -53,35 +58,45 @@ double checkedValue(const std::string& path, const Json& value, Range range) {
     case Range::UnitInterval:
       NS_CHECK(std::isfinite(v) && v >= 0 && v < 1, "{}: expected a number in [0, 1), got {}", path, v);
       break;
+    case Range::Flag:
+      break;
   }
   return v;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Note [Solver kernels]
-// Each solver writes its update once, as a generic lambda over one element, and forEach() runs
-// it on 4-float vectors (GCC vector extensions) and then on the scalar tail. The compiler cannot
-// auto-vectorise std::sqrt without -fno-math-errno, hence the explicit vectors. Every lane does
-// the same IEEE operations in the same order as the scalar tail (sqrtps = sqrtss per element),
-// and pieces start at multiples of 4, so an element's result does not depend on where it falls
-// or on the thread that runs it. Per-step scalars are computed in double in prepare() and
-// rounded to float once.
+// Each solver writes its update once, as an NS_HOST_DEVICE template over one element type, in its
+// folder (Note [Solver folders]); forEach() runs it on 4-float vectors (GCC vector extensions) and
+// then on the scalar tail. The compiler cannot auto-vectorise std::sqrt without -fno-math-errno,
+// hence the explicit vectors. Every lane does the same IEEE operations in the same order as the
+// scalar tail (sqrtps = sqrtss per element), and pieces start at multiples of 4, so an element's
+// result does not depend on where it falls or on the thread that runs it. Per-step scalars are
+// computed in double by the solver's scalars() in prepare() and rounded to float once.
 //
-// `wd` is the L2 weight decay of nnabla's Solver::weight_decay (g ← g + wd·w before the update);
-// the kL2 flag keeps g bit-identical when wd is 0.
+// `wd` is the L2 weight decay of nnabla's Solver::weight_decay (g ← g + wd·w before the update)
+// for the solvers whose kWeightDecay is L2; the kL2 flag keeps g bit-identical when wd is 0.
 
 using Vec4 = float __attribute__((vector_size(16)));
+using Vec4d = double __attribute__((vector_size(32)));
 
-inline float vsqrt(float x) { return std::sqrt(x); }
-inline Vec4 vsqrt(Vec4 x) {
+}  // namespace
+
+// The solvers' bodies take square roots through solvers::Math<T>.
+template <>
+struct solvers::Math<Vec4> {
+  static Vec4 sqrt(Vec4 x) {
 #if defined(__SSE__)
-  return reinterpret_cast<Vec4>(_mm_sqrt_ps(reinterpret_cast<__m128>(x)));
+    return reinterpret_cast<Vec4>(_mm_sqrt_ps(reinterpret_cast<__m128>(x)));
 #elif defined(__aarch64__)
-  return vsqrtq_f32(x);
+    return vsqrtq_f32(x);
 #else
-  return Vec4{std::sqrt(x[0]), std::sqrt(x[1]), std::sqrt(x[2]), std::sqrt(x[3])};
+    return Vec4{std::sqrt(x[0]), std::sqrt(x[1]), std::sqrt(x[2]), std::sqrt(x[3])};
 #endif
-}
+  }
+};
+
+namespace {
 
 template <typename T>
 inline T load(const float* p) {
@@ -129,185 +144,98 @@ inline T decayed(T g, T w, float wd) {
     return g;
 }
 
-// Sgd (nnabla):  w ← w − lr·g
-class Sgd final : public Optimizer {
+// Squares in double (a float's square is exact there) for the per-tensor sums of Note [Trust ratio].
+// (Vec4d by reference: a 32-byte vector by value would change the ABI without AVX.)
+inline void addSquare(Vec4d& sum, Vec4 x) {
+  const Vec4d d = __builtin_convertvector(x, Vec4d);
+  sum += d * d;
+}
+inline void addSquare(double& sum, float x) { sum += double(x) * double(x); }
+
+template <class S>
+std::vector<std::string> bufferNamesOf() {
+  std::vector<std::string> names;
+  for (const char* b : S::kBuffers) names.emplace_back(b);
+  return names;
+}
+
+// The optimizer of the solver declared by S (one folder of engine/solvers).
+template <class S>
+class SolverOptimizer final : public Optimizer {
  public:
-  Sgd(std::map<std::string, double> hyper, double wd) : Optimizer("Sgd", hyper, hyper.at("lr"), wd, {}) {}
-
- protected:
-  void prepare(double lr, int64_t) override { m_lr = float(lr); }
-  void update(const Piece& p) const override { m_wd != 0 ? run<true>(p) : run<false>(p); }
-
- private:
-  template <bool kL2>
-  void run(const Piece& p) const {
-    const float lr = m_lr * p.lrMult, wd = m_wd;
-    forEach<0>(p, [=](auto g, auto& w) { w -= lr * decayed<kL2>(g, w, wd); });
-  }
-  float m_lr = 0;
-  const float m_wd = float(weightDecay());
-};
-
-// Momentum (nnabla, which keeps the velocity with this sign):
-//   v ← μ·v + lr·g;   w ← w − v
-// (PyTorch's "v ← μ·v − lr·g; w ← w + v" is the same with v negated, bit for bit).
-class Momentum final : public Optimizer {
- public:
-  Momentum(std::map<std::string, double> hyper, double wd)
-      : Optimizer("Momentum", hyper, hyper.at("lr"), wd, {"m"}), m_mu(float(hyper.at("momentum"))) {}
-
- protected:
-  void prepare(double lr, int64_t) override { m_lr = float(lr); }
-  void update(const Piece& p) const override { m_wd != 0 ? run<true>(p) : run<false>(p); }
-
- private:
-  template <bool kL2>
-  void run(const Piece& p) const {
-    const float lr = m_lr * p.lrMult, wd = m_wd, mu = m_mu;
-    forEach<1>(p, [=](auto g, auto& w, auto& v) {
-      v = mu * v + lr * decayed<kL2>(g, w, wd);
-      w -= v;
-    });
-  }
-  float m_lr = 0;
-  const float m_mu;
-  const float m_wd = float(weightDecay());
-};
-
-// Nesterov (nnabla; Sutskever et al. 2013 in the form of Bengio et al. 2012):
-//   v' ← μ·v − lr·g;   w ← w + (−μ·v + (1 + μ)·v');   v ← v'
-class Nesterov final : public Optimizer {
- public:
-  Nesterov(std::map<std::string, double> hyper, double wd)
-      : Optimizer("Nesterov", hyper, hyper.at("lr"), wd, {"m"}), m_mu(float(hyper.at("momentum"))) {}
-
- protected:
-  void prepare(double lr, int64_t) override { m_lr = float(lr); }
-  void update(const Piece& p) const override { m_wd != 0 ? run<true>(p) : run<false>(p); }
-
- private:
-  template <bool kL2>
-  void run(const Piece& p) const {
-    const float lr = m_lr * p.lrMult, wd = m_wd, mu = m_mu, onePlusMu = 1.0f + m_mu;
-    forEach<1>(p, [=](auto g, auto& w, auto& v) {
-      const auto prev = v;
-      v = mu * prev - lr * decayed<kL2>(g, w, wd);
-      w += -mu * prev + onePlusMu * v;
-    });
-  }
-  float m_lr = 0;
-  const float m_mu;
-  const float m_wd = float(weightDecay());
-};
-
-// Adagrad (nnabla):  G ← G + g²;   w ← w − lr·g / (√G + ε)
-class Adagrad final : public Optimizer {
- public:
-  Adagrad(std::map<std::string, double> hyper, double wd)
-      : Optimizer("Adagrad", hyper, hyper.at("lr"), wd, {"v"}), m_eps(float(hyper.at("eps"))) {}
-
- protected:
-  void prepare(double lr, int64_t) override { m_lr = float(lr); }
-  void update(const Piece& p) const override { m_wd != 0 ? run<true>(p) : run<false>(p); }
-
- private:
-  template <bool kL2>
-  void run(const Piece& p) const {
-    const float lr = m_lr * p.lrMult, wd = m_wd, eps = m_eps;
-    forEach<1>(p, [=](auto g, auto& w, auto& acc) {
-      const auto gi = decayed<kL2>(g, w, wd);
-      acc += gi * gi;
-      w -= lr * gi / (vsqrt(acc) + eps);
-    });
-  }
-  float m_lr = 0;
-  const float m_eps;
-  const float m_wd = float(weightDecay());
-};
-
-// RMSprop (nnabla, Tieleman & Hinton):  v ← ρ·v + (1 − ρ)·g²;   w ← w − lr / (√v + ε) · g
-class RmsProp final : public Optimizer {
- public:
-  RmsProp(std::map<std::string, double> hyper, double wd)
-      : Optimizer("RMSprop", hyper, hyper.at("lr"), wd, {"v"}),
-        m_rho(float(hyper.at("decay"))),
-        m_oneMinusRho(float(1.0 - hyper.at("decay"))),
-        m_eps(float(hyper.at("eps"))) {}
-
- protected:
-  void prepare(double lr, int64_t) override { m_lr = float(lr); }
-  void update(const Piece& p) const override { m_wd != 0 ? run<true>(p) : run<false>(p); }
-
- private:
-  template <bool kL2>
-  void run(const Piece& p) const {
-    const float lr = m_lr * p.lrMult, wd = m_wd, rho = m_rho, oneMinusRho = m_oneMinusRho, eps = m_eps;
-    forEach<1>(p, [=](auto g, auto& w, auto& v) {
-      const auto gi = decayed<kL2>(g, w, wd);
-      v = v * rho + gi * gi * oneMinusRho;
-      w -= lr / (vsqrt(v) + eps) * gi;
-    });
-  }
-  float m_lr = 0;
-  const float m_rho, m_oneMinusRho, m_eps;
-  const float m_wd = float(weightDecay());
-};
-
-// Adam (nnabla, Kingma & Ba with the bias correction folded into the step size):
-//   m ← β1·m + (1 − β1)·g;   v ← β2·v + (1 − β2)·g²
-//   α_t = lr·√(1 − β2^t) / (1 − β1^t);   w ← w − α_t·m / (√v + ε)
-// (lr is alpha as scheduled.) For Adam, optimizer.weight_decay is L2 on g as for the others.
-// AdamW (nnabla, Loshchilov & Hutter): the same, plus a decoupled decay that follows the schedule:
-//   η_t = lr / α_base;   w ← w − α_t·m / (√v + ε) − η_t·wd·w      (w on the right is the old w)
-class AdamFamily final : public Optimizer {
- public:
-  AdamFamily(const char* name, bool decoupled, std::map<std::string, double> hyper, double wd)
-      : Optimizer(name, hyper, hyper.at("alpha"), wd, {"m", "v"}),
-        m_decoupled(decoupled),
-        m_beta1(hyper.at("beta1")),
-        m_beta2(hyper.at("beta2")),
-        m_eps(float(hyper.at("eps"))) {}
+  SolverOptimizer(const HyperValues& hyper, double wd)
+      : Optimizer(S::kName, hyper, hyper.at(S::kLrKey), wd, bufferNamesOf<S>()) {}
 
  protected:
   void prepare(double lr, int64_t t) override {
-    const double td = double(t);
-    m_alphaT = float(lr * std::sqrt(1.0 - std::pow(m_beta2, td)) / (1.0 - std::pow(m_beta1, td)));
-    m_etaWd = m_decoupled ? float(lr / baseLearningRate() * weightDecay()) : 0.0f;
+    m_scalars = S::scalars({hyperValues(), lr, baseLearningRate(), weightDecay(), t});
   }
   void update(const Piece& p) const override {
-    if (m_decoupled)
-      run<false, true>(p);
-    else if (weightDecay() != 0)
-      run<true, false>(p);
-    else
-      run<false, false>(p);
+    if constexpr (!solvers::hasTrustRatio<S>()) {
+      if (S::kWeightDecay == SolverWeightDecay::L2 && m_wd != 0)
+        run<true>(p);
+      else
+        run<false>(p);
+    }
+  }
+  bool trustRatio() const override { return solvers::hasTrustRatio<S>(); }
+  void accumulate(const Piece& p, double* sums) const override {
+    if constexpr (solvers::hasTrustRatio<S>()) {
+      const typename S::Scalars s = m_scalars;
+      Vec4d w2{0, 0, 0, 0}, d2{0, 0, 0, 0};
+      double tailW2 = 0, tailD2 = 0;
+      int64_t i = 0;
+      const auto at = [&](auto w, auto g, int64_t k, auto& sumW2, auto& sumD2) {
+        using T = decltype(w);
+        T m = load<T>(p.s0 + k), v = load<T>(p.s1 + k);
+        S::moments(s, g, m, v);
+        const T d = S::direction(s, w, m, v);
+        addSquare(sumW2, w);
+        addSquare(sumD2, d);
+        store(p.s0 + k, m);
+        store(p.s1 + k, v);
+      };
+      for (; i + 4 <= p.n; i += 4) at(load<Vec4>(p.w + i), load<Vec4>(p.g + i), i, w2, d2);
+      for (; i < p.n; ++i) at(p.w[i], p.g[i], i, tailW2, tailD2);
+      sums[0] = ((w2[0] + w2[1]) + (w2[2] + w2[3])) + tailW2;
+      sums[1] = ((d2[0] + d2[1]) + (d2[2] + d2[3])) + tailD2;
+    }
+  }
+  float tensorScale(double sumW2, double sumD2, float lrMult) const override {
+    if constexpr (solvers::hasTrustRatio<S>()) return S::tensorScale(m_scalars, sumW2, sumD2, lrMult);
+    else return 0;
+  }
+  void apply(const Piece& p, float scale) const override {
+    if constexpr (solvers::hasTrustRatio<S>()) {
+      const typename S::Scalars s = m_scalars;
+      const auto at = [&](auto w, int64_t k) {
+        using T = decltype(w);
+        S::apply(scale, S::direction(s, w, load<T>(p.s0 + k), load<T>(p.s1 + k)), w);
+        store(p.w + k, w);
+      };
+      int64_t i = 0;
+      for (; i + 4 <= p.n; i += 4) at(load<Vec4>(p.w + i), i);
+      for (; i < p.n; ++i) at(p.w[i], i);
+    }
   }
 
  private:
-  template <bool kL2, bool kDecoupled>
+  template <bool kL2>
   void run(const Piece& p) const {
-    const float b1 = float(m_beta1), b2 = float(m_beta2);
-    const float oneMinusB1 = float(1.0 - m_beta1), oneMinusB2 = float(1.0 - m_beta2);
-    const float alphaT = m_alphaT * p.lrMult, eps = m_eps, wd = float(weightDecay()), etaWd = m_etaWd * p.lrMult;
-    forEach<2>(p, [=](auto g, auto& w, auto& m, auto& v) {
-      const auto gi = decayed<kL2>(g, w, wd);
-      m = b1 * m + oneMinusB1 * gi;
-      v = b2 * v + oneMinusB2 * gi * gi;
-      auto next = w - alphaT * m / (vsqrt(v) + eps);
-      if constexpr (kDecoupled) next -= etaWd * w;
-      w = next;
+    const typename S::Scalars s = S::forSlot(m_scalars, p.lrMult);
+    const float wd = m_wd;
+    forEach<solvers::bufferCount<S>()>(p, [=](auto g, auto& w, auto&... state) {
+      S::update(s, decayed<kL2>(g, w, wd), w, state...);
     });
   }
-  const bool m_decoupled;
-  const double m_beta1, m_beta2;
-  const float m_eps;
-  float m_alphaT = 0;
-  float m_etaWd = 0;
+
+  typename S::Scalars m_scalars{};
+  const float m_wd = float(weightDecay());
 };
 
 }  // namespace
 
-Optimizer::Optimizer(std::string solver, std::map<std::string, double> hyper, double baseLr, double weightDecay,
+Optimizer::Optimizer(std::string solver, solvers::HyperValues hyper, double baseLr, double weightDecay,
                      std::vector<std::string> buffers)
     : m_solver(std::move(solver)),
       m_hyper(std::move(hyper)),
@@ -320,7 +248,7 @@ Optimizer::~Optimizer() = default;
 const std::vector<std::string>& Optimizer::solverNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n;
-    for (const auto& s : solverSpecs()) n.push_back(s.name);
+    for (const auto& s : solverTable()) n.push_back(s.name);
     return n;
   }();
   return names;
@@ -328,21 +256,15 @@ const std::vector<std::string>& Optimizer::solverNames() {
 
 Json Optimizer::defaultHyperParameters(const std::string& solver) {
   Json out = Json::object();
-  for (const auto& s : solverSpecs())
-    if (solver == s.name)
-      for (const auto& h : s.hyper) out[h.name] = h.defaultValue;
+  if (const SolverRow* row = findSolver(solver))
+    for (const auto& h : row->hyper)
+      out[h.name] = h.range == Range::Flag ? Json(h.defaultValue != 0) : Json(h.defaultValue);
   return out;
 }
 
 std::unique_ptr<Optimizer> Optimizer::create(const OptimizerConfig& cfg) {
-  const SolverSpec* spec = nullptr;
-  for (const auto& s : solverSpecs())
-    if (cfg.solver == s.name) spec = &s;
-  if (!spec) {
-    std::string known;
-    for (const auto& n : solverNames()) known += (known.empty() ? "" : ", ") + n;
-    NS_THROW("optimizer.solver: unknown solver '{}' (known: {})", cfg.solver, known);
-  }
+  const SolverRow* spec = findSolver(cfg.solver);
+  NS_CHECK(spec, "optimizer.solver: unknown solver '{}' (known: {})", cfg.solver, solverNameList());
   NS_CHECK(cfg.hyper.is_object(), "optimizer: expected the solver parameters as a JSON object, got {}",
            cfg.hyper.dump());
   NS_CHECK(std::isfinite(cfg.weightDecay) && cfg.weightDecay >= 0,
@@ -353,30 +275,26 @@ std::unique_ptr<Optimizer> Optimizer::create(const OptimizerConfig& cfg) {
     for (const auto& h : spec->hyper) known = known || key == h.name;
     NS_CHECK(known, "optimizer.{}: unknown parameter of {} (known: {})", key, spec->name, joinNames(spec->hyper));
   }
-  std::map<std::string, double> hyper;
+  HyperValues hyper;
   for (const auto& h : spec->hyper) {
     const auto it = cfg.hyper.find(h.name);
     hyper[h.name] = it == cfg.hyper.end() ? h.defaultValue : checkedValue(format("optimizer.{}", h.name), *it, h.range);
   }
 
-  const std::string solver = spec->name;
-  if (solver == "Sgd") return std::make_unique<Sgd>(hyper, cfg.weightDecay);
-  if (solver == "Momentum") return std::make_unique<Momentum>(hyper, cfg.weightDecay);
-  if (solver == "Nesterov") return std::make_unique<Nesterov>(hyper, cfg.weightDecay);
-  if (solver == "Adagrad") return std::make_unique<Adagrad>(hyper, cfg.weightDecay);
-  if (solver == "RMSprop") return std::make_unique<RmsProp>(hyper, cfg.weightDecay);
-  if (solver == "Adam") return std::make_unique<AdamFamily>("Adam", false, hyper, cfg.weightDecay);
-  // AdamW: its wd is decoupled, not an L2 term; optimizer.weight_decay and optimizer.wd are two
-  // spellings of the one value.
+  // A solver's own spelling of optimizer.weight_decay (AdamW's wd): the two keys hold one value.
   double wd = cfg.weightDecay;
-  if (cfg.hyper.contains("wd")) {
-    NS_CHECK(cfg.weightDecay == 0 || cfg.weightDecay == hyper.at("wd"),
-             "optimizer.wd: AdamW's wd ({}) differs from optimizer.weight_decay ({}); set only one of them",
-             hyper.at("wd"), cfg.weightDecay);
-    wd = hyper.at("wd");
+  if (const char* key = spec->weightDecayKey) {
+    if (cfg.hyper.contains(key)) {
+      NS_CHECK(cfg.weightDecay == 0 || cfg.weightDecay == hyper.at(key),
+               "optimizer.{}: {}'s {} ({}) differs from optimizer.weight_decay ({}); set only one of them", key,
+               spec->name, key, hyper.at(key), cfg.weightDecay);
+      wd = hyper.at(key);
+    }
+    hyper[key] = wd;
   }
-  hyper["wd"] = wd;
-  return std::make_unique<AdamFamily>("AdamW", true, hyper, wd);
+  std::unique_ptr<Optimizer> out;
+  solvers::All::with(spec->name, [&](auto s) { out = std::make_unique<SolverOptimizer<decltype(s)>>(hyper, wd); });
+  return out;
 }
 
 void Optimizer::setBaseLearningRate(double lr) {
@@ -386,9 +304,12 @@ void Optimizer::setBaseLearningRate(double lr) {
 
 Json Optimizer::hyperParameters() const {
   Json j = Json::object();
-  for (const auto& [k, v] : m_hyper) j[k] = v;
-  for (const auto& s : solverSpecs())
-    if (m_solver == s.name) j[s.lrKey] = m_baseLr;
+  const SolverRow* row = findSolver(m_solver);
+  for (const auto& h : row->hyper) {
+    const double v = m_hyper.at(h.name);
+    j[h.name] = h.range == Range::Flag ? Json(v != 0) : Json(v);
+  }
+  j[row->lrKey] = m_baseLr;
   return j;
 }
 
@@ -421,7 +342,8 @@ void Optimizer::step(std::span<const ParamSlot> slots, double lr) {
   std::vector<Piece>& pieces = m_pieces;
   pieces.clear();
   int64_t total = 0;
-  for (const auto& slot : slots) {
+  for (size_t k = 0; k < slots.size(); ++k) {
+    const ParamSlot& slot = slots[k];
     float* s[2] = {nullptr, nullptr};
     if (nBuffers) {
       auto [it, inserted] = m_state.try_emplace(slot.name);
@@ -438,7 +360,7 @@ void Optimizer::step(std::span<const ParamSlot> slots, double lr) {
     for (int64_t begin = 0; begin < n; begin += kPieceFloats) {
       const int64_t len = std::min(kPieceFloats, n - begin);
       pieces.push_back({slot.value->data() + begin, slot.grad->data() + begin, s[0] ? s[0] + begin : nullptr,
-                        s[1] ? s[1] + begin : nullptr, len, slot.lrMult});
+                        s[1] ? s[1] + begin : nullptr, len, slot.lrMult, int64_t(k)});
     }
   }
 
@@ -447,11 +369,35 @@ void Optimizer::step(std::span<const ParamSlot> slots, double lr) {
   // A region whose team has one thread (small models, one-thread workers) would allocate its
   // team every step (Note [One-thread regions], engine/backend/cpu/parallel_for.h): such a step
   // runs on the calling thread. Pieces are independent, so the result is the same either way.
-  if (total >= kParallelMinFloats && omp_get_max_threads() > 1) {
+  const bool parallel = total >= kParallelMinFloats && omp_get_max_threads() > 1;
+  const auto forPieces = [&](auto&& work) {
+    if (parallel) {
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < count; ++i) update(pieces[size_t(i)]);
+      for (int64_t i = 0; i < count; ++i) work(i);
+    } else {
+      for (int64_t i = 0; i < count; ++i) work(i);
+    }
+  };
+  if (!trustRatio()) {
+    forPieces([&](int64_t i) { update(pieces[size_t(i)]); });
   } else {
-    for (int64_t i = 0; i < count; ++i) update(pieces[size_t(i)]);
+    // Note [Trust ratio] (engine/solvers/lamb/solver.h): each piece's sums, then each slot's
+    // scale from its pieces' sums added in piece order, then the update.
+    m_partials.resize(size_t(count) * 2);
+    m_pieceScales.resize(size_t(count));
+    forPieces([&](int64_t i) { accumulate(pieces[size_t(i)], &m_partials[size_t(i) * 2]); });
+    for (int64_t first = 0; first < count;) {
+      double sumW2 = 0, sumD2 = 0;
+      int64_t end = first;
+      for (; end < count && pieces[size_t(end)].slot == pieces[size_t(first)].slot; ++end) {
+        sumW2 += m_partials[size_t(end) * 2];
+        sumD2 += m_partials[size_t(end) * 2 + 1];
+      }
+      const float scale = tensorScale(sumW2, sumD2, pieces[size_t(first)].lrMult);
+      for (int64_t i = first; i < end; ++i) m_pieceScales[size_t(i)] = scale;
+      first = end;
+    }
+    forPieces([&](int64_t i) { apply(pieces[size_t(i)], m_pieceScales[size_t(i)]); });
   }
   ++m_steps;
 }

@@ -16,7 +16,7 @@
 #include "engine/core/error.h"
 #include "engine/project/project_io_detail.h"
 #include "engine/project/settings_table.h"
-#include "engine/project/solver_table.h"
+#include "engine/solvers/solver_table.h"
 
 namespace netsmith {
 namespace {

@@ -1,11 +1,12 @@
 // The rows of the settings table (Note [Settings table] in settings_table.h).
 #include "engine/project/settings_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 
 #include "engine/core/error.h"
-#include "engine/project/solver_table.h"
+#include "engine/solvers/solver_table.h"
 
 namespace netsmith {
 namespace {
@@ -105,41 +106,55 @@ class Row {
   Setting m_s;
 };
 
-// One row per solver hyper-parameter name, in the order files write them. Which solvers take a
-// name, and its range, come from the solver table.
-struct HyperWords {
-  const char* name;
-  const char* help;
-};
-const HyperWords kHyperWords[] = {
-    {"lr", "Learning rate (Sgd, Momentum, Nesterov, Adagrad, RMSprop)."},
-    {"alpha", "Learning rate (Adam, AdamW)."},
-    {"momentum", "Momentum factor, 0 to below 1."},
-    {"beta1", "Decay of the running mean of the gradient, 0 to below 1."},
-    {"beta2", "Decay of the running mean of the squared gradient, 0 to below 1."},
-    {"eps", "Added to the denominator, for numerical stability."},
-    {"decay", "Decay of the running mean of the squared gradient, 0 to below 1."},
-    {"wd", "AdamW's decoupled weight decay: the same value as Weight decay; set one of them."},
-};
-
-Setting hyperRow(const HyperWords& words) {
-  Row row(SettingGroup::Optimizer, words.name, SettingType::Number, words.name,
-          std::string(words.help) + " Leave empty for the solver's default.");
-  std::vector<std::string> solvers;
-  bool positive = true;
+// One row per hyper-parameter key of the solvers (Note [Solver folders]), with the words and the
+// range of the first solver that declares it and the list of those that take it. The rows are in
+// the order files write them: each solver's keys in the order it declares them (a key comes after
+// every key that some solver declares just before it; otherwise in the order the keys are met).
+std::vector<Setting> hyperRows() {
+  struct Key {
+    const SolverHyperParameter* first;
+    std::vector<std::string> solvers;
+    std::vector<std::string> after;
+    bool positive = true;
+    bool placed = false;
+  };
+  std::vector<Key> keys;
+  const auto find = [&](const char* name) {
+    return std::find_if(keys.begin(), keys.end(), [&](const Key& k) { return std::string(k.first->name) == name; });
+  };
   for (const SolverRow& s : solverTable())
-    for (const SolverHyperParameter& h : s.hyper)
-      if (words.name == std::string(h.name)) {
-        solvers.emplace_back(s.name);
-        positive = positive && h.range == SolverHyperRange::Positive;
-      }
-  NS_CHECK(!solvers.empty(), "settings table: no solver takes the hyper-parameter '{}'", words.name);
-  // The loader checks the lower bound; the upper bound of [0, 1) and which solver takes which
-  // name are checked with the chosen solver (Optimizer::create), whose message names the path.
-  row.min(0, positive).optionalIn(&OptimizerConfig::hyper);
-  Setting s = row.take();
-  s.solvers = std::move(solvers);
-  return s;
+    for (size_t j = 0; j < s.hyper.size(); ++j) {
+      const SolverHyperParameter& h = s.hyper[j];
+      auto it = find(h.name);
+      if (it == keys.end()) it = keys.insert(keys.end(), Key{&h, {}, {}});
+      NS_CHECK((h.range == SolverHyperRange::Flag) == (it->first->range == SolverHyperRange::Flag),
+               "settings table: the solvers' hyper-parameter '{}' is a flag for one and a number for another", h.name);
+      it->solvers.emplace_back(s.name);
+      it->positive = it->positive && h.range == SolverHyperRange::Positive;
+      if (j > 0) it->after.emplace_back(s.hyper[j - 1].name);
+    }
+  std::vector<Setting> rows;
+  while (rows.size() < keys.size()) {
+    const auto ready = std::find_if(keys.begin(), keys.end(), [&](const Key& k) {
+      return !k.placed && std::all_of(k.after.begin(), k.after.end(), [&](const std::string& a) { return find(a.c_str())->placed; });
+    });
+    NS_CHECK(ready != keys.end(), "settings table: the solvers declare their hyper-parameters in contradicting orders");
+    ready->placed = true;
+    const SolverHyperParameter& h = *ready->first;
+    std::string takenBy;
+    for (const auto& name : ready->solvers) takenBy += (takenBy.empty() ? "" : ", ") + name;
+    const bool flag = h.range == SolverHyperRange::Flag;
+    Row row(SettingGroup::Optimizer, h.name, flag ? SettingType::Flag : SettingType::Number, h.name,
+            format("{} ({}.) Leave empty for the solver's default.", h.help, takenBy));
+    // The loader checks the lower bound; the upper bound of [0, 1) and which solver takes which
+    // name are checked with the chosen solver (Optimizer::create), whose message names the path.
+    if (!flag) row.min(0, ready->positive);
+    row.optionalIn(&OptimizerConfig::hyper);
+    Setting setting = row.take();
+    setting.solvers = ready->solvers;
+    rows.push_back(std::move(setting));
+  }
+  return rows;
 }
 
 std::vector<Setting> buildTable() {
@@ -241,7 +256,7 @@ std::vector<Setting> buildTable() {
   add(Row(G::Optimizer, "solver", T::Choice, "Solver", "Update rule (as in nnabla).")
           .choices(solvers)
           .field([](auto& p) -> auto& { return p.optimizer.solver; }));
-  for (const HyperWords& words : kHyperWords) rows.push_back(hyperRow(words));
+  for (Setting& row : hyperRows()) rows.push_back(std::move(row));
   add(Row(G::Optimizer, "weight_decay", T::Number, "Weight decay", "Adds wd·w to the gradient (AdamW: decoupled decay).")
           .min(0)
           .field([](auto& p) -> auto& { return p.optimizer.weightDecay; }));

@@ -15,7 +15,7 @@
 //   - tst_settings_table checks that docs/project-format.md names every row.
 // So a new Global Config setting is a new row here plus the engine code that uses its value.
 // The solvers' own hyper-parameters (optimizer.lr, optimizer.beta1, ...) are rows too, one per
-// name, whose solvers, defaults and ranges come from the solver table (solver_table.h).
+// key, whose words, solvers and ranges come from the solver folders (engine/solvers/solver_table.h).
 #pragma once
 
 #include <functional>

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "engine/project/solver_table.h"
+#include "engine/solvers/solver_table.h"
 
 namespace netsmith::gui {
 
@@ -31,6 +31,9 @@ SettingBounds boundsOf(SolverHyperRange range) {
     case SolverHyperRange::UnitInterval:
       b.max = 1;
       b.maxExclusive = true;
+      break;
+    case SolverHyperRange::Flag:  // not swept: a Flag row (sweepableSettings skips it)
+      b.max = 1;
       break;
   }
   return b;

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -47,6 +48,24 @@ void referenceStep(const std::string& solver, const std::map<std::string, double
   const size_t n = w.size();
   if (s.a.empty()) s.a.assign(n, 0.0), s.b.assign(n, 0.0);
   ++s.t;
+  if (solver == "Lamb") {  // one tensor: d = m̂ / (√v̂ + ε) + λ·w; w ← w − lr·φ(‖w‖)/‖d‖·d
+    const double b1 = h.at("beta1"), b2 = h.at("beta2"), eps = h.at("eps");
+    const double c1 = h.at("bias_correction") != 0 ? 1 - std::pow(b1, double(s.t)) : 1.0;
+    const double c2 = h.at("bias_correction") != 0 ? 1 - std::pow(b2, double(s.t)) : 1.0;
+    std::vector<double> d(n);
+    double w2 = 0, d2 = 0;
+    for (size_t i = 0; i < n; ++i) {
+      s.a[i] = b1 * s.a[i] + (1 - b1) * grad[i];
+      s.b[i] = b2 * s.b[i] + (1 - b2) * grad[i] * grad[i];
+      d[i] = (s.a[i] / c1) / (std::sqrt(s.b[i] / c2) + eps) + wd * w[i];
+      w2 += w[i] * w[i];
+      d2 += d[i] * d[i];
+    }
+    const double phi = std::min(std::max(std::sqrt(w2), h.at("gamma_l")), h.at("gamma_u"));
+    const double ratio = std::sqrt(d2) > eps ? phi / std::sqrt(d2) : 1.0;
+    for (size_t i = 0; i < n; ++i) w[i] -= lr * ratio * d[i];
+    return;
+  }
   for (size_t i = 0; i < n; ++i) {
     double g = grad[i];
     if (solver != "AdamW") g += wd * w[i];
@@ -77,7 +96,8 @@ void referenceStep(const std::string& solver, const std::map<std::string, double
   }
 }
 
-const std::vector<std::string> kSolvers = {"Sgd", "Momentum", "Nesterov", "Adagrad", "RMSprop", "Adam", "AdamW"};
+// Every solver folder, in folder order (Note [Solver folders]).
+const std::vector<std::string> kSolvers = {"Adagrad", "Adam", "AdamW", "Lamb", "Momentum", "Nesterov", "RMSprop", "Sgd"};
 
 // Non-default hyper-parameters, so that a solver ignoring one would be caught.
 Json testHyper(const std::string& solver) {
@@ -85,6 +105,9 @@ Json testHyper(const std::string& solver) {
   if (solver == "Momentum" || solver == "Nesterov") return {{"lr", 0.05}, {"momentum", 0.8}};
   if (solver == "Adagrad") return {{"lr", 0.2}, {"eps", 1e-3}};
   if (solver == "RMSprop") return {{"lr", 0.01}, {"decay", 0.7}, {"eps", 1e-4}};
+  if (solver == "Lamb")
+    return {{"eta", 0.01}, {"beta1", 0.8}, {"beta2", 0.95}, {"eps", 1e-4}, {"gamma_l", 0.1}, {"gamma_u", 5.0},
+            {"bias_correction", true}};
   return {{"alpha", 0.02}, {"beta1", 0.8}, {"beta2", 0.95}, {"eps", 1e-4}};
 }
 
@@ -122,13 +145,22 @@ class TestOptimizers : public QObject {
         {"Adagrad", {{"lr", 0.01}, {"eps", 1e-8}}},
         {"RMSprop", {{"lr", 0.001}, {"decay", 0.9}, {"eps", 1e-8}}},
         {"Adam", {{"alpha", 0.001}, {"beta1", 0.9}, {"beta2", 0.999}, {"eps", 1e-8}}},
-        {"AdamW", {{"alpha", 0.001}, {"beta1", 0.9}, {"beta2", 0.999}, {"eps", 1e-8}, {"wd", 0.0}}}};
+        {"AdamW", {{"alpha", 0.001}, {"beta1", 0.9}, {"beta2", 0.999}, {"eps", 1e-8}, {"wd", 0.0}}},
+        {"Lamb",
+         {{"eta", 0.001},
+          {"beta1", 0.9},
+          {"beta2", 0.999},
+          {"gamma_l", 0.0},
+          {"gamma_u", 10.0},
+          {"eps", 1e-6},
+          {"bias_correction", false}}}};
     QCOMPARE(Optimizer::solverNames(), kSolvers);
     for (const auto& [solver, hyper] : expected) {
       const auto opt = Optimizer::create(config(solver));
       QCOMPARE(opt->solverName(), solver);
       QVERIFY2(opt->hyperParameters() == hyper, (solver + ": " + opt->hyperParameters().dump()).c_str());
-      QCOMPARE(opt->baseLearningRate(), hyper.contains("lr") ? hyper["lr"].get<double>() : hyper["alpha"].get<double>());
+      const char* lrKey = hyper.contains("lr") ? "lr" : hyper.contains("alpha") ? "alpha" : "eta";
+      QCOMPARE(opt->baseLearningRate(), hyper[lrKey].get<double>());
     }
   }
 
@@ -150,7 +182,7 @@ class TestOptimizers : public QObject {
     const auto opt = Optimizer::create(config(name, hyper, wd));
     std::map<std::string, double> h;
     const Json effective = opt->hyperParameters();
-    for (const auto& [k, v] : effective.items()) h[k] = v.get<double>();
+    for (const auto& [k, v] : effective.items()) h[k] = v.is_boolean() ? double(v.get<bool>()) : v.get<double>();
     const double base = opt->baseLearningRate();
 
     const std::vector<double> init = {0.5, -1.25, 2.0, 0.0, 3.5, -0.75, 1e-3, -2.5, 0.125, 4.0, -3.0};
@@ -255,6 +287,17 @@ class TestOptimizers : public QObject {
     QVERIFY2(e.contains("optimizer.eps"), qPrintable(e));
     e = errorOf([] { Optimizer::create(config("Sgd", Json::object(), -1e-4)); });
     QVERIFY2(e.contains("optimizer.weight_decay"), qPrintable(e));
+    // LAMB's keys and ranges come from its folder, with the same messages.
+    e = errorOf([] { Optimizer::create(config("Lamb", {{"beta1", 1.5}})); });
+    QVERIFY2(e.contains("optimizer.beta1: expected a number in [0, 1), got 1.5"), qPrintable(e));
+    e = errorOf([] { Optimizer::create(config("Lamb", {{"gamma_u", 0}})); });
+    QVERIFY2(e.contains("optimizer.gamma_u: expected a positive number, got 0"), qPrintable(e));
+    e = errorOf([] { Optimizer::create(config("Lamb", {{"bias_correction", 1}})); });
+    QVERIFY2(e.contains("optimizer.bias_correction: expected true or false, got 1"), qPrintable(e));
+    e = errorOf([] { Optimizer::create(config("Lamb", {{"alpha", 0.1}})); });
+    QVERIFY2(e.contains("optimizer.alpha: unknown parameter of Lamb (known: eta, beta1, beta2, gamma_l, gamma_u, eps, "
+                        "bias_correction)"),
+             qPrintable(e));
     e = errorOf([] { Optimizer::create(config("Adamax")); });
     QVERIFY2(e.contains("optimizer.solver: unknown solver 'Adamax'") && e.contains("RMSprop"), qPrintable(e));
   }

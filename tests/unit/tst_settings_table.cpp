@@ -3,6 +3,7 @@
 // docs the way the row says, and the lists it shares with the optimizer and the schedules agree.
 #include <QtTest>
 
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -12,7 +13,7 @@
 #include "engine/optim/optimizer.h"
 #include "engine/project/project_io.h"
 #include "engine/project/settings_table.h"
-#include "engine/project/solver_table.h"
+#include "engine/solvers/solver_table.h"
 
 using namespace netsmith;
 
@@ -45,8 +46,8 @@ Json otherValue(const Setting& row) {
       return 12345;
     case SettingType::Number:
       return row.bounds.max ? *row.bounds.max / 4 : 0.25;
-    case SettingType::Flag:
-      return !row.defaultValue.get<bool>();
+    case SettingType::Flag:  // a solver's flag (Lamb's bias_correction) has no default of its own
+      return row.defaultValue.is_boolean() ? !row.defaultValue.get<bool>() : true;
     case SettingType::Choice:
       return row.choices.back() == row.defaultValue ? row.choices.front() : row.choices.back();
     case SettingType::Path:
@@ -193,6 +194,30 @@ class TestSettingsTable : public QObject {
     QVERIFY(!docs.empty());
     for (const Setting& row : settingsTable())
       QVERIFY2(docs.find("`" + row.key + "`") != std::string::npos, row.path.c_str());
+  }
+
+  // The optimizer section's table has one row per solver folder, naming its keys with their
+  // defaults in the folder's order and its state buffers.
+  void docsListEverySolver() {
+    const std::string docs = readFile(NETSMITH_SOURCE_DIR "/docs/project-format.md");
+    for (const SolverRow& solver : solverTable()) {
+      const std::string start = "| `" + std::string(solver.name) + "` | ";
+      const size_t at = docs.find(start);
+      QVERIFY2(at != std::string::npos, solver.name);
+      const std::string line = docs.substr(at, docs.find('\n', at) - at);
+      std::string keys;
+      for (const SolverHyperParameter& h : solver.hyper) {
+        char number[32];
+        std::snprintf(number, sizeof(number), "%g", h.defaultValue);  // 1e-08, written 1e-8
+        std::string value = h.range == SolverHyperRange::Flag ? (h.defaultValue != 0 ? "true" : "false") : number;
+        if (const size_t e = value.find("e-0"); e != std::string::npos) value.erase(e + 2, 1);
+        keys += (keys.empty() ? "" : ", ") + ("`" + std::string(h.name) + "` (" + value + ")");
+      }
+      std::string buffers;
+      for (const std::string& b : solver.buffers) buffers += (buffers.empty() ? "" : ", ") + ("`" + b + "`");
+      const std::string expected = start + keys + " | " + buffers + (buffers.empty() ? "|" : " |");
+      QVERIFY2(line == expected, ("docs: " + line + "\nexpected: " + expected).c_str());
+    }
   }
 };
 

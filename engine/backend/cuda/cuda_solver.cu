@@ -3,10 +3,12 @@
 // table of chunks (value, gradient, state pointers, length) lives in device memory; block b
 // updates chunk b. The table is rebuilt and uploaded only when the parameter or state pointers
 // change (never, after the first step, in a run). Per-step scalars (Adam's α_t, AdamW's η_t·wd)
-// are computed in double on the host and rounded to float once, as Optimizer::prepare does, and
-// passed by value, so a step costs one launch and no copy. The element-wise update is Optimizer's
-// (Note [Solver kernels]); nvcc may contract a·b + c into an FMA, so results match the CPU within
-// rounding (the tests allow 1e-6 relative per step), not bit for bit.
+// are computed in double on the host by the solver's scalars(), as Optimizer::prepare does, and
+// passed by value, so a step costs one launch and no copy. The element-wise update is the solver
+// folder's body (Note [Solver folders]), the one the CPU optimizer runs; nvcc may contract a·b + c
+// into an FMA, so results match the CPU within rounding (the tests allow 1e-6 relative per step),
+// not bit for bit. LAMB's step is two kernels (Note [Trust ratio]): per-chunk partial sums into a
+// table, then each chunk adds its tensor's partials in chunk order and updates.
 //
 // Half precision (dynamic loss scaling): Replica multiplies the loss gradient by lossScale();
 // step() first divides every gradient by it in place and flags any non-finite value (one fused
@@ -21,6 +23,8 @@
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_solver.h"
 #include "engine/backend/cuda/solver_update.h"
+#include "engine/solvers/solver_list.h"
+#include "engine/solvers/solver_table.h"
 
 namespace netsmith::cuda {
 namespace {
@@ -29,13 +33,48 @@ constexpr int64_t kChunk = 65536;
 constexpr int kGrowthInterval = 2000;
 
 using solver::Chunk;
-using solver::Kind;
-using solver::StepScalars;
 
-template <Kind K, bool kL2>
-__global__ void solverKernel(const Chunk* chunks, StepScalars s) {
+template <class S, bool kL2>
+__global__ void solverKernel(const Chunk* chunks, typename S::Scalars step, float wd) {
   const Chunk c = chunks[blockIdx.x];
-  for (int64_t i = threadIdx.x; i < c.n; i += blockDim.x) solver::update<K, kL2>(c, i, s);
+  const typename S::Scalars s = S::forSlot(step, c.lrMult);
+  for (int64_t i = threadIdx.x; i < c.n; i += blockDim.x) solver::update<S, kL2>(c, i, s, wd);
+}
+
+// Note [Trust ratio], first kernel: block b updates chunk b's running means and writes its Σw²
+// and Σd² to partials[2b], partials[2b + 1] (each thread's sums, then the block's tree; the
+// simulated GPUs' solver::trustBlockSums adds in the same order).
+template <class S>
+__global__ void trustSumsKernel(const Chunk* chunks, typename S::Scalars s, double* partials) {
+  __shared__ double sumW2[kThreads], sumD2[kThreads];
+  const Chunk c = chunks[blockIdx.x];
+  double w2 = 0, d2 = 0;
+  for (int64_t i = threadIdx.x; i < c.n; i += blockDim.x) solver::trustMoments<S>(c, i, s, w2, d2);
+  sumW2[threadIdx.x] = w2;
+  sumD2[threadIdx.x] = d2;
+  __syncthreads();
+  for (unsigned h = blockDim.x / 2; h > 0; h /= 2) {
+    if (threadIdx.x < h) {
+      sumW2[threadIdx.x] += sumW2[threadIdx.x + h];
+      sumD2[threadIdx.x] += sumD2[threadIdx.x + h];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    partials[2 * blockIdx.x] = sumW2[0];
+    partials[2 * blockIdx.x + 1] = sumD2[0];
+  }
+}
+
+// Second kernel: block b's tensor's scale from the partials (one thread adds them), then chunk
+// b's update.
+template <class S>
+__global__ void trustApplyKernel(const Chunk* chunks, typename S::Scalars s, const double* partials) {
+  __shared__ float scale;
+  const Chunk c = chunks[blockIdx.x];
+  if (threadIdx.x == 0) scale = solver::trustScale<S>(c, partials, s);
+  __syncthreads();
+  for (int64_t i = threadIdx.x; i < c.n; i += blockDim.x) solver::trustApply<S>(c, i, s, scale);
 }
 
 // g ← g / scale, in place over every chunk; *overflow = 1 if any result is not finite.
@@ -54,7 +93,7 @@ void forEachChunk(DeviceMemoryAccess& m, const Chunk* table, unsigned blocks, Pe
   const Chunk* host = m.at(table, blocks);
   for (unsigned b = 0; b < blocks; ++b) {
     const Chunk& d = host[b];
-    const Chunk c{m.at(d.w, d.n), m.at(d.g, d.n), m.at(d.s0, d.n), m.at(d.s1, d.n), d.n, d.lrMult};
+    const Chunk c{m.at(d.w, d.n), m.at(d.g, d.n), m.at(d.s0, d.n), m.at(d.s1, d.n), d.n, d.lrMult, d.first, d.count};
     perChunk(c);
   }
 }
@@ -62,23 +101,16 @@ void forEachChunk(DeviceMemoryAccess& m, const Chunk* table, unsigned blocks, Pe
 class CudaSolver final : public DeviceSolver {
  public:
   CudaSolver(const Optimizer& config, CudaDeviceContext& device)
-      : m_device(device), m_solver(config.solverName()), m_buffers(config.bufferNames()) {
-    const Json h = config.hyperParameters();
-    const auto get = [&](const char* k, double d) { return h.contains(k) ? h[k].get<double>() : d; };
-    static const std::map<std::string, Kind> kinds{{"Sgd", Kind::Sgd},         {"Momentum", Kind::Momentum},
-                                                   {"Nesterov", Kind::Nesterov}, {"Adagrad", Kind::Adagrad},
-                                                   {"RMSprop", Kind::RmsProp}, {"Adam", Kind::Adam},
-                                                   {"AdamW", Kind::AdamW}};
-    const auto it = kinds.find(m_solver);
-    NS_CHECK(it != kinds.end(), "the CUDA backend has no kernel for solver {}", m_solver);
-    m_kind = it->second;
+      : m_device(device),
+        m_solver(config.solverName()),
+        m_buffers(config.bufferNames()),
+        m_hyper(config.hyperValues()) {
+    const SolverRow* row = findSolver(m_solver);
+    NS_CHECK(row, "the CUDA backend has no kernel for solver {}", m_solver);
+    m_l2 = row->weightDecay == SolverWeightDecay::L2;
+    m_trustRatio = row->trustRatio;
     m_weightDecay = config.weightDecay();
     m_baseLr = config.baseLearningRate();
-    m_mu = get("momentum", 0.9);
-    m_eps = get("eps", 1e-8);
-    m_rho = get("decay", 0.9);
-    m_beta1 = get("beta1", 0.9);
-    m_beta2 = get("beta2", 0.999);
     m_steps = config.steps();
     m_lossScale = precisionMath(device.options().precision).initialLossScale;
     device.makeCurrent();
@@ -90,6 +122,7 @@ class CudaSolver final : public DeviceSolver {
     runtime.setDevice(m_device.ordinal());
     runtime.streamSynchronize(m_device.stream());
     if (m_table) runtime.free(m_table);
+    if (m_partials) runtime.free(m_partials);
     if (m_overflow) runtime.free(m_overflow);
     if (m_overflowHost) runtime.freeHost(m_overflowHost);
   }
@@ -138,23 +171,18 @@ class CudaSolver final : public DeviceSolver {
         m_goodSteps = 0;
       }
     }
-    const double t = static_cast<double>(m_steps + 1);
-    StepScalars s{};
-    s.lr = float(lr);
-    s.wd = float(m_weightDecay);
-    s.mu = float(m_mu);
-    s.onePlusMu = 1.0f + float(m_mu);
-    s.eps = float(m_eps);
-    s.rho = float(m_rho);
-    s.oneMinusRho = float(1.0 - m_rho);
-    s.b1 = float(m_beta1);
-    s.b2 = float(m_beta2);
-    s.oneMinusB1 = float(1.0 - m_beta1);
-    s.oneMinusB2 = float(1.0 - m_beta2);
-    s.alphaT = float(lr * std::sqrt(1.0 - std::pow(m_beta2, t)) / (1.0 - std::pow(m_beta1, t)));
-    s.etaWd = m_kind == Kind::AdamW ? float(lr / m_baseLr * m_weightDecay) : 0.0f;
-    const bool l2 = m_weightDecay != 0 && m_kind != Kind::AdamW;
-    launch(blocks, s, l2);
+    const bool l2 = m_l2 && m_weightDecay != 0;
+    const solvers::StepInput in{m_hyper, lr, m_baseLr, m_weightDecay, m_steps + 1};
+    const bool known = solvers::All::with(m_solver, [&](auto solverTag) {
+      using S = decltype(solverTag);
+      if constexpr (solvers::hasTrustRatio<S>())
+        launchTrustRatio<S>(blocks, S::scalars(in));
+      else if (l2)
+        launch<S, true>(blocks, S::scalars(in));
+      else
+        launch<S, false>(blocks, S::scalars(in));
+    });
+    NS_CHECK(known, "the CUDA backend has no kernel for solver {}", m_solver);
     ++m_steps;
   }
 
@@ -224,6 +252,7 @@ class CudaSolver final : public DeviceSolver {
     if (pointers == m_tablePointers) return;
     m_chunks.clear();
     for (const auto& slot : slots) {
+      const int32_t first = static_cast<int32_t>(m_chunks.size());
       float* s[2] = {nullptr, nullptr};
       if (!m_buffers.empty()) {
         auto& st = m_state.at(slot.name);
@@ -232,15 +261,21 @@ class CudaSolver final : public DeviceSolver {
       const int64_t n = slot.value->size();
       for (int64_t begin = 0; begin < n; begin += kChunk)
         m_chunks.push_back({slot.value->data() + begin, slot.grad->data() + begin, s[0] ? s[0] + begin : nullptr,
-                            s[1] ? s[1] + begin : nullptr, std::min(kChunk, n - begin), slot.lrMult});
+                            s[1] ? s[1] + begin : nullptr, std::min(kChunk, n - begin), slot.lrMult, first, 0});
+      for (size_t k = static_cast<size_t>(first); k < m_chunks.size(); ++k)
+        m_chunks[k].count = static_cast<int32_t>(m_chunks.size()) - first;
     }
     GpuRuntime& runtime = gpuRuntime();
     m_device.makeCurrent();
     if (m_table) NS_CUDA_CHECK(runtime.streamSynchronize(m_device.stream()));  // the old table may be in use
     if (m_table) NS_CUDA_CHECK(runtime.free(m_table));
+    if (m_partials) NS_CUDA_CHECK(runtime.free(m_partials));
     m_table = nullptr;
+    m_partials = nullptr;
     if (!m_chunks.empty()) {
       NS_CUDA_CHECK(runtime.malloc(reinterpret_cast<void**>(&m_table), m_chunks.size() * sizeof(Chunk)));
+      if (m_trustRatio)
+        NS_CUDA_CHECK(runtime.malloc(reinterpret_cast<void**>(&m_partials), m_chunks.size() * 2 * sizeof(double)));
       // On the compute stream, where the kernels that read the table are queued: a cudaMemcpy on
       // the legacy default stream is not ordered before them (the streams are non-blocking), and
       // from pageable memory it may return before its copy has run.
@@ -250,36 +285,68 @@ class CudaSolver final : public DeviceSolver {
     m_tablePointers = std::move(pointers);
   }
 
-  void launch(unsigned blocks, const StepScalars& s, bool l2) {
+  template <class S, bool kL2>
+  void launch(unsigned blocks, const typename S::Scalars& s) {
     const cudaStream_t st = m_device.stream();
+    const float wd = float(m_weightDecay);
     if (GpuRuntime& runtime = gpuRuntime(); runtime.simulated()) {
       const Chunk* table = m_table;
-      const Kind kind = m_kind;
       NS_CUDA_CHECK(runtime.launchHost(st, "solver step", [=](DeviceMemoryAccess& m) {
         forEachChunk(m, table, blocks, [&](const Chunk& c) {
-          solver::withUpdate(kind, l2, [&](auto k, auto withL2) {
-            for (int64_t i = 0; i < c.n; ++i) solver::update<decltype(k)::value, decltype(withL2)::value>(c, i, s);
-          });
+          const typename S::Scalars chunkScalars = S::forSlot(s, c.lrMult);
+          for (int64_t i = 0; i < c.n; ++i) solver::update<S, kL2>(c, i, chunkScalars, wd);
         });
       }));
       return;
     }
-    solver::withUpdate(m_kind, l2, [&](auto k, auto withL2) {
-      solverKernel<decltype(k)::value, decltype(withL2)::value><<<blocks, kThreads, 0, st>>>(m_table, s);
-    });
+    solverKernel<S, kL2><<<blocks, kThreads, 0, st>>>(m_table, s, wd);
+    NS_CUDA_CHECK_LAUNCH();
+  }
+
+  // Note [Trust ratio]: the two kernels, or their bodies on the simulated GPUs' host.
+  template <class S>
+  void launchTrustRatio(unsigned blocks, const typename S::Scalars& s) {
+    const cudaStream_t st = m_device.stream();
+    if (GpuRuntime& runtime = gpuRuntime(); runtime.simulated()) {
+      const Chunk* table = m_table;
+      double* partials = m_partials;
+      NS_CUDA_CHECK(runtime.launchHost(st, "solver trust sums", [=](DeviceMemoryAccess& m) {
+        double* out = m.at(partials, size_t(blocks) * 2);
+        std::vector<double> sums(size_t(kThreads) * 2);
+        unsigned b = 0;
+        forEachChunk(m, table, blocks, [&](const Chunk& c) {
+          solver::trustBlockSums<S>(c, s, kThreads, sums.data(), out + 2 * b);
+          ++b;
+        });
+      }));
+      NS_CUDA_CHECK(runtime.launchHost(st, "solver trust step", [=](DeviceMemoryAccess& m) {
+        const double* in = m.at(partials, size_t(blocks) * 2);
+        forEachChunk(m, table, blocks, [&](const Chunk& c) {
+          const float scale = solver::trustScale<S>(c, in, s);
+          for (int64_t i = 0; i < c.n; ++i) solver::trustApply<S>(c, i, s, scale);
+        });
+      }));
+      return;
+    }
+    trustSumsKernel<S><<<blocks, kThreads, 0, st>>>(m_table, s, m_partials);
+    NS_CUDA_CHECK_LAUNCH();
+    trustApplyKernel<S><<<blocks, kThreads, 0, st>>>(m_table, s, m_partials);
     NS_CUDA_CHECK_LAUNCH();
   }
 
   CudaDeviceContext& m_device;
   std::string m_solver;
   std::vector<std::string> m_buffers;
-  Kind m_kind = Kind::Sgd;
-  double m_weightDecay = 0, m_baseLr = 0, m_mu = 0, m_eps = 0, m_rho = 0, m_beta1 = 0, m_beta2 = 0;
+  solvers::HyperValues m_hyper;  // the optimizer's (Optimizer::hyperValues)
+  bool m_l2 = true;              // optimizer.weight_decay is L2 (not the solver's own decoupled decay)
+  bool m_trustRatio = false;     // two kernels (Note [Trust ratio])
+  double m_weightDecay = 0, m_baseLr = 0;
   int64_t m_steps = 0;
   std::map<std::string, SlotState> m_state;
   std::vector<Chunk> m_chunks;
   std::vector<const void*> m_tablePointers;
   Chunk* m_table = nullptr;
+  double* m_partials = nullptr;  // Note [Trust ratio]: Σw², Σd² per chunk
   int* m_overflow = nullptr;
   int* m_overflowHost = nullptr;  // pinned: the flag's asynchronous copy lands here
   float m_lossScale = 1.0f;

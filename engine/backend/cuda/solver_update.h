@@ -1,12 +1,14 @@
-// The fused solver step's per-element update (Note [Fused solver step] in cuda_solver.cu), shared
-// by the GPU kernel and the simulated GPUs' host loop.
+// The fused solver step's per-element work (Note [Fused solver step] in cuda_solver.cu), shared by
+// the GPU kernels and the simulated GPUs' host loop. The maths are the solvers' own, one
+// NS_HOST_DEVICE body per solver folder (Note [Solver folders], engine/solvers/solver.h), which
+// the CPU optimizer runs too; here they are only loaded and stored.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
-#include <type_traits>
 
 #include "engine/backend/host_device/host_device.h"
+#include "engine/solvers/solver.h"
 
 namespace netsmith::cuda::solver {
 
@@ -17,71 +19,85 @@ struct Chunk {
   float* s0;
   float* s1;
   int64_t n;
-  float lrMult;  // the layer's lr_mult (Note [Frozen layers]): scales lr, alpha_t and AdamW's decay
+  float lrMult;   // the layer's lr_mult (Note [Frozen layers]): the solver's forSlot scales by it
+  int32_t first;  // the chunks of this chunk's parameter tensor: [first, first + count) of the
+  int32_t count;  // table, for the per-tensor sums of Note [Trust ratio]
 };
 
-enum class Kind { Sgd, Momentum, Nesterov, Adagrad, RmsProp, Adam, AdamW };
-
-struct StepScalars {
-  float lr, wd, mu, onePlusMu, eps, rho, oneMinusRho, b1, b2, oneMinusB1, oneMinusB2, alphaT, etaWd;
-};
-
-// Element i of a chunk; the same maths as Optimizer's (Note [Solver kernels]).
-template <Kind K, bool kL2>
-NS_HOST_DEVICE inline void update(const Chunk& c, int64_t i, const StepScalars& s) {
+// Element i of a chunk with solver S's update; `s` is the chunk's (S::forSlot), `wd` the L2 decay.
+template <class S, bool kL2>
+NS_HOST_DEVICE inline void update(const Chunk& c, int64_t i, const typename S::Scalars& s, float wd) {
   float w = c.w[i];
   float g = c.g[i];
-  if (kL2) g = g + s.wd * w;
-  const float lr = s.lr * c.lrMult;  // × 1 is exact: lr_mult 1 changes nothing
-  if constexpr (K == Kind::Sgd) {
-    w -= lr * g;
-  } else if constexpr (K == Kind::Momentum) {
-    const float v = s.mu * c.s0[i] + lr * g;
-    c.s0[i] = v;
-    w -= v;
-  } else if constexpr (K == Kind::Nesterov) {
-    const float prev = c.s0[i];
-    const float v = s.mu * prev - lr * g;
-    c.s0[i] = v;
-    w += -s.mu * prev + s.onePlusMu * v;
-  } else if constexpr (K == Kind::Adagrad) {
-    const float acc = c.s0[i] + g * g;
-    c.s0[i] = acc;
-    w -= lr * g / (sqrtf(acc) + s.eps);
-  } else if constexpr (K == Kind::RmsProp) {
-    const float v = c.s0[i] * s.rho + g * g * s.oneMinusRho;
-    c.s0[i] = v;
-    w -= lr / (sqrtf(v) + s.eps) * g;
+  if (kL2) g = g + wd * w;
+  if constexpr (solvers::bufferCount<S>() == 0) {
+    S::update(s, g, w);
+  } else if constexpr (solvers::bufferCount<S>() == 1) {
+    float s0 = c.s0[i];
+    S::update(s, g, w, s0);
+    c.s0[i] = s0;
   } else {
-    const float m = s.b1 * c.s0[i] + s.oneMinusB1 * g;
-    const float v = s.b2 * c.s1[i] + s.oneMinusB2 * g * g;
-    c.s0[i] = m;
-    c.s1[i] = v;
-    float next = w - (s.alphaT * c.lrMult) * m / (sqrtf(v) + s.eps);
-    if constexpr (K == Kind::AdamW) next -= (s.etaWd * c.lrMult) * w;
-    w = next;
+    float s0 = c.s0[i], s1 = c.s1[i];
+    S::update(s, g, w, s0, s1);
+    c.s0[i] = s0;
+    c.s1[i] = s1;
   }
   c.w[i] = w;
 }
 
-// Calls f(kind, l2) with the solver kind and "weight decay as L2" as compile-time constants
-// (std::integral_constant, std::bool_constant), so the GPU kernel and the simulated GPUs' host
-// loop instantiate update<K, kL2> from one dispatch.
-template <typename F>
-void withUpdate(Kind kind, bool l2, F&& f) {
-  const auto go = [&](auto k) {
-    if (l2) f(k, std::true_type{});
-    else f(k, std::false_type{});
-  };
-  switch (kind) {
-    case Kind::Sgd: go(std::integral_constant<Kind, Kind::Sgd>{}); break;
-    case Kind::Momentum: go(std::integral_constant<Kind, Kind::Momentum>{}); break;
-    case Kind::Nesterov: go(std::integral_constant<Kind, Kind::Nesterov>{}); break;
-    case Kind::Adagrad: go(std::integral_constant<Kind, Kind::Adagrad>{}); break;
-    case Kind::RmsProp: go(std::integral_constant<Kind, Kind::RmsProp>{}); break;
-    case Kind::Adam: go(std::integral_constant<Kind, Kind::Adam>{}); break;
-    case Kind::AdamW: go(std::integral_constant<Kind, Kind::AdamW>{}); break;
+// Note [Trust ratio], first kernel: element i's running means, and its w² and d² added to the
+// thread's sums (in double, where a float's square is exact).
+template <class S>
+NS_HOST_DEVICE inline void trustMoments(const Chunk& c, int64_t i, const typename S::Scalars& s, double& sumW2,
+                                        double& sumD2) {
+  const float w = c.w[i];
+  float m = c.s0[i], v = c.s1[i];
+  S::moments(s, c.g[i], m, v);
+  const float d = S::direction(s, w, m, v);
+  c.s0[i] = m;
+  c.s1[i] = v;
+  sumW2 += double(w) * double(w);
+  sumD2 += double(d) * double(d);
+}
+
+// Second kernel: the chunk's tensor's scale, from its chunks' partial sums (Σw², Σd² each) added
+// in chunk order, so every chunk of a tensor computes the same scale.
+template <class S>
+NS_HOST_DEVICE inline float trustScale(const Chunk& c, const double* partials, const typename S::Scalars& s) {
+  double sumW2 = 0, sumD2 = 0;
+  for (int32_t k = c.first; k < c.first + c.count; ++k) {
+    sumW2 += partials[2 * k];
+    sumD2 += partials[2 * k + 1];
   }
+  return S::tensorScale(s, sumW2, sumD2, c.lrMult);
+}
+
+// Second kernel: element i's update, d recomputed from the updated m, v and the old w.
+template <class S>
+NS_HOST_DEVICE inline void trustApply(const Chunk& c, int64_t i, const typename S::Scalars& s, float scale) {
+  float w = c.w[i];
+  S::apply(scale, S::direction(s, w, c.s0[i], c.s1[i]), w);
+  c.w[i] = w;
+}
+
+// The first kernel's block sum on the host: thread t of `threads` sums elements t, t + threads,
+// ...; then sums[t] += sums[t + h] for h = threads / 2, ..., 1 — the GPU's tree, in its order.
+// `sums` holds 2·threads doubles (Σw² then Σd² per thread); the chunk's two partials come back.
+template <class S>
+inline void trustBlockSums(const Chunk& c, const typename S::Scalars& s, int threads, double* sums, double* out) {
+  for (int t = 0; t < threads; ++t) {
+    double w2 = 0, d2 = 0;
+    for (int64_t i = t; i < c.n; i += threads) trustMoments<S>(c, i, s, w2, d2);
+    sums[t] = w2;
+    sums[threads + t] = d2;
+  }
+  for (int h = threads / 2; h > 0; h /= 2)
+    for (int t = 0; t < h; ++t) {
+      sums[t] += sums[t + h];
+      sums[threads + t] += sums[threads + t + h];
+    }
+  out[0] = sums[0];
+  out[1] = sums[threads];
 }
 
 // Element i of the loss-scale division; returns false when the result is not finite.
@@ -89,7 +105,11 @@ NS_HOST_DEVICE inline bool unscale(const Chunk& c, int64_t i, float inverseScale
   float* g = const_cast<float*>(c.g);
   const float v = g[i] * inverseScale;
   g[i] = v;
+#ifdef __CUDACC__
   return isfinite(v);
+#else
+  return std::isfinite(v);  // a host compiler (the unit tests) has it in std only
+#endif
 }
 
 }  // namespace netsmith::cuda::solver

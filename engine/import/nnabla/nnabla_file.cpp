@@ -289,6 +289,9 @@ void readNnablaText(NnablaFile& file, std::string_view text, const std::string& 
                           o.solverParamName = s.name;
                           for (const TextField& h : s.message->fields) {
                             if (h.isMessage || h.quoted) o.other.push_back({s.name + "." + h.name, describe(h)});
+                            // Lamb's bias_correction is a flag: 1 or 0 here, true or false in the project.
+                            else if (h.scalar == "true" || h.scalar == "false")
+                              o.solverParams.emplace_back(h.name, textFlag(h, n) ? 1.0 : 0.0);
                             else o.solverParams.emplace_back(h.name, textNumber(h, n));
                           }
                         } else {

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "engine/core/error.h"
-#include "engine/project/solver_table.h"
+#include "engine/solvers/solver_table.h"
 
 namespace fs = std::filesystem;
 
@@ -101,17 +101,16 @@ NnablaSettings mapSettings(const NnablaFile& file, const std::string& networkNam
 
   if (optimizer) {
     const NnOptimizer& o = *optimizer;
-    const SolverRow* row = nullptr;
-    for (const SolverRow& r : solverTable())
-      if (o.solverType == r.name) row = &r;
+    const SolverRow* row = findSolver(o.solverType);
     if (!row && !o.solverType.empty()) {
-      list(format("solver {} (Netsmith has Sgd, Momentum, Nesterov, Adagrad, RMSprop, Adam, AdamW; the project keeps Adam)", o.solverType));
+      list(format("solver {} (Netsmith has {}; the project keeps Adam)", o.solverType, solverNameList()));
     } else if (row) {
       s.solver = row->name;
       for (const auto& [name, value] : o.solverParams) {
-        bool known = false;
-        for (const SolverHyperParameter& h : row->hyper) known = known || name == h.name;
-        if (known) s.hyper[name] = value;
+        const SolverHyperParameter* known = nullptr;
+        for (const SolverHyperParameter& h : row->hyper)
+          if (name == h.name) known = &h;
+        if (known) s.hyper[name] = known->range == SolverHyperRange::Flag ? Json(value != 0) : Json(value);
         else list(format("{}.{} {}", o.solverParamName, name, value));
       }
     }
