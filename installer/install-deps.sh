@@ -33,7 +33,7 @@ for p in "${packages[@]}"; do
 done
 
 if ((${#missing[@]} == 0)); then
-  echo "netsmith: all build and test packages are installed"
+  echo "netsmith: every package needed is installed"
   exit 0
 fi
 
