@@ -13,18 +13,8 @@ using namespace netsmith::test;
 
 namespace {
 
-// Input 1x28x28 -> fc (64) -> relu -> fc (10), the sample's dataset.
 Json smallMlp(const Json& optimizer) {
-  Json project = sampleProject("fashion_mnist_mlp");
-  Json nodes = Json::array();
-  nodes.push_back({{"id", "x"}, {"type", "Input"}, {"params", {{"shape", {1, 28, 28}}}}});
-  nodes.push_back({{"id", "fc1"}, {"type", "Affine"}, {"params", {{"n_outmaps", {64}}}}});
-  nodes.push_back({{"id", "relu"}, {"type", "ReLU"}});
-  nodes.push_back({{"id", "fc2"}, {"type", "Affine"}, {"params", {{"n_outmaps", {10}}}}});
-  nodes.push_back({{"id", "loss"}, {"type", "SoftmaxCrossEntropy"}});
-  Json links = Json::array();
-  for (size_t i = 0; i + 1 < nodes.size(); ++i) links.push_back({{"from", nodes[i]["id"]}, {"to", nodes[i + 1]["id"]}});
-  project["network"] = {{"nodes", nodes}, {"links", links}};
+  Json project = smallFashionMlp();
   project["config"] = {{"max_epoch", 3}, {"batch_size", 32}, {"seed", 5}};
   project["optimizer"] = optimizer;
   project["parallel"] = {{"devices", {"cpu:0"}}, {"threads_per_device", 1}};

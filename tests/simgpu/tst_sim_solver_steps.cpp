@@ -102,16 +102,7 @@ class TestSimSolverSteps : public QObject {
   void lambTrainsOnTwoGpus() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    Json project = sampleProject("fashion_mnist_mlp");
-    Json nodes = Json::array();
-    nodes.push_back({{"id", "x"}, {"type", "Input"}, {"params", {{"shape", {1, 28, 28}}}}});
-    nodes.push_back({{"id", "fc1"}, {"type", "Affine"}, {"params", {{"n_outmaps", {64}}}}});
-    nodes.push_back({{"id", "relu"}, {"type", "ReLU"}});
-    nodes.push_back({{"id", "fc2"}, {"type", "Affine"}, {"params", {{"n_outmaps", {10}}}}});
-    nodes.push_back({{"id", "loss"}, {"type", "SoftmaxCrossEntropy"}});
-    Json links = Json::array();
-    for (size_t i = 0; i + 1 < nodes.size(); ++i) links.push_back({{"from", nodes[i]["id"]}, {"to", nodes[i + 1]["id"]}});
-    project["network"] = {{"nodes", nodes}, {"links", links}};
+    Json project = smallFashionMlp();
     project["config"] = {{"max_epoch", 3}, {"batch_size", 16}, {"seed", 5}};
     project["optimizer"] = {{"solver", "Lamb"}, {"eta", 0.02}, {"bias_correction", true}, {"weight_decay", 0.01}};
     TrainOptions options;

@@ -25,6 +25,22 @@ inline Json sampleProject(const std::string& name) {
   return Json::parse(in);
 }
 
+// The Fashion-MNIST MLP sample with a smaller network — Input 1x28x28 -> Affine 64 -> ReLU ->
+// Affine 10 -> SoftmaxCrossEntropy — for quick trainings of a solver or a device set.
+inline Json smallFashionMlp() {
+  Json project = sampleProject("fashion_mnist_mlp");
+  Json nodes = Json::array();
+  nodes.push_back({{"id", "x"}, {"type", "Input"}, {"params", {{"shape", {1, 28, 28}}}}});
+  nodes.push_back({{"id", "fc1"}, {"type", "Affine"}, {"params", {{"n_outmaps", {64}}}}});
+  nodes.push_back({{"id", "relu"}, {"type", "ReLU"}});
+  nodes.push_back({{"id", "fc2"}, {"type", "Affine"}, {"params", {{"n_outmaps", {10}}}}});
+  nodes.push_back({{"id", "loss"}, {"type", "SoftmaxCrossEntropy"}});
+  Json links = Json::array();
+  for (size_t i = 0; i + 1 < nodes.size(); ++i) links.push_back({{"from", nodes[i]["id"]}, {"to", nodes[i + 1]["id"]}});
+  project["network"] = {{"nodes", nodes}, {"links", links}};
+  return project;
+}
+
 inline std::string saveProject(const QTemporaryDir& dir, const std::string& name, const Json& project) {
   const std::string path = dir.filePath(QString::fromStdString(name + ".nsproj")).toStdString();
   std::ofstream(path) << project.dump(1);
