@@ -1,6 +1,7 @@
 // Error type and checks of the engine: netsmith::Error, format(), NS_CHECK, NS_THROW.
 #pragma once
 
+#include <iomanip>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -35,7 +36,7 @@ void formatInto(std::ostringstream& out, std::string_view fmt, const T& value, c
 template <typename... Args>
 std::string format(std::string_view fmt, const Args&... args) {
   std::ostringstream out;
-  out.precision(9);
+  out << std::setprecision(9);
   detail::formatInto(out, fmt, args...);
   return out.str();
 }

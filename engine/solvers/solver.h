@@ -10,7 +10,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "engine/backend/host_device/host_device.h"
+#include "engine/host_device/host_device.h"
 
 namespace netsmith {
 

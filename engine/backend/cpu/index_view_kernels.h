@@ -1,12 +1,12 @@
 // The CPU kernels of the index-view layers (Note [Index views]): the host-device bodies of
-// engine/backend/host_device/index_view.h in parallelFor loops. cuda/index_view_kernels.cuh is the same on the GPU.
+// engine/host_device/index_view.h in parallelFor loops. cuda/index_view_kernels.cuh is the same on the GPU.
 #pragma once
 
 #include <memory>
 #include <optional>
 
 #include "engine/backend/cpu/parallel_for.h"
-#include "engine/backend/host_device/index_view_build.h"
+#include "engine/host_device/index_view_build.h"
 #include "engine/op_interface/op_schema.h"
 
 namespace netsmith::cpu {

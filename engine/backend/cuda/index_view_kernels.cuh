@@ -8,7 +8,7 @@
 
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_op.h"
-#include "engine/backend/host_device/index_view_build.h"
+#include "engine/host_device/index_view_build.h"
 
 namespace netsmith::cuda {
 

@@ -3,7 +3,7 @@
 // input entry j·(C / group) + i (nnabla's ChannelShuffle, ShuffleNet's channel shuffle).
 #pragma once
 
-#include "engine/backend/host_device/index_view_build.h"
+#include "engine/host_device/index_view_build.h"
 #include "engine/core/error.h"
 #include "engine/op_interface/op_schema.h"
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "engine/backend/host_device/host_device.h"
+#include "engine/host_device/host_device.h"
 
 namespace netsmith::cuda {
 

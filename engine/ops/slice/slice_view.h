@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/backend/host_device/index_view_build.h"
+#include "engine/host_device/index_view_build.h"
 #include "engine/core/error.h"
 #include "engine/op_interface/op_schema.h"
 

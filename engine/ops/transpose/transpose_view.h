@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "engine/backend/host_device/index_view_build.h"
+#include "engine/host_device/index_view_build.h"
 #include "engine/core/error.h"
 
 namespace netsmith::ops {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/backend/host_device/index_view.h"
+#include "engine/host_device/index_view.h"
 #include "engine/core/error.h"
 #include "engine/core/shape.h"
 
