@@ -52,6 +52,9 @@ struct QueuedTiming {
 //                         returning before it has run;
 //   finishQueued()        the worker's thread, once all are queued: returns when they have
 //                         completed, with their timing, and orders the compute stream after them.
+//   orderAfterQueued()    optional, the worker's thread, once all are queued: orders the compute
+//                         stream after them without waiting, so that work that needs the sums
+//                         (the optimizer) is queued before the host waits in finishQueued().
 // A host communicator computes at once: the defaults make queueAllReduceSumPieces the blocking
 // call and the other two nothing.
 
@@ -88,6 +91,7 @@ class Communicator {
     allReduceSumPieces(pieces, flat);
   }
   virtual QueuedTiming finishQueued() { return {}; }
+  virtual void orderAfterQueued() {}
   // In place: every rank's data becomes root's data.
   virtual void broadcast(float* data, int64_t count, int root) = 0;
   virtual void barrier() = 0;

@@ -146,6 +146,16 @@ void BucketReducer::bucketReady(int bucket) {
   m_changed.notify_all();
 }
 
+void BucketReducer::orderAfterReduced() {
+  if (!m_comm.queuesCollectives()) return;
+  {
+    std::unique_lock lock(m_mutex);
+    m_changed.wait(lock, [&] { return m_error || m_reduced == m_buckets.bucketCount(); });
+    if (m_error) std::rethrow_exception(m_error);
+  }
+  m_comm.orderAfterQueued();
+}
+
 void BucketReducer::wait() {
   const auto start = std::chrono::steady_clock::now();
   {

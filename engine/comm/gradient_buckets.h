@@ -113,6 +113,10 @@ class BucketReducer {
   void gradientReady(int gradient);
   void bucketReady(int bucket);
   void wait();
+  // On a communicator that queues: returns once every bucket of the iteration is queued, with the
+  // compute stream ordered after them, without waiting for them (Communicator::orderAfterQueued);
+  // wait() must still follow. Nothing on one that does not queue.
+  void orderAfterReduced();
 
   // Buckets of the current iteration already summed and copied back; any thread.
   int reducedCount() const;

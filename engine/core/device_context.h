@@ -51,6 +51,13 @@ class DeviceContext {
   virtual void upload(float* dst, const float* src, int64_t n);
   // device → host; returns once the values are in `dst` (waits for the queued work).
   virtual void download(float* dst, const float* src, int64_t n);
+  // device → host without waiting: `dst` is memory of stagingAllocator(), and its values are
+  // there once finishDownloads() has returned. The host can queue more work before it waits for a
+  // result (Note [Loss read after the step is queued], engine/train/replica.cpp). The default is
+  // download(): the values are there at once.
+  virtual void queueDownload(float* dst, const float* src, int64_t n) { download(dst, src, n); }
+  // Waits for the copies queueDownload() queued on this device.
+  virtual void finishDownloads() {}
   // device → device.
   virtual void copy(float* dst, const float* src, int64_t n);
   virtual void fill(float* dst, int64_t n, float value);

@@ -65,8 +65,10 @@ Network::Network(const Graph& graph, DeviceContext& device, bool fuse)
     : m_graph(graph),
       m_device(device),
       m_deviceMemory(device.deviceAllocator()),
+      m_target(device.stagingAllocator()),
       m_targetDevice(m_deviceMemory),
-      m_lossGrad(m_deviceMemory) {
+      m_lossGrad(m_deviceMemory),
+      m_lossHost(device.stagingAllocator()) {
   const size_t n = graph.nodes.size();
   m_needsGrad.assign(n, false);
   for (size_t i = 0; i < n; ++i) {
@@ -217,6 +219,25 @@ void Network::makeTarget(const Tensor& labels) {
 }
 
 const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool training, const RandomKey& random) {
+  queueForward(x, labels, training, random);
+  return queuedLoss();
+}
+
+void Network::reserveBatch(int64_t rows, int64_t labelWidth) {
+  // A flat shape of that size: Tensor::resize keeps the memory for any smaller shape later.
+  if (const int64_t n = rows * std::max(labelWidth, numel(m_graph.prediction().outputShape)); n > m_target.capacity())
+    m_target.resize({n});
+  if (const int64_t n = rows * numel(m_graph.loss().outputShape); onDevice() && n > m_lossHost.capacity())
+    m_lossHost.resize({n});
+}
+
+const Tensor& Network::queuedLoss() {
+  if (!onDevice()) return m_nodes[m_graph.lossNode]->output;
+  m_device.finishDownloads();
+  return m_lossHost;
+}
+
+void Network::queueForward(const Tensor& x, const Tensor& labels, bool training, const RandomKey& random) {
   const int64_t batch = x.dim(0);
   setBatch(batch);
   m_random = random;
@@ -261,15 +282,14 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
     if (m_timing) m_timing->addForward(static_cast<int>(i), start);
   }
   const Tensor& loss = m_nodes[m_graph.lossNode]->output;
-  if (!onDevice()) return loss;
+  if (!onDevice()) return;
   if (!training) {
     const Tensor& prediction = m_nodes[m_graph.loss().inputs.at(0)]->output;
     fitShape(m_predictionHost, prediction.shape());
     m_device.download(m_predictionHost.data(), prediction.data(), prediction.size());
   }
   fitShape(m_lossHost, loss.shape());
-  m_device.download(m_lossHost.data(), loss.data(), loss.size());
-  return m_lossHost;
+  m_device.queueDownload(m_lossHost.data(), loss.data(), loss.size());
 }
 
 void Network::backward(float weight, const std::function<void(int node)>& onNodeDone) {

@@ -70,6 +70,17 @@ class Network {
   // x: (N, input shape). labels: (N, label width) from the dataset, turned into the loss's
   // target (Note [Loss targets]). Returns the per-sample loss (N, 1).
   const Tensor& forward(const Tensor& x, const Tensor& labels, bool training, const RandomKey& random);
+  // forward() in two halves, so that the host can queue more (backward, the optimizer) before it
+  // waits for the device (Note [Loss read after the step is queued], engine/train/replica.cpp):
+  // queueForward() queues the layers and the per-sample loss's copy to the host and returns;
+  // queuedLoss() waits for that copy and returns the loss (N, 1), as forward() does. On the CPU
+  // the first computes and the second returns the loss at once.
+  void queueForward(const Tensor& x, const Tensor& labels, bool training, const RandomKey& random);
+  const Tensor& queuedLoss();
+  // Allocates the host buffers forward() uses for batches of up to `rows` samples with labels of
+  // `labelWidth` values, so that no forward allocates them (Note [Staging memory sized before the
+  // first step], engine/train/replica.cpp).
+  void reserveBatch(int64_t rows, int64_t labelWidth);
   // Gradients of sum_i(weight * loss_i) for the last forward: every trainable blob's grad is
   // overwritten. weight is 1 / logical batch, so summing over workers gives the batch mean.
   // onNodeDone(i), when given, is called as soon as node i's parameter gradients are final (in
@@ -125,7 +136,7 @@ class Network {
   std::vector<std::unique_ptr<NodeRuntime>> m_nodes;
   std::vector<bool> m_needsGrad;  // per node: is d(loss)/d(output) needed by some parameter?
   TensorAllocator* m_deviceMemory;  // DeviceContext::deviceAllocator(): null for host memory
-  Tensor m_target;        // host
+  Tensor m_target;        // host (the context's staging memory: pinned on a GPU, so its upload is queued)
   Tensor m_targetDevice;  // device memory only: the target the loss kernel reads
   Tensor m_lossGrad;
   // A second contribution to a fanned-out node's gradient: one tensor per shape that needs one,
@@ -133,7 +144,8 @@ class Network {
   // one, and allocate its shape, at every step (Note [No allocation per step], network.cpp).
   std::vector<std::unique_ptr<Tensor>> m_scratch;
   std::vector<std::pair<int, Tensor*>> m_callDeferred;  // backward(): (port, scratch) per deferred port
-  // Device memory only: host copies of the loss and prediction, and the host view's blobs.
+  // Device memory only: host copies of the loss (staging memory, for queueDownload) and
+  // prediction, and the host view's blobs.
   Tensor m_lossHost;
   Tensor m_predictionHost;
   bool m_hostViewOut = false;  // parameters() handed out host mirrors since the last upload

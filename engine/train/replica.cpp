@@ -9,6 +9,7 @@
 #include "engine/core/error.h"
 #include "engine/core/seconds_since.h"
 #include "engine/data/augment.h"
+#include "engine/train/job_sync.h"
 #include "engine/train/profiler.h"
 
 namespace netsmith {
@@ -23,6 +24,23 @@ double sumOf(const Tensor& t) {
 }
 
 }  // namespace
+
+// Note [Loss read after the step is queued]
+// A GPU runs what the host has queued; it goes idle whenever the host waits for everything queued
+// so far and only then queues more (Note [Draining waits], engine/backend/cuda/sim/sim_core.h). A
+// step used to wait twice that way: the target's upload came from pageable memory (CUDA makes
+// such a copy wait for the stream's earlier work: the whole previous step) and forward() read the
+// loss back before backward was queued. Now the target and the loss's host copy are staging
+// memory (pinned), forward is queueForward(), and on a device with its own memory the fast mode
+// queues backward and the optimizer step before it reads the loss (queuedLoss()): when the host
+// waits, the device has the rest of the step to run, and the host gathers the next batch while it
+// does. With a queued all-reduce and no running statistics the optimizer is queued before the
+// host waits for the all-reduce too (BucketReducer::orderAfterReduced): the device's step waits
+// for the sums on the device. The staging buffers (batch, labels, target) are written again only
+// after that loss read, which follows their uploads on the stream. The loss summed is the same
+// float values either way; reproducible mode keeps its order (it downloads every chunk's
+// gradients anyway) and the CPU reads the loss where it always did. Still waiting: half
+// precision's overflow check (DeviceSolver) and the running statistics' all-reduce.
 
 Replica::Replica(const Graph& graph, const TrainingPlan& plan, const DevicePlan& slot, DeviceContext& device,
                  Communicator& comm, uint64_t seed)
@@ -82,6 +100,27 @@ Replica::Replica(const Graph& graph, const TrainingPlan& plan, const DevicePlan&
 }
 
 Replica::~Replica() = default;
+
+// Note [Staging memory sized before the first step]
+// The batch, its labels, the loss target and the loss's host copy live in the device context's
+// staging memory: pinned on a GPU, whose allocation (cudaHostAlloc) waits for the work queued on
+// every GPU. Allocated in a step, it could wait for a peer GPU whose all-reduce waits for this one:
+// both would hang until parallel.timeout_s (the simulator showed it when the loss's host copy
+// became pinned). So each replica allocates them for the largest batch it will see — its slice of
+// the logical batch, or a validation block — before any step, while no collective is queued.
+void Replica::reserveBatches(const Dataset& train, const Dataset* validation) {
+  int64_t rows = m_slot.batch;
+  if (validation) rows = std::max(rows, training::kValidationBatch);
+  int64_t numelPerSample = train.sampleNumel(), labelWidth = train.labelWidth;
+  if (validation) {
+    numelPerSample = std::max(numelPerSample, validation->sampleNumel());
+    labelWidth = std::max(labelWidth, validation->labelWidth);
+  }
+  // Flat shapes of that size: Tensor::resize keeps the memory for any smaller shape later.
+  if (rows * numelPerSample > m_x.capacity()) m_x.resize({rows * numelPerSample});
+  if (rows * labelWidth > m_y.capacity()) m_y.resize({rows * labelWidth});
+  m_network->reserveBatch(rows, labelWidth);
+}
 
 void Replica::captureRunningStats(float* out, float scale) const {
   for (const Tensor* t : m_runningStats) {
@@ -167,6 +206,8 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
   const float weight = 1.0f / static_cast<float>(logicalBatch.size());
   const bool hasStats = m_statsBuffer.size() > 0;
   const bool shared = m_comm.size() > 1;
+  // Note [Loss read after the step is queued]: on a device with memory of its own (a GPU).
+  const bool lossLater = !m_plan.deterministic && m_device.deviceAllocator() != nullptr;
 
   if (m_plan.deterministic) {
     reproducibleForwardBackward(train, slice, epoch, weight, f);
@@ -174,13 +215,22 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
       for (int b = 0; b < m_buckets->bucketCount(); ++b) m_reducer->bucketReady(b);
   } else {
     gather(train, slice, epoch, f.dataSeconds);
-    f.lossSum = sumOf(m_network->forward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), slice.data()}));
+    m_network->queueForward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), slice.data()});
+    if (!lossLater) f.lossSum = sumOf(m_network->queuedLoss());
     // The running statistics, weighted by this worker's share, so their sum is the mean.
     if (hasStats && shared) captureRunningStats(m_statsBuffer.data(), static_cast<float>(slice.size()) * weight);
     fastBackward(weight);
   }
   f.computeSeconds = secondsSince(start) - f.dataSeconds;
 
+  // Note [Loss read after the step is queued]: with no running statistics to all-reduce, the
+  // device's optimizer step waits on the device for the gradients' all-reduce (queued behind
+  // it), and the host waits afterwards.
+  const bool stepBeforeWait = lossLater && m_reducer && m_comm.queuesCollectives() && !hasStats;
+  if (stepBeforeWait) {
+    m_reducer->orderAfterReduced();
+    queueOptimizerStep(lr, f);
+  }
   if (shared) {
     const auto waitStart = Clock::now();
     std::optional<double> deviceWait;  // Note [Queued collectives]: measured on the device's clock
@@ -200,7 +250,16 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
     f.waitSeconds = deviceWait ? *deviceWait + statsSeconds : secondsSince(waitStart);
   }
   if (hasStats && (shared || m_plan.deterministic)) scatterRunningStats(m_statsBuffer.data());
+  if (!stepBeforeWait) queueOptimizerStep(lr, f);
+  if (lossLater) {
+    const auto lossStart = Clock::now();
+    f.lossSum = sumOf(m_network->queuedLoss());
+    f.computeSeconds += secondsSince(lossStart);
+  }
+  return f;
+}
 
+void Replica::queueOptimizerStep(double lr, StepFigures& f) {
   const auto stepStart = Clock::now();
   if (m_solver) {
     if (m_optimizerViewOut) m_solver->pushState(*m_optimizer);
@@ -211,7 +270,6 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
   }
   f.computeSeconds += secondsSince(stepStart);
   if (StepTimer* p = m_network->profiler()) p->add(ProfilePhase::Optimizer, stepStart);
-  return f;
 }
 
 SampleFeed* Replica::feedFor(const Dataset& data) {

@@ -86,6 +86,10 @@ class Replica {
   // forward, backward, all-reduce, update with learning rate `lr`.
   StepFigures trainStep(const Dataset& train, std::span<const int64_t> logicalBatch, int64_t epoch, double lr);
 
+  // Allocates the staging memory of batches from `train` and, when given, `validation` (Note
+  // [Staging memory sized before the first step]). Call it before the first step.
+  void reserveBatches(const Dataset& train, const Dataset* validation);
+
   // The samples this worker will train on from iteration `firstIteration` to the end of the epoch
   // (its slices of `order`), announced to its prefetch thread when `train` is streamed (Note
   // [Sample feed]); nothing otherwise. Call it while the worker is idle, before the epoch's steps.
@@ -112,6 +116,8 @@ class Replica {
 
  private:
   void fastBackward(float weight);
+  // The optimizer's update of every parameter (queued on a device); its time into f.
+  void queueOptimizerStep(double lr, StepFigures& f);
   void reproducibleForwardBackward(const Dataset& train, std::span<const int64_t> slice, int64_t epoch, float weight,
                                    StepFigures& f);
   // Gathers `ids` of `data` into m_x/m_y (through the dataset's feed when it is streamed),

@@ -304,6 +304,7 @@ void TrainingRun::startWorkers() {
     if (kind.attachWorker) kind.attachWorker(*group, w, *m_contexts[i]);
     m_replicas[i] = std::make_unique<Replica>(*m_graph, m_plan, workers[i], *m_contexts[i], m_sync.communicator(w),
                                               m_project.config.seed);
+    m_replicas[i]->reserveBatches(m_train, m_validation ? &*m_validation : nullptr);
     if (initial) applyInitialParameters(*initial, m_replicas[i]->network());
     m_figures.workerStarted(i, *m_contexts[i]);
   });

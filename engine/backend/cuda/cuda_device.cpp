@@ -56,6 +56,7 @@ CudaDeviceContext::CudaDeviceContext(std::string id, CudaOptions options)
   }
   NS_CUDA_CHECK(runtime.streamCreate(&m_stream));
   NS_CUDA_CHECK(runtime.streamCreate(&m_commStream));
+  NS_CUDA_CHECK(runtime.eventCreate(&m_downloadsQueued));
   if (runtime.simulated()) {
     // Note [Simulated kernels]: the CPU kernels, on the compute stream's thread.
     m_hostKernels = std::make_unique<CpuDeviceContext>(m_id + " (CPU kernels)", 1);
@@ -69,9 +70,9 @@ CudaDeviceContext::CudaDeviceContext(std::string id, CudaOptions options)
   // NVML numbers GPUs by PCI bus; match ours by bus id, never by ordinal (Note [GPU numbering]).
   if (Nvml* nvml = Nvml::instance()) {
     char bus[32] = {};
-    if (runtime.deviceGetPCIBusId(bus, sizeof bus, m_ordinal) == cudaSuccess) m_nvmlIndex = nvml->indexOfPciBusId(bus);
+    if (runtime.deviceGetPCIBusId(bus, sizeof bus, m_ordinal) == cudaSuccess)
+      if (const int index = nvml->indexOfPciBusId(bus); index >= 0) m_sampler = std::make_unique<UtilizationSampler>(*nvml, index);
   }
-  m_lastSample = std::chrono::steady_clock::now();
 }
 
 CudaDeviceContext::~CudaDeviceContext() {
@@ -82,6 +83,7 @@ CudaDeviceContext::~CudaDeviceContext() {
   m_workspace = Tensor();
   if (m_cublas) cublasDestroy(m_cublas);
   if (m_cudnn) cudnnDestroy(m_cudnn);
+  if (m_downloadsQueued) runtime.eventDestroy(m_downloadsQueued);
   if (m_commStream) runtime.streamDestroy(m_commStream);
   if (m_stream) runtime.streamDestroy(m_stream);
 }
@@ -99,17 +101,9 @@ void CudaDeviceContext::synchronize() {
 }
 
 
-double CudaDeviceContext::busySeconds() const {
-  const auto now = std::chrono::steady_clock::now();
-  const double wall = std::chrono::duration<double>(now - m_lastSample).count();
-  m_lastSample = now;
-  if (m_nvmlIndex >= 0)
-    if (const auto s = Nvml::instance()->sample(m_nvmlIndex)) {
-      m_busy += s->utilization * wall;
-      m_sensors = {s->temperatureC, s->powerW};
-    }
-  return m_busy;
-}
+double CudaDeviceContext::busySeconds() const { return m_sampler ? m_sampler->busySeconds() : 0.0; }
+
+DeviceSensors CudaDeviceContext::sensors() const { return m_sampler ? m_sampler->sensors() : DeviceSensors{}; }
 
 void CudaDeviceContext::upload(float* dst, const float* src, int64_t n) {
   if (n <= 0) return;
@@ -124,6 +118,18 @@ void CudaDeviceContext::download(float* dst, const float* src, int64_t n) {
   NS_CUDA_CHECK(gpuRuntime().memcpyAsync(dst, src, static_cast<size_t>(n) * sizeof(float), cudaMemcpyDeviceToHost,
                                          m_stream));
   NS_CUDA_CHECK(gpuRuntime().streamSynchronize(m_stream));
+}
+
+void CudaDeviceContext::queueDownload(float* dst, const float* src, int64_t n) {
+  if (n <= 0) return;
+  GpuRuntime& runtime = gpuRuntime();
+  NS_CUDA_CHECK(runtime.memcpyAsync(dst, src, static_cast<size_t>(n) * sizeof(float), cudaMemcpyDeviceToHost, m_stream));
+  NS_CUDA_CHECK(runtime.eventRecord(m_downloadsQueued, m_stream));
+}
+
+void CudaDeviceContext::finishDownloads() {
+  makeCurrent();
+  NS_CUDA_CHECK(gpuRuntime().eventSynchronize(m_downloadsQueued));
 }
 
 void CudaDeviceContext::copy(float* dst, const float* src, int64_t n) {

@@ -12,13 +12,13 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
-#include <chrono>
 #include <memory>
 #include <string>
 
 #include "engine/backend/cuda/cuda_memory.h"
 #include "engine/backend/cuda/precision_math.h"
 #include "engine/core/device_context.h"
+#include "engine/monitor/utilization_sampler.h"
 
 namespace netsmith::cuda {
 
@@ -47,16 +47,19 @@ class CudaDeviceContext final : public DeviceContext {
   const std::string& backend() const override;
   const std::string& id() const override { return m_id; }
   void synchronize() override;
-  // Seconds the GPU was busy (NVML utilization × wall time, integrated at every call); 0 without NVML.
+  // Seconds the GPU was busy (NVML utilization × wall time, integrated by a sampler thread: Note
+  // [Sensors off the step], engine/monitor/utilization_sampler.h); 0 without NVML.
   double busySeconds() const override;
-  // Temperature and power at the last busySeconds() call (NVML; none without it).
-  DeviceSensors sensors() const override { return m_sensors; }
+  // Temperature and power at the sampler's latest sample (NVML; none without it).
+  DeviceSensors sensors() const override;
   int parallelism() const override { return 1; }
 
   TensorAllocator* deviceAllocator() override { return &m_pool; }
   TensorAllocator* stagingAllocator() override { return &m_pinned; }
   void upload(float* dst, const float* src, int64_t n) override;
   void download(float* dst, const float* src, int64_t n) override;
+  void queueDownload(float* dst, const float* src, int64_t n) override;
+  void finishDownloads() override;
   void copy(float* dst, const float* src, int64_t n) override;
   void fill(float* dst, int64_t n, float value) override;
   void accumulate(float* acc, const float* x, int64_t n) override;
@@ -85,16 +88,14 @@ class CudaDeviceContext final : public DeviceContext {
   CudaOptions m_options;
   cudaStream_t m_stream = nullptr;
   cudaStream_t m_commStream = nullptr;
+  cudaEvent_t m_downloadsQueued = nullptr;  // recorded after each queueDownload()
   cudnnHandle_t m_cudnn = nullptr;
   cublasHandle_t m_cublas = nullptr;
   DevicePool m_pool;
   PinnedAllocator m_pinned;
   Tensor m_workspace;
   std::unique_ptr<DeviceContext> m_hostKernels;
-  int m_nvmlIndex = -1;
-  mutable double m_busy = 0;
-  mutable DeviceSensors m_sensors;
-  mutable std::chrono::steady_clock::time_point m_lastSample;
+  std::unique_ptr<UtilizationSampler> m_sampler;  // null without NVML
 };
 
 // The context a CUDA kernel was given (its backend is "cuda" by the registry's key).

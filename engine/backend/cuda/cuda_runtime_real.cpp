@@ -64,6 +64,7 @@ class RealRuntime final : public GpuRuntime {
   cudaError_t eventDestroy(cudaEvent_t event) override { return cudaEventDestroy(event); }
   cudaError_t eventRecord(cudaEvent_t event, cudaStream_t stream) override { return cudaEventRecord(event, stream); }
   cudaError_t eventQuery(cudaEvent_t event) override { return cudaEventQuery(event); }
+  cudaError_t eventSynchronize(cudaEvent_t event) override { return cudaEventSynchronize(event); }
   cudaError_t deviceSynchronize() override { return cudaDeviceSynchronize(); }
   cudaError_t getLastError() override { return cudaGetLastError(); }
   const char* errorName(cudaError_t status) override { return cudaGetErrorName(status); }

@@ -86,6 +86,8 @@ class GpuRuntime {
   virtual cudaError_t eventDestroy(cudaEvent_t event) = 0;
   virtual cudaError_t eventRecord(cudaEvent_t event, cudaStream_t stream) = 0;
   virtual cudaError_t eventQuery(cudaEvent_t event) = 0;
+  // Blocks the calling thread until the event's latest recording has completed.
+  virtual cudaError_t eventSynchronize(cudaEvent_t event) = 0;
   virtual cudaError_t deviceSynchronize() = 0;
   // Returns and clears the last error of this thread (a launch's configuration error).
   virtual cudaError_t getLastError() = 0;

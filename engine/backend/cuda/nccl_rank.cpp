@@ -119,6 +119,17 @@ class NcclCommunicator final : public Communicator {
     m_queued.push_back(tag);
   }
 
+  void orderAfterQueued() override {
+    int last;
+    {
+      std::lock_guard lock(m_queueMutex);
+      if (m_queued.empty()) return;
+      last = m_queued.back();
+    }
+    m_device->makeCurrent();
+    NS_CUDA_CHECK(gpuRuntime().streamWaitEvent(m_device->stream(), timedEvent(m_dones, last)));
+  }
+
   QueuedTiming finishQueued() override {
     std::vector<int> queued;
     int firstMark, lastMark;

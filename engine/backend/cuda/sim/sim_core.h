@@ -93,7 +93,8 @@ class Stream {
   // Returns the ticket of the operation: it has run when completed() >= ticket.
   uint64_t enqueue(Op op);
   uint64_t lastTicket() const;
-  // Until every operation up to `ticket` has run (or been skipped after a fault).
+  // Until every operation up to `ticket` has run (or been skipped after a fault). The host calls
+  // it; a wait for the stream's last operation counts in the device's drainingWaits.
   void waitFor(uint64_t ticket);
   // Ends a wait inside an operation of this stream (a collective) when the stream goes.
   bool stopping() const { return m_stopping.load(); }
@@ -123,6 +124,10 @@ struct Device {
   std::string name;
   std::unique_ptr<DeviceMemory> memory;
   std::atomic<int64_t> busyNanoseconds{0};
+  // Note [Draining waits]: host waits for everything a stream had queued (a synchronize, a
+  // download to pageable memory, an upload from it, an event recorded last): once they return the
+  // device has nothing to do until the host queues more.
+  std::atomic<int64_t> drainingWaits{0};
   // The sticky error: after a kernel or copy faulted, every call on the device fails with it.
   std::mutex faultMutex;
   std::string fault;
@@ -141,6 +146,8 @@ struct Event {
   std::condition_variable completedChanged;
   uint64_t recorded = 0;
   uint64_t completed = 0;
+  Stream* stream = nullptr;  // of the latest recording, and its ticket there
+  uint64_t ticket = 0;
   std::chrono::steady_clock::time_point completedAt;  // when the stream reached the latest recording
 };
 

@@ -51,6 +51,7 @@ uint64_t Stream::lastTicket() const {
 
 void Stream::waitFor(uint64_t ticket) {
   std::unique_lock lock(m_mutex);
+  if (ticket >= m_enqueued) ++m_device.drainingWaits;
   m_changed.wait(lock, [&] { return m_completed >= ticket; });
 }
 

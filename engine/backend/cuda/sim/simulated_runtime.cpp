@@ -359,11 +359,10 @@ cudaError_t SimulatedRuntime::eventRecord(cudaEvent_t handle, cudaStream_t strea
   if (&s->device() != e->device)
     return fail(cudaErrorInvalidResourceHandle, format("cudaEventRecord: the event belongs to cuda:{}, the stream to cuda:{}",
                                                        e->device->ordinal, s->device().ordinal));
-  uint64_t generation;
-  {
-    std::lock_guard lock(e->mutex);
-    generation = ++e->recorded;
-  }
+  // The ticket is set under the event's lock taken before the enqueue, so eventSynchronize sees
+  // the recording and its ticket together.
+  std::lock_guard recordLock(e->mutex);
+  const uint64_t generation = ++e->recorded;
   Stream::Op op;
   op.what = "cudaEventRecord";
   op.marker = true;
@@ -376,8 +375,22 @@ cudaError_t SimulatedRuntime::eventRecord(cudaEvent_t handle, cudaStream_t strea
     }
     e->completedChanged.notify_all();
   };
-  s->enqueue(std::move(op));
+  e->stream = s;
+  e->ticket = s->enqueue(std::move(op));
   return cudaSuccess;
+}
+
+cudaError_t SimulatedRuntime::eventSynchronize(cudaEvent_t handle) {
+  Event* e = liveEvent(m_events, m_mutex, handle);
+  if (!e) return fail(cudaErrorInvalidResourceHandle, format("cudaEventSynchronize: {} is not a live event", static_cast<void*>(handle)));
+  {
+    std::unique_lock lock(e->mutex);
+    // Note [Draining waits]: waiting for an event the host recorded last leaves the device idle.
+    if (e->stream && e->ticket >= e->stream->lastTicket()) ++e->device->drainingWaits;
+    const uint64_t generation = e->recorded;
+    e->completedChanged.wait(lock, [&] { return e->completed >= generation || e->device->faulted.load(); });
+  }
+  return checkDevice(*e->device);
 }
 
 cudaError_t SimulatedRuntime::eventQuery(cudaEvent_t handle) {

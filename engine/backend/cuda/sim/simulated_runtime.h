@@ -48,6 +48,7 @@ class SimulatedRuntime final : public GpuRuntime {
   cudaError_t eventDestroy(cudaEvent_t event) override;
   cudaError_t eventRecord(cudaEvent_t event, cudaStream_t stream) override;
   cudaError_t eventQuery(cudaEvent_t event) override;
+  cudaError_t eventSynchronize(cudaEvent_t event) override;
   cudaError_t deviceSynchronize() override;
   cudaError_t getLastError() override;
   const char* errorName(cudaError_t status) override;

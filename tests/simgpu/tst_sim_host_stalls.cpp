@@ -1,0 +1,86 @@
+// A training step on simulated GPUs never leaves the device idle for the host (Note [Loss read
+// after the step is queued], engine/train/replica.cpp): the simulator counts the host waits that
+// wait for everything queued on a stream (Note [Draining waits], sim_core.h), and between two
+// iteration events of one epoch — nothing but training steps in between — there is none. Before,
+// each step had two: the target's upload from pageable memory waited for the previous step, and
+// the loss was read back before backward was queued.
+#include <QtTest>
+
+#include <mutex>
+
+#include "engine/backend/cuda/gpu_runtime.h"
+#include "engine/backend/cuda/sim/simulated_runtime.h"
+#include "support/train_runner.h"
+
+using namespace netsmith;
+using namespace netsmith::test;
+
+namespace {
+
+int64_t drainingWaits(int devices) {
+  auto& simulator = static_cast<cuda::sim::SimulatedRuntime&>(cuda::gpuRuntime());
+  int64_t total = 0;
+  for (int d = 0; d < devices; ++d) total += simulator.deviceByOrdinal(d)->drainingWaits.load();
+  return total;
+}
+
+}  // namespace
+
+class TestSimHostStalls : public QObject {
+  Q_OBJECT
+  QTemporaryDir m_dir;
+
+ private slots:
+  void initTestCase() {
+    QVERIFY2(!qgetenv("NETSMITH_SIMULATED_GPUS").isEmpty(), "run through CTest, which sets NETSMITH_SIMULATED_GPUS");
+    QVERIFY(cuda::gpuRuntime().simulated());
+  }
+
+  void noDrainingWaitInATrainingStep_data() {
+    QTest::addColumn<QString>("sample");
+    QTest::addColumn<int>("gpus");
+    QTest::newRow("MLP, 1 GPU") << "fashion_mnist_mlp" << 1;
+    QTest::newRow("MLP, 2 GPUs") << "fashion_mnist_mlp" << 2;
+    QTest::newRow("LeNet, 1 GPU") << "fashion_mnist_lenet" << 1;
+    QTest::newRow("ResNet (running statistics), 1 GPU") << "fashion_mnist_resnet" << 1;
+  }
+  void noDrainingWaitInATrainingStep() {
+    QFETCH(QString, sample);
+    QFETCH(int, gpus);
+    Json project = sampleProject(sample.toStdString());
+    project["config"]["max_epoch"] = 1;
+    project["config"]["batch_size"] = 16;
+    project["parallel"]["devices"] = Json::array();
+    for (int d = 0; d < gpus; ++d) project["parallel"]["devices"].push_back("cuda:" + std::to_string(d));
+    TrainOptions options;
+    options.trainSamples = 16 * 40;
+    options.validationSamples = 32;
+    struct Mark {
+      int64_t iteration;
+      int64_t waits;
+    };
+    std::mutex mutex;
+    std::vector<Mark> marks;  // at each iteration event: the workers are between steps
+    const TrainedRun run = trainInProcess(m_dir, saveProject(m_dir, sample.toStdString() + std::to_string(gpus), project),
+                                          options, [&](const Json& e, RunControl&) {
+                                            if (e.value("event", "") != "iteration") return;
+                                            std::lock_guard lock(mutex);
+                                            marks.push_back({e.value("iteration", int64_t{0}), drainingWaits(gpus)});
+                                          });
+    QVERIFY2(run.result.status == "completed", run.result.message.c_str());
+    // The first marks include the steps that allocate (cudaMalloc waits for the device): compare
+    // from the second mark on.
+    QVERIFY2(marks.size() >= 3, qPrintable(QString("only %1 iteration events").arg(marks.size())));
+    const Mark& from = marks[1];
+    const Mark& to = marks.back();
+    QVERIFY(to.iteration > from.iteration);
+    QVERIFY2(to.waits == from.waits,
+             qPrintable(QString("%1 draining waits in %2 training steps on %3 GPU(s)")
+                            .arg(to.waits - from.waits)
+                            .arg(to.iteration - from.iteration)
+                            .arg(gpus)));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSimHostStalls)
+#include "tst_sim_host_stalls.moc"
