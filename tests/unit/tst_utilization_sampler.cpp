@@ -1,6 +1,7 @@
 // UtilizationSampler (Note [Sensors off the step]): a GPU's NVML figures come from a thread of
 // their own — a worker asking for busy seconds or sensors never waits for the driver, even while
 // an NVML query hangs — and busy seconds integrate the utilization over time as before.
+// netsmith-test-labels: tsan
 #include <QtTest>
 
 #include <chrono>
