@@ -4,7 +4,7 @@ benchmark (tests/bench/run_gpu_benchmark.sh, docs/performance-gpu.md): one netwo
 weights that Netsmith and PyTorch both train.
 
     export_torchvision_models.py prepare --cli build/bin/netsmith-cli --out DIR [--models resnet18,...]
-    export_torchvision_models.py write-nsparams --map DIR/resnet18.map.json --out DIR/resnet18.nsparams
+    export_torchvision_models.py write-nsparams --map DIR/resnet18.map.json [DIR/resnet50.map.json ...]
 
 Note [Benchmark weights]
 The weights are a function of (seed, state_dict key, element index) — a 32-bit integer hash computed
@@ -197,9 +197,12 @@ def nsparams_tensors(m, table):
 
 
 def cmd_write_nsparams(args):
-    m = load_map(args.map)
-    write_nsparams(args.out, nsparams_tensors(m, m["rules"]),
-                   {"source": "tests/bench/export_torchvision_models.py", "model": m["model"], "seed": m["seed"]})
+    """Each DIR/NAME.map.json's weights to DIR/NAME.nsparams (or --out for one map)."""
+    for path in args.map:
+        m = load_map(path)
+        out = args.out or path[:-len(".map.json")] + ".nsparams"
+        write_nsparams(out, nsparams_tensors(m, m["rules"]),
+                       {"source": "tests/bench/export_torchvision_models.py", "model": m["model"], "seed": m["seed"]})
 
 
 # --- prepare ---------------------------------------------------------------------------------
@@ -246,9 +249,11 @@ def prepare_one(name, cli, out, batch):
     onnx_path = os.path.join(work, f"{name}.onnx")
     x = torch.rand(batch, 3, 224, 224, generator=torch.Generator().manual_seed(SEED))
     model.train()
+    import inspect  # PyTorch 2.9 made the dynamo exporter the default: ask for the TorchScript one
+    legacy = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
     torch.onnx.export(model, x, onnx_path, opset_version=13, input_names=["x"], output_names=["y"],
                       training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
-                      dynamic_axes={"x": {0: "N"}, "y": {0: "N"}})
+                      dynamic_axes={"x": {0: "N"}, "y": {0: "N"}}, **legacy)
     # The training-mode export ran a forward in training mode, which moved BatchNormalization's
     # running statistics; the file holds the moved ones, and so does the model now: both compared.
     model.eval()
@@ -322,8 +327,8 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.set_defaults(func=cmd_prepare)
     w = sub.add_parser("write-nsparams", help="the benchmark weights as the imported project's NAME.nsparams")
-    w.add_argument("--map", required=True)
-    w.add_argument("--out", required=True)
+    w.add_argument("--map", required=True, nargs="+", help="NAME.map.json files (the output: NAME.nsparams beside each)")
+    w.add_argument("--out", help="the output file when there is one map")
     w.set_defaults(func=cmd_write_nsparams)
     args = ap.parse_args()
     args.func(args)
