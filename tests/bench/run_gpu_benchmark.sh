@@ -156,7 +156,7 @@ for model in "${models[@]}"; do
   done
 done
 
-[[ -n ${RAW_DIR:-} ]] && { mkdir -p "$RAW_DIR"; cp "$out"/*.json "$out"/*.jsonl "$out"/*.err "$out"/*seconds "$RAW_DIR"/ 2>/dev/null || true; }
+[[ -n ${RAW_DIR:-} ]] && { mkdir -p "$RAW_DIR"; cp -r "$out"/*.json "$out"/*.jsonl "$out"/*.err "$out"/*.txt "$out"/*seconds "$out"/lenet_run "$RAW_DIR"/ 2>/dev/null || true; }
 
 $py - "$out" "$smoke" "$(elapsed)" "${models[*]}" \
   "$(for m in "${models[@]}"; do printf '%s=%s ' $m "${BATCHES[$m]}"; done)" <<'PYEOF'
@@ -237,9 +237,14 @@ if os.path.exists(os.path.join(out, "e2e_ns_seconds")):
             ev = [json.loads(l) for l in f if '"event":"epoch"' in l.replace(" ", "")]
         ns_err, ns_epochs = ev[-1]["validation_error"], ev[-1]["epoch"]
     except Exception as e:
-        ns_epochs = f"no epoch events ({e}): " + open(os.path.join(out, "e2e_ns.txt")).read()[-300:]
+        try:
+            tail = open(os.path.join(out, "e2e_ns.txt")).read()[-300:]
+        except OSError:
+            tail = ""
+        ns_epochs = f"no epoch events ({e}) {tail}"
     print()
-    print(f"LeNet sample end to end ({pt.get('epochs', '?')} epochs of batch {pt.get('batch', '?')}, process start to end):")
+    epochs = pt.get("epochs", "?")
+    print(f"LeNet sample end to end ({epochs} epoch{'' if epochs == 1 else 's'} of batch {pt.get('batch', '?')}, process start to end):")
     print(f"  netsmith-cli train: {ns_s:7.1f} s, validation error {ns_err if ns_err is None else f'{ns_err:.4f}'} (epochs: {ns_epochs})")
     print(f"  PyTorch, data on the device: {pt_s:7.1f} s, validation error {pt.get('validation_error', pt.get('error', '?'))}"
           + (f" (data loaded at {pt['load_seconds']:.1f} s)" if 'load_seconds' in pt else ""))
