@@ -28,6 +28,7 @@
 #include "engine/project/project_io.h"
 #include "engine/model/checkpoint.h"
 #include "engine/model/network.h"
+#include "engine/train/initial_parameters.h"
 #include "engine/train/trainer.h"
 #include "support/op_examples.h"
 #include "support/param_synthesis.h"
@@ -280,6 +281,19 @@ void syntheticBatch(const Graph& graph, int64_t batch, uint64_t seed, Tensor& x,
   for (int64_t n = 0; n < batch; ++n) y[n] = static_cast<float>(rng.below(classes));
 }
 
+// Note [Check batch]: a batch both benchmark sides compute the same way, x[i] = ((i·7919) mod
+// 1009) / 1009 over the flat (N, C, H, W) index and y[n] = (37·n) mod classes, so that the
+// inference loss of the untrained network on it (BatchNormalization's running statistics,
+// Dropout off) says whether they start from the same network (tests/bench/pytorch_gpu_peer.py
+// computes it too).
+void checkBatch(const Graph& graph, int64_t batch, Tensor& x, Tensor& y) {
+  x.resize(withBatch(batch, graph.input().outputShape));
+  y.resize({batch, 1});
+  for (int64_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<double>((i * 7919) % 1009) / 1009.0);
+  const auto classes = numel(graph.prediction().outputShape);
+  for (int64_t n = 0; n < batch; ++n) y[n] = static_cast<float>((37 * n) % classes);
+}
+
 std::vector<ParamSlot> slotsOf(std::vector<ParameterRef> params) {
   std::vector<ParamSlot> slots;
   for (const ParameterRef& p : params)
@@ -512,7 +526,8 @@ Json BenchResult::toJson() const {
   return {{"project", project},       {"device", device},     {"precision", precision},
           {"batch", batch},           {"iterations", iterations}, {"samples_per_s", samplesPerSecond},
           {"flops_per_sample", flopsPerSample}, {"tflops", samplesPerSecond * flopsPerSample / 1e12},
-          {"mean_loss", meanLoss},    {"error", error}};
+          {"mean_loss", meanLoss},    {"check_loss", checkLoss}, {"solver", solver},
+          {"initial_parameters", initialParameters}, {"error", error}};
 }
 
 BenchResult benchTraining(const std::string& projectPath, const std::string& device, const std::string& precision,
@@ -526,6 +541,14 @@ BenchResult benchTraining(const std::string& projectPath, const std::string& dev
     if (auto* c = dynamic_cast<CpuDeviceContext*>(ctx.get())) c->bindToCurrentThread();
     Network net(graph, *ctx);
     net.initializeParameters(project.config.seed);
+    // An imported model (tests/bench/torchvision_bench_models.py) starts from its weights, as
+    // `netsmith-cli train` would (Note [Initial parameters]), so that PyTorch's peer, loading the
+    // same values, trains the same network from the same point.
+    if (!project.config.initialParameters.empty()) {
+      applyInitialParameters(readInitialParameters(project.config.initialParameters, graph), net);
+      r.initialParameters = project.config.initialParameters;
+    }
+    r.solver = project.optimizer.solver;
     auto opt = Optimizer::create(project.optimizer);
     std::unique_ptr<DeviceSolver> solver;
     if (const auto& make = deviceKindOf(device).makeSolver) solver = make(*opt, *ctx);
@@ -537,6 +560,11 @@ BenchResult benchTraining(const std::string& projectPath, const std::string& dev
       xs.emplace_back(ctx->stagingAllocator());
       ys.emplace_back(ctx->stagingAllocator());
       syntheticBatch(graph, batch, static_cast<uint64_t>(i), xs.back(), ys.back());
+    }
+    {
+      Tensor cx(ctx->stagingAllocator()), cy(ctx->stagingAllocator());
+      checkBatch(graph, batch, cx, cy);
+      r.checkLoss = meanOf(net.forward(cx, cy, false, RandomKey{1, 0, 0, nullptr}));
     }
     double lossSum = 0;
     Clock::time_point start;

@@ -90,6 +90,9 @@ struct BenchResult {
   double samplesPerSecond = 0;
   double flopsPerSample = 0;  // training: 6 × multiply-adds per sample (forward + 2 backward GEMMs)
   double meanLoss = 0;
+  double checkLoss = 0;            // inference loss on the check batch (Note [Check batch])
+  std::string solver;              // optimizer.solver of the project
+  std::string initialParameters;   // config.initial_parameters when the weights came from it
   std::string error;
   Json toJson() const;
 };
