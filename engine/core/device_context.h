@@ -58,6 +58,15 @@ class DeviceContext {
   virtual void queueDownload(float* dst, const float* src, int64_t n) { download(dst, src, n); }
   // Waits for the copies queueDownload() queued on this device.
   virtual void finishDownloads() {}
+  // Note [Device-clock profile] (engine/train/profiler.h): marks on the device's queue time a
+  // profiled step without waiting for each section. mark() queues a timestamp and returns its
+  // number since clearMarks(), or -1 on a device that has run each call before it returns (the
+  // CPU: the host's clock is its clock). After waitForMarks(), secondsBetween(a, b) is the
+  // device's time from mark a to mark b.
+  virtual int mark() { return -1; }
+  virtual void waitForMarks() {}
+  virtual double secondsBetween(int /*a*/, int /*b*/) { return 0.0; }
+  virtual void clearMarks() {}
   // device → device.
   virtual void copy(float* dst, const float* src, int64_t n);
   virtual void fill(float* dst, int64_t n, float value);

@@ -13,7 +13,6 @@
 
 namespace netsmith {
 namespace {
-using ProfileClock = StepTimer::Clock;
 
 // Note [No allocation per step]: a training step allocates nothing once the first steps at a
 // batch size have sized every tensor (Note [Primitives across steps] in
@@ -244,7 +243,7 @@ void Network::queueForward(const Tensor& x, const Tensor& labels, bool training,
   m_lastForwardTraining = training;
   if (m_hostViewOut) uploadHostView();
   // Note [Layer profile]: the target and the Input's copy are the step's "data" time.
-  const auto dataStart = m_timing ? m_timing->now() : ProfileClock::time_point{};
+  const auto dataStart = m_timing ? m_timing->now() : StepTimer::Mark{};
   makeTarget(labels);
   const Tensor* target = &m_target;
   if (onDevice()) {
@@ -260,14 +259,14 @@ void Network::queueForward(const Tensor& x, const Tensor& labels, bool training,
     if (node.schema->isInput) {
       NS_CHECK(numel(node.outputShape) * batch == x.size(), "the dataset's samples ({} values) do not fit Input '{}' of shape {}",
                x.size() / std::max<int64_t>(batch, 1), node.id, shapeToString(node.outputShape));
-      const auto start = m_timing ? m_timing->now() : ProfileClock::time_point{};
+      const auto start = m_timing ? m_timing->now() : StepTimer::Mark{};
       fitShape(rt.output, rt.batchShape);
       m_device.upload(rt.output.data(), x.data(), x.size());
       if (m_timing) m_timing->add(ProfilePhase::Data, start);
       continue;
     }
     if (rt.foldedAway) continue;  // written by the layer before (Note [Fused ReLU])
-    const auto start = m_timing ? m_timing->now() : ProfileClock::time_point{};
+    const auto start = m_timing ? m_timing->now() : StepTimer::Mark{};
     inputs.clear();
     for (int p : node.inputs) inputs.push_back(&m_nodes[p]->output);
     NodeRuntime& written = rt.writesInto >= 0 ? *m_nodes[static_cast<size_t>(rt.writesInto)] : rt;
@@ -306,7 +305,7 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
     const GraphNode& node = m_graph.nodes[i];
     NodeRuntime& rt = *m_nodes[i];
     if (node.schema->isInput || !m_needsGrad[i]) continue;
-    auto start = m_timing ? m_timing->now() : ProfileClock::time_point{};
+    auto start = m_timing ? m_timing->now() : StepTimer::Mark{};
     const Tensor* outGrad = i == m_graph.lossNode ? &m_lossGrad : &rt.outputGrad;
     if (i != m_graph.lossNode && !rt.gradWritten) {  // nothing downstream depends on it
       for (Tensor* g : rt.gradPtrs)

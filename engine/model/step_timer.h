@@ -18,12 +18,17 @@ class StepTimer {
   virtual void beginStep() = 0;
   virtual void endStep(double allReduceWaitSeconds) = 0;
 
-  // The clock once the device has finished what was queued (a GPU: synchronize first).
-  virtual Clock::time_point now() = 0;
-  virtual void addForward(int node, Clock::time_point start) = 0;
+  // A point in the step: the host's clock, and the device's mark there (DeviceContext::mark(); -1
+  // on a device without marks).
+  struct Mark {
+    Clock::time_point host{};
+    int device = -1;
+  };
+  virtual Mark now() = 0;
+  virtual void addForward(int node, Mark start) = 0;
   // countCall false: more time of a call already counted.
-  virtual void addBackward(int node, Clock::time_point start, bool countCall = true) = 0;
-  virtual void add(ProfilePhase phase, Clock::time_point start) = 0;
+  virtual void addBackward(int node, Mark start, bool countCall = true) = 0;
+  virtual void add(ProfilePhase phase, Mark start) = 0;
 
  protected:
   ~StepTimer() = default;

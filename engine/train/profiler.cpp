@@ -20,7 +20,7 @@ std::atomic<int64_t> LayerProfiler::s_stepsTimed{0};
 LayerProfiler::LayerProfiler(Network& network, int warmupIterations)
     : m_network(network),
       m_device(network.device()),
-      m_sync(network.device().backend() != "cpu"),
+      m_deviceClock(network.device().backend() != "cpu"),
       m_warmup(std::max(warmupIterations, 0)) {
   const size_t n = network.graph().nodes.size();
   m_forward.assign(n, 0.0);
@@ -40,22 +40,25 @@ void LayerProfiler::reset() {
   std::fill(std::begin(m_phase), std::end(m_phase), 0.0);
   m_wait = 0;
   m_step = 0;
+  m_betweenSections = 0;
 }
 
-LayerProfiler::Clock::time_point LayerProfiler::now() {
-  if (m_sync) m_device.synchronize();
-  return Clock::now();
-}
+StepTimer::Mark LayerProfiler::now() { return {Clock::now(), m_deviceClock ? m_device.mark() : -1}; }
 
 void LayerProfiler::beginStep() {
   s_stepsTimed.fetch_add(1, std::memory_order_relaxed);
   m_network.timeNodes(true);
+  if (m_deviceClock) {
+    m_device.clearMarks();
+    m_pending.clear();
+  }
   m_stepStart = now();
 }
 
 void LayerProfiler::endStep(double allReduceWaitSeconds) {
   m_network.timeNodes(false);
-  m_step += std::chrono::duration<double>(now() - m_stepStart).count();
+  if (m_deviceClock) resolveDeviceStep(m_device.mark());
+  else m_step += std::chrono::duration<double>(Clock::now() - m_stepStart.host).count();
   m_wait += allReduceWaitSeconds;
   if (++m_steps <= m_warmup) {
     reset();
@@ -64,18 +67,58 @@ void LayerProfiler::endStep(double allReduceWaitSeconds) {
   ++m_profiled;
 }
 
-void LayerProfiler::addForward(int node, Clock::time_point start) {
-  m_forward[static_cast<size_t>(node)] += std::chrono::duration<double>(now() - start).count();
+// Note [Device-clock profile]: the one wait of a profiled step, then every section's device time
+// and the device's time between consecutive sections (and before the first, after the last).
+void LayerProfiler::resolveDeviceStep(int stepEnd) {
+  m_device.waitForMarks();
+  int previousEnd = m_stepStart.device;
+  for (const Pending& p : m_pending) {
+    const double seconds = m_device.secondsBetween(p.start, p.end);
+    const auto i = static_cast<size_t>(p.index);
+    switch (p.section) {
+      case Section::Forward:
+        m_forward[i] += seconds;
+        if (p.countCall) ++m_forwardCalls[i];
+        break;
+      case Section::Backward:
+        m_backward[i] += seconds;
+        if (p.countCall) ++m_backwardCalls[i];
+        break;
+      case Section::Phase: m_phase[i] += seconds; break;
+    }
+    m_betweenSections += std::max(0.0, m_device.secondsBetween(previousEnd, p.start));
+    previousEnd = p.end;
+  }
+  m_betweenSections += std::max(0.0, m_device.secondsBetween(previousEnd, stepEnd));
+  m_step += m_device.secondsBetween(m_stepStart.device, stepEnd);
+  m_pending.clear();
+}
+
+void LayerProfiler::addForward(int node, Mark start) {
+  if (m_deviceClock) {
+    m_pending.push_back({Section::Forward, node, start.device, m_device.mark(), true});
+    return;
+  }
+  m_forward[static_cast<size_t>(node)] += std::chrono::duration<double>(Clock::now() - start.host).count();
   ++m_forwardCalls[static_cast<size_t>(node)];
 }
 
-void LayerProfiler::addBackward(int node, Clock::time_point start, bool countCall) {
-  m_backward[static_cast<size_t>(node)] += std::chrono::duration<double>(now() - start).count();
+void LayerProfiler::addBackward(int node, Mark start, bool countCall) {
+  if (m_deviceClock) {
+    m_pending.push_back({Section::Backward, node, start.device, m_device.mark(), countCall});
+    return;
+  }
+  m_backward[static_cast<size_t>(node)] += std::chrono::duration<double>(Clock::now() - start.host).count();
   if (countCall) ++m_backwardCalls[static_cast<size_t>(node)];
 }
 
-void LayerProfiler::add(ProfilePhase phase, Clock::time_point start) {
-  m_phase[static_cast<int>(phase)] += std::chrono::duration<double>(now() - start).count();
+void LayerProfiler::add(ProfilePhase phase, Mark start) {
+  // Data is the host's work (Note [Device-clock profile]): host time on every device.
+  if (m_deviceClock && phase != ProfilePhase::Data) {
+    m_pending.push_back({Section::Phase, static_cast<int>(phase), start.device, m_device.mark(), true});
+    return;
+  }
+  m_phase[static_cast<int>(phase)] += std::chrono::duration<double>(Clock::now() - start.host).count();
 }
 
 Json LayerProfiler::toJson(const DevicePlan& worker) const {
@@ -139,13 +182,16 @@ Json LayerProfiler::toJson(const DevicePlan& worker) const {
   const double data = m_phase[static_cast<int>(ProfilePhase::Data)];
   const double buckets = m_phase[static_cast<int>(ProfilePhase::Buckets)];
   const double optimizer = m_phase[static_cast<int>(ProfilePhase::Optimizer)];
-  const double other = m_step - (forward + backward + data + buckets + optimizer + m_wait);
-  return {{"id", worker.id},
+  // On the device clock the step holds the device's sections and the time between them; data and
+  // the host's all-reduce wait are host figures beside it (Note [Device-clock profile]).
+  const double other = m_deviceClock ? m_step - (forward + backward + buckets + optimizer + m_betweenSections)
+                                     : m_step - (forward + backward + data + buckets + optimizer + m_wait);
+  Json out = {{"id", worker.id},
           {"threads", worker.threads},
           {"batch", worker.batch},
           {"iterations", m_profiled},
-          {"timing", m_sync ? "device synchronized before and after every timed section (profile mode only)"
-                            : "wall clock per node"},
+          {"timing", m_deviceClock ? "device clock: events around every timed section, one wait per step"
+                                   : "wall clock per node"},
           {"forward_ms", forward * per},
           {"backward_ms", backward * per},
           {"data_ms", data * per},
@@ -156,6 +202,8 @@ Json LayerProfiler::toJson(const DevicePlan& worker) const {
           {"step_ms", stepMs},
           {"layer_types", layerTypes},
           {"nodes", nodes}};
+  if (m_deviceClock) out["between_sections_ms"] = m_betweenSections * per;
+  return out;
 }
 
 // --- RunProfile ---------------------------------------------------------------------------------
@@ -276,6 +324,9 @@ std::string profileTable(const Json& p) {
     phase("data gather/copy", "data_ms", "dataset → batch, loss target, copy into the Input");
     phase("gradient buckets", "buckets_ms", "copies for the all-reduce during backward");
     phase("all-reduce wait", "allreduce_wait_ms", "blocked on the reduced gradients and statistics");
+    if (w.contains("between_sections_ms"))
+      phase("between sections (device)", "between_sections_ms",
+            "the device idle for the host, the all-reduce, or untimed work");
     phase("other (in the step)", "other_ms", "the step less all of the above");
     phase("step (worker)", "step_ms");
     s += row("iteration (measured)", "", "", "", "", iterationMs, -1,

@@ -39,9 +39,19 @@ class Replica;
 // Steady state: the first kProfileWarmupIterations iterations of the session (primitive
 // creation, first-touch memory, caches) are timed but dropped. Only training steps are timed,
 // not validation. On the CPU a node's wall time is its time (oneDNN's CPU stream returns when
-// the primitive has run). A GPU queues kernels and returns, so in profile mode (only) the
-// profiler synchronizes the device before and after every timed section: GPU times, at the
-// price of a slower step; the profile says so. Under mpirun the leader profiles its own workers.
+// the primitive has run). A GPU queues kernels and returns: Note [Device-clock profile]. Under
+// mpirun the leader profiles its own workers.
+//
+// Note [Device-clock profile]
+// On a GPU every timed section is bracketed by marks on the compute stream (CUDA timed events:
+// DeviceContext::mark()), and the profiler waits once, at the step's end, then reads the device's
+// time between each section's marks. So a profiled step queues as an unprofiled one does (it only
+// adds that one wait), the figures are the device's own, and the device's time between sections
+// shows too: `between_sections_ms`, the device idle while the host had not yet queued the next
+// section (host stalls, launch gaps), waiting on the all-reduce, or running untimed work (the loss
+// gradient's fill). The step is the device's time from the step's first mark to its last. Data
+// stays a host figure (gathering the batch is the host's work; the device idles meanwhile only
+// when nothing else is queued, and that idle time is between sections).
 
 inline constexpr int kProfileWarmupIterations = 5;
 
@@ -58,12 +68,12 @@ class LayerProfiler final : public StepTimer {
   void beginStep() override;
   void endStep(double allReduceWaitSeconds) override;
 
-  // The clock once the device has finished what was queued (a GPU: synchronize first).
-  Clock::time_point now() override;
-  void addForward(int node, Clock::time_point start) override;
+  // The host's clock, and on a GPU a mark queued on its stream (Note [Device-clock profile]).
+  Mark now() override;
+  void addForward(int node, Mark start) override;
   // countCall false: more time of a call already counted.
-  void addBackward(int node, Clock::time_point start, bool countCall) override;
-  void add(ProfilePhase phase, Clock::time_point start) override;
+  void addBackward(int node, Mark start, bool countCall) override;
+  void add(ProfilePhase phase, Mark start) override;
 
   // This worker's profile (ms per profiled iteration): Note [Layer profile].
   Json toJson(const DevicePlan& worker) const;
@@ -76,11 +86,22 @@ class LayerProfiler final : public StepTimer {
 
   Network& m_network;
   DeviceContext& m_device;
-  const bool m_sync;  // a device that queues work: synchronize around timed sections
+  const bool m_deviceClock;  // a device that queues work: Note [Device-clock profile]
+  // The step's sections on the device clock, in queue order, resolved at its end.
+  enum class Section { Forward, Backward, Phase };
+  struct Pending {
+    Section section;
+    int index;  // node, or ProfilePhase
+    int start, end;  // device marks
+    bool countCall;
+  };
+  std::vector<Pending> m_pending;
+  double m_betweenSections = 0;  // device seconds between sections, summed over the counted steps
+  void resolveDeviceStep(int stepEnd);
   const int m_warmup;
   int64_t m_steps = 0;     // steps begun
   int64_t m_profiled = 0;  // steps counted (after the warm-up)
-  Clock::time_point m_stepStart;
+  Mark m_stepStart;
   // Seconds and calls per node, summed over the counted steps.
   std::vector<double> m_forward, m_backward;
   std::vector<int64_t> m_forwardCalls, m_backwardCalls;

@@ -261,6 +261,8 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
 
 void Replica::queueOptimizerStep(double lr, StepFigures& f) {
   const auto stepStart = Clock::now();
+  StepTimer* profiler = m_network->profiler();
+  const StepTimer::Mark profileStart = profiler ? profiler->now() : StepTimer::Mark{};
   if (m_solver) {
     if (m_optimizerViewOut) m_solver->pushState(*m_optimizer);
     m_optimizerViewOut = false;
@@ -269,7 +271,7 @@ void Replica::queueOptimizerStep(double lr, StepFigures& f) {
     m_optimizer->step(m_slots, lr);
   }
   f.computeSeconds += secondsSince(stepStart);
-  if (StepTimer* p = m_network->profiler()) p->add(ProfilePhase::Optimizer, stepStart);
+  if (profiler) profiler->add(ProfilePhase::Optimizer, profileStart);
 }
 
 SampleFeed* Replica::feedFor(const Dataset& data) {

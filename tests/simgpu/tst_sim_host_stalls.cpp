@@ -6,6 +6,7 @@
 // the loss was read back before backward was queued.
 #include <QtTest>
 
+#include <cmath>
 #include <mutex>
 
 #include "engine/backend/cuda/gpu_runtime.h"
@@ -79,6 +80,49 @@ class TestSimHostStalls : public QObject {
                             .arg(to.waits - from.waits)
                             .arg(to.iteration - from.iteration)
                             .arg(gpus)));
+  }
+
+  // Note [Device-clock profile]: --profile on a GPU times each section with events and waits once
+  // per step (it synchronized before and after every section, 4 waits per layer and step).
+  void profileOnTheDeviceClockWaitsOncePerStep() {
+    Json project = sampleProject("fashion_mnist_mlp");
+    project["config"]["max_epoch"] = 1;
+    project["config"]["batch_size"] = 16;
+    project["parallel"]["devices"] = {"cuda:0"};
+    TrainOptions options;
+    options.trainSamples = 16 * 40;
+    options.validationSamples = 32;
+    options.profile = true;
+    std::mutex mutex;
+    std::vector<std::pair<int64_t, int64_t>> marks;  // (iteration, draining waits)
+    const TrainedRun run = trainInProcess(m_dir, saveProject(m_dir, "profiled", project), options,
+                                          [&](const Json& e, RunControl&) {
+                                            if (e.value("event", "") != "iteration") return;
+                                            std::lock_guard lock(mutex);
+                                            marks.emplace_back(e.value("iteration", int64_t{0}), drainingWaits(1));
+                                          });
+    QVERIFY2(run.result.status == "completed", run.result.message.c_str());
+    QVERIFY(marks.size() >= 3);
+    const int64_t steps = marks.back().first - marks[1].first, waits = marks.back().second - marks[1].second;
+    QVERIFY2(steps > 0 && waits == steps, qPrintable(QString("%1 draining waits in %2 profiled steps").arg(waits).arg(steps)));
+
+    const Json worker = run.events->last("profile").at("workers").at(0);
+    QVERIFY2(worker.value("timing", "").rfind("device clock", 0) == 0, worker.dump().c_str());
+    const double step = worker.value("step_ms", 0.0);
+    const double sections = worker.value("forward_ms", 0.0) + worker.value("backward_ms", 0.0) +
+                            worker.value("buckets_ms", 0.0) + worker.value("optimizer_ms", 0.0);
+    const double between = worker.value("between_sections_ms", -1.0);
+    QVERIFY2(worker.value("forward_ms", 0.0) > 0 && worker.value("backward_ms", 0.0) > 0 &&
+                 worker.value("optimizer_ms", 0.0) > 0,
+             worker.dump().c_str());
+    QVERIFY2(between >= 0, worker.dump().c_str());
+    // The sections and the time between them are the device's step, to the events' resolution.
+    QVERIFY2(std::abs(sections + between - step) <= 1e-3 * step + 1e-3, worker.dump().c_str());
+    QVERIFY2(std::abs(worker.value("other_ms", 1.0)) <= 1e-3 * step + 1e-3, worker.dump().c_str());
+    bool affineTimed = false;
+    for (const Json& t : worker.at("layer_types"))
+      if (t.value("type", "") == "Affine") affineTimed = t.value("forward_ms", 0.0) > 0 && t.value("backward_ms", 0.0) > 0;
+    QVERIFY2(affineTimed, worker.dump().c_str());
   }
 };
 

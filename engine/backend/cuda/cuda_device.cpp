@@ -84,6 +84,7 @@ CudaDeviceContext::~CudaDeviceContext() {
   if (m_cublas) cublasDestroy(m_cublas);
   if (m_cudnn) cudnnDestroy(m_cudnn);
   if (m_downloadsQueued) runtime.eventDestroy(m_downloadsQueued);
+  for (cudaEvent_t e : m_marks) runtime.eventDestroy(e);
   if (m_commStream) runtime.streamDestroy(m_commStream);
   if (m_stream) runtime.streamDestroy(m_stream);
 }
@@ -130,6 +131,28 @@ void CudaDeviceContext::queueDownload(float* dst, const float* src, int64_t n) {
 void CudaDeviceContext::finishDownloads() {
   makeCurrent();
   NS_CUDA_CHECK(gpuRuntime().eventSynchronize(m_downloadsQueued));
+}
+
+int CudaDeviceContext::mark() {
+  GpuRuntime& runtime = gpuRuntime();
+  if (m_marksUsed == static_cast<int>(m_marks.size())) {
+    m_marks.push_back(nullptr);
+    NS_CUDA_CHECK(runtime.eventCreateTimed(&m_marks.back()));
+  }
+  NS_CUDA_CHECK(runtime.eventRecord(m_marks[static_cast<size_t>(m_marksUsed)], m_stream));
+  return m_marksUsed++;
+}
+
+void CudaDeviceContext::waitForMarks() {
+  if (m_marksUsed == 0) return;
+  makeCurrent();
+  NS_CUDA_CHECK(gpuRuntime().eventSynchronize(m_marks[static_cast<size_t>(m_marksUsed - 1)]));
+}
+
+double CudaDeviceContext::secondsBetween(int a, int b) {
+  float ms = 0;
+  NS_CUDA_CHECK(gpuRuntime().eventElapsedTime(&ms, m_marks.at(static_cast<size_t>(a)), m_marks.at(static_cast<size_t>(b))));
+  return static_cast<double>(ms) / 1000.0;
 }
 
 void CudaDeviceContext::copy(float* dst, const float* src, int64_t n) {

@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/backend/cuda/cuda_memory.h"
 #include "engine/backend/cuda/precision_math.h"
@@ -60,6 +61,10 @@ class CudaDeviceContext final : public DeviceContext {
   void download(float* dst, const float* src, int64_t n) override;
   void queueDownload(float* dst, const float* src, int64_t n) override;
   void finishDownloads() override;
+  int mark() override;
+  void waitForMarks() override;
+  double secondsBetween(int a, int b) override;
+  void clearMarks() override { m_marksUsed = 0; }
   void copy(float* dst, const float* src, int64_t n) override;
   void fill(float* dst, int64_t n, float value) override;
   void accumulate(float* acc, const float* x, int64_t n) override;
@@ -89,6 +94,8 @@ class CudaDeviceContext final : public DeviceContext {
   cudaStream_t m_stream = nullptr;
   cudaStream_t m_commStream = nullptr;
   cudaEvent_t m_downloadsQueued = nullptr;  // recorded after each queueDownload()
+  std::vector<cudaEvent_t> m_marks;  // timed events, reused from step to step (Note [Device-clock profile])
+  int m_marksUsed = 0;
   cudnnHandle_t m_cudnn = nullptr;
   cublasHandle_t m_cublas = nullptr;
   DevicePool m_pool;
