@@ -5,7 +5,11 @@
 // host-device bodies on both backends: a parallel loop on the CPU (cpu/index_view_kernels.h) and
 // a grid-stride kernel on the GPU (cuda/index_view_kernels.cuh). So the gradient check of the CPU
 // kernel checks the GPU's arithmetic too, and tst_index_views checks the views against closed
-// forms. Dimension 0 is always the batch; its size is set per call (a short last batch).
+// forms. Dimension 0 is always the batch; its size is set per call (a short last batch). The
+// exception: the GPU spreads the sums and maxima (SumReduce, MaxReduce, their backwards,
+// BinaryBackward) over many threads with the same terms in another fixed order
+// (index_view_reductions.h, Note [Deterministic GPU reductions]); tst_cuda_reduction_bodies
+// checks that form against the bodies below.
 //
 //   IndexView:     output element i -> input element (or none: a padded position).
 //   ReduceView:    output element o -> the input elements it reduces (disjoint between outputs,

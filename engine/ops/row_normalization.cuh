@@ -1,9 +1,12 @@
 // The CUDA kernel of LayerNormalization, InstanceNormalization and GroupNormalization (Note [Row
 // normalization], row_normalization.h), included by each of their cuda.cu files (nvcc only; the
-// kernels are in an unnamed namespace, one copy per op). One block per row for the statistics and
-// for the input gradient's row sums (two passes in double, blockSum's fixed order); element-wise
-// bodies for the output and dx; one block per parameter for dgamma and dbeta. Deterministic: no
-// atomics.
+// kernel is in an unnamed namespace, one copy per op). Every sum is a reduction of Note
+// [Deterministic GPU reductions] with the terms of row_normalization_reductions.h: the statistics
+// (mean, then Σ(x − mean)², in double) and the input gradient's row sums per row, a block per row
+// reading it in order (coalesced), or several blocks per row for long rows, a thread per row for
+// short ones; dgamma and dbeta per parameter, with LayerNormalization's (a column of the
+// (rows, L) input each) a thread per (parameter, run of rows), so a warp reads 32 adjacent
+// parameters' values. The output and dx are element-wise bodies. Deterministic: no atomics.
 #pragma once
 
 #include <memory>
@@ -11,71 +14,12 @@
 
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_op.h"
+#include "engine/backend/cuda/deterministic_reduction.cuh"
 #include "engine/ops/row_normalization.h"
+#include "engine/ops/row_normalization_reductions.h"
 
 namespace netsmith::cuda {
 namespace {
-
-// Block r: the mean and 1/std of row r.
-__global__ void rowStatistics(const float* x, int64_t rowLength, float eps, float* mean, float* invStd) {
-  const float* row = x + blockIdx.x * rowLength;
-  double sum = 0.0;
-  for (int64_t j = threadIdx.x; j < rowLength; j += blockDim.x) sum += row[j];
-  sum = blockSum(sum);
-  __shared__ double rowMean;
-  if (threadIdx.x == 0) rowMean = sum / static_cast<double>(rowLength);
-  __syncthreads();
-  const double m = rowMean;
-  double squares = 0.0;
-  for (int64_t j = threadIdx.x; j < rowLength; j += blockDim.x) {
-    const double d = row[j] - m;
-    squares += d * d;
-  }
-  squares = blockSum(squares);
-  if (threadIdx.x == 0) {
-    mean[blockIdx.x] = static_cast<float>(m);
-    invStd[blockIdx.x] = rownorm::inverseStd(squares, rowLength, eps);
-  }
-}
-
-// Block r: (Σ g, Σ g·x̂) over row r, g = dy·gamma.
-__global__ void rowGradientSums(const float* x, const float* dy, const float* gamma, const float* mean,
-                                const float* invStd, int64_t rowLength, int64_t paramInner, int64_t paramCount,
-                                double* rowSums) {
-  const int64_t r = blockIdx.x;
-  double a = 0.0, b = 0.0;
-  for (int64_t j = threadIdx.x; j < rowLength; j += blockDim.x) {
-    const int64_t i = r * rowLength + j;
-    const float gv = gamma ? gamma[rownorm::paramOf(i, paramInner, paramCount)] : 1.0f;
-    rownorm::addGradientTerms(x[i], dy[i], gv, mean[r], invStd[r], a, b);
-  }
-  a = blockSum(a);
-  b = blockSum(b);
-  if (threadIdx.x == 0) {
-    rowSums[2 * r] = a;
-    rowSums[2 * r + 1] = b;
-  }
-}
-
-// Block p: dbeta[p] = Σ dy and dgamma[p] = Σ dy·x̂ over the elements parameter p multiplies.
-__global__ void rowNormParamGradients(const float* x, const float* dy, const float* mean, const float* invStd,
-                                      int64_t perParam, int64_t rowLength, int64_t paramInner, int64_t paramCount,
-                                      float* dbeta, float* dgamma) {
-  const int64_t p = blockIdx.x;
-  double sb = 0.0, sg = 0.0;
-  for (int64_t k = threadIdx.x; k < perParam; k += blockDim.x) {
-    const int64_t i = rownorm::paramElement(k, p, paramInner, paramCount);
-    const int64_t r = i / rowLength;
-    sb += dy[i];
-    sg += static_cast<double>(dy[i]) * rownorm::normalized(x[i], mean[r], invStd[r]);
-  }
-  sb = blockSum(sb);
-  sg = blockSum(sg);
-  if (threadIdx.x == 0) {
-    if (dbeta) dbeta[p] = static_cast<float>(sb);
-    if (dgamma) dgamma[p] = static_cast<float>(sg);
-  }
-}
 
 class RowNormalizationKernel final : public Kernel {
  public:
@@ -88,9 +32,12 @@ class RowNormalizationKernel final : public Kernel {
     if (rows == 0) return;
     reserve(rows);
     auto& c = ctx(call);
-    const LaunchShape shape = perBlock((m_op + " statistics").c_str(), rows, kThreads);
-    rowStatistics<<<gridOf(shape), shape.block, 0, c.stream()>>>(x.data(), m_g.rowLength, m_g.eps, mean(), invStd());
-    NS_CUDA_CHECK_LAUNCH();
+    const std::string name = m_op + " statistics";
+    launchReduction(name.c_str(), c, rows, m_g.rowLength, ReduceLayout::Rows,
+                    rownorm::RowValueTerms{x.data(), m_g.rowLength}, rownorm::RowMeanSink{rowMean(), m_g.rowLength});
+    launchReduction(name.c_str(), c, rows, m_g.rowLength, ReduceLayout::Rows,
+                    rownorm::RowSquaredDeviationTerms{x.data(), rowMean(), m_g.rowLength},
+                    rownorm::RowStatisticsSink{rowMean(), m_g.rowLength, m_g.eps, mean(), invStd()});
     launchGridStride("rowNormalizationForward", c.stream(), x.size(),
                      rownorm::Normalize{m_g.rowLength, m_g.paramInner, m_g.paramCount}, x.data(),
                      static_cast<const float*>(mean()), static_cast<const float*>(invStd()), gamma(call), beta(call),
@@ -104,11 +51,10 @@ class RowNormalizationKernel final : public Kernel {
     auto& c = ctx(call);
     const float* dy = call.outputGrad->data();
     if (Tensor* dx = call.inputGrads[0]) {
-      const LaunchShape shape = perBlock((m_op + " gradient sums").c_str(), rows, kThreads);
-      rowGradientSums<<<gridOf(shape), shape.block, 0, c.stream()>>>(x.data(), dy, gamma(call), mean(), invStd(),
-                                                                     m_g.rowLength, m_g.paramInner, m_g.paramCount,
-                                                                     rowSums());
-      NS_CUDA_CHECK_LAUNCH();
+      launchReduction((m_op + " gradient sums").c_str(), c, rows, m_g.rowLength, ReduceLayout::Rows,
+                      rownorm::RowGradientTerms{x.data(), dy, gamma(call), mean(), invStd(), m_g.rowLength,
+                                                m_g.paramInner, m_g.paramCount},
+                      rownorm::RowGradientSink{rowSums()});
       launchGridStride("rowNormalizationInputGradient", c.stream(), x.size(),
                        rownorm::InputGradient{m_g.rowLength, m_g.paramInner, m_g.paramCount}, x.data(), dy,
                        static_cast<const float*>(mean()), static_cast<const float*>(invStd()), gamma(call),
@@ -117,23 +63,26 @@ class RowNormalizationKernel final : public Kernel {
     Tensor* dbeta = m_g.bias && !call.paramGrads.empty() ? call.paramGrads[m_g.betaBlob()] : nullptr;
     Tensor* dgamma = m_g.scale && !call.paramGrads.empty() ? call.paramGrads[m_g.gammaBlob()] : nullptr;
     if (!dbeta && !dgamma) return;
-    const LaunchShape shape = perBlock((m_op + " parameter gradients").c_str(), m_g.paramCount, kThreads);
-    rowNormParamGradients<<<gridOf(shape), shape.block, 0, c.stream()>>>(
-        x.data(), dy, mean(), invStd(), x.size() / m_g.paramCount, m_g.rowLength, m_g.paramInner, m_g.paramCount,
-        dbeta ? dbeta->data() : nullptr, dgamma ? dgamma->data() : nullptr);
-    NS_CUDA_CHECK_LAUNCH();
+    launchReduction((m_op + " parameter gradients").c_str(), c, m_g.paramCount, x.size() / m_g.paramCount,
+                    rownorm::paramGradientLayout(m_g.paramInner, m_g.paramCount),
+                    rownorm::ParamGradientTerms{x.data(), dy, mean(), invStd(), m_g.rowLength, m_g.paramInner,
+                                                m_g.paramCount},
+                    rownorm::ParamGradientSink{dbeta ? dbeta->data() : nullptr, dgamma ? dgamma->data() : nullptr});
   }
 
  private:
-  // Row statistics and sums for `rows` rows: mean (rows), invStd (rows), then 2·rows doubles.
+  // Row statistics and sums for `rows` rows: mean (rows floats), invStd (rows floats), the
+  // gradient's row sums (2·rows doubles), the mean in double between the statistics' two passes
+  // (rows doubles). The reductions' partials are in the context's workspace.
   void reserve(int64_t rows) {
     if (rows <= m_rows) return;
-    m_scratch = std::make_unique<Tensor>(Shape{6 * rows}, m_memory);
+    m_scratch = std::make_unique<Tensor>(Shape{8 * rows}, m_memory);
     m_rows = rows;
   }
   float* mean() { return m_scratch->data(); }
   float* invStd() { return m_scratch->data() + m_rows; }
   double* rowSums() { return reinterpret_cast<double*>(m_scratch->data() + 2 * m_rows); }
+  double* rowMean() { return reinterpret_cast<double*>(m_scratch->data() + 6 * m_rows); }
   const float* gamma(const KernelCall& call) const { return m_g.scale ? call.params[m_g.gammaBlob()]->data() : nullptr; }
   const float* beta(const KernelCall& call) const { return m_g.bias ? call.params[m_g.betaBlob()]->data() : nullptr; }
 

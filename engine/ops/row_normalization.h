@@ -14,8 +14,8 @@
 // (mean, then Σ(x − mean)²), so a large mean against a small spread loses nothing. Backward, with
 // x̂ = (x − mean)·invStd and g = dy·gamma (dy without a scale):
 //   dx = invStd·(g − mean_row(g) − x̂·mean_row(g·x̂)),   dgamma[p] = Σ dy·x̂,   dbeta[p] = Σ dy,
-// the parameter sums taken over every element that uses p, in double and in a fixed order (one
-// parameter at a time: deterministic on both backends).
+// the parameter sums taken over every element that uses p, in double and in a fixed order
+// (deterministic on both backends; on the GPU Note [Deterministic GPU reductions]'s).
 //
 // Blobs, in nnabla's order: beta then gamma, each present unless no_bias / no_scale says so.
 // The bodies below are host-device: row_normalization_cpu.cpp runs them on the CPU and

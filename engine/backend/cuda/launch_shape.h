@@ -1,5 +1,5 @@
 // Note [Launch shapes]: every launch of a custom kernel (engine/ops/*/cuda.cu, pooling_kernel.cu,
-// cuda_elementwise.cu, elementwise_loss.cuh) takes its grid and block from one of the functions
+// cuda_elementwise.cu, elementwise_loss.cuh, deterministic_reduction.cuh) takes its grid and block from one of the functions
 // below, which check CUDA's limits and throw netsmith::Error naming the kernel before anything is
 // launched. The limits: gridDim.x ≤ 2^31 − 1, gridDim.y and gridDim.z ≤ 65,535, blockDim ≤ 1,024
 // threads; no dimension may be 0. A launch past them fails only as "invalid configuration

@@ -1,4 +1,4 @@
-// Max on the GPU: the reduction bodies of index_view.h, one thread per output value.
+// Max on the GPU: CudaReduceKernel (index_view_kernels.cuh), Note [Deterministic GPU reductions].
 #include "engine/backend/cuda/index_view_kernels.cuh"
 #include "engine/ops/reduction.h"
 

@@ -1,25 +1,15 @@
-// PReLU on the GPU: the bodies of prelu/cuda_math.h element-wise, and the slope gradient with one
-// block per slope summing x·dy over the elements it multiplies (double, fixed order: deterministic).
+// PReLU on the GPU: the bodies of prelu/cuda_math.h element-wise, and the slope gradient, x·dy
+// summed over the elements each slope multiplies, by launchReduction (Note [Deterministic GPU
+// reductions]: double, a fixed order, no atomics). A shared slope's sum over the whole batch is
+// split over many blocks, not left to one.
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_op.h"
+#include "engine/backend/cuda/deterministic_reduction.cuh"
 #include "engine/ops/prelu/cuda_math.h"
 #include "engine/ops/prelu/prelu_shape.h"
 
 namespace netsmith::cuda {
 namespace {
-
-// Block c sums the terms of slope c: element (row, c, j) of `rows` rows and `inner` elements per run.
-__global__ void preluSlopeGradient(const float* x, const float* dy, float* dslope, int64_t rows, int64_t channels,
-                                   int64_t inner) {
-  const int64_t c = blockIdx.x;
-  double sum = 0.0;
-  for (int64_t k = threadIdx.x; k < rows * inner; k += blockDim.x) {
-    const int64_t i = ((k / inner) * channels + c) * inner + k % inner;
-    sum += preluSlopeTerm(x[i], dy[i]);
-  }
-  sum = blockSum(sum);
-  if (threadIdx.x == 0) dslope[c] = static_cast<float>(sum);
-}
 
 class PreluKernel final : public Kernel {
  public:
@@ -37,10 +27,10 @@ class PreluKernel final : public Kernel {
                        x.data(), call.params[0]->data(), call.outputGrad->data(), dx->data());
     if (Tensor* dslope = call.paramGrads[0]) {
       const int64_t rows = x.size() / (m_g.channels * m_g.inner);
-      const LaunchShape shape = perBlock("preluSlopeGradient", m_g.channels, kThreads);
-      preluSlopeGradient<<<gridOf(shape), shape.block, 0, ctx(call).stream()>>>(
-          x.data(), call.outputGrad->data(), dslope->data(), rows, m_g.channels, m_g.inner);
-      NS_CUDA_CHECK_LAUNCH();
+      launchReduction("preluSlopeGradient", ctx(call), m_g.channels, rows * m_g.inner,
+                      preluSlopeLayout(m_g.channels, m_g.inner),
+                      PreluSlopeTerms{x.data(), call.outputGrad->data(), m_g.channels, m_g.inner},
+                      ScaledSumSink{dslope->data()});
     }
   }
 
