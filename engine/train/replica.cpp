@@ -34,13 +34,13 @@ double sumOf(const Tensor& t) {
 // memory (pinned), forward is queueForward(), and on a device with its own memory the fast mode
 // queues backward and the optimizer step before it reads the loss (queuedLoss()): when the host
 // waits, the device has the rest of the step to run, and the host gathers the next batch while it
-// does. With a queued all-reduce and no running statistics the optimizer is queued before the
-// host waits for the all-reduce too (BucketReducer::orderAfterReduced): the device's step waits
-// for the sums on the device. The staging buffers (batch, labels, target) are written again only
+// does. With a queued all-reduce the optimizer is queued before the host waits for it too
+// (BucketReducer::orderAfterReduced, and the running statistics' all-reduce queued after the
+// buckets): the device's step waits for the sums on the device. The staging buffers (batch, labels, target) are written again only
 // after that loss read, which follows their uploads on the stream. The loss summed is the same
 // float values either way; reproducible mode keeps its order (it downloads every chunk's
 // gradients anyway) and the CPU reads the loss where it always did. Still waiting: half
-// precision's overflow check (DeviceSolver) and the running statistics' all-reduce.
+// precision's overflow check (DeviceSolver).
 
 Replica::Replica(const Graph& graph, const TrainingPlan& plan, const DevicePlan& slot, DeviceContext& device,
                  Communicator& comm, uint64_t seed)
@@ -223,25 +223,36 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
   }
   f.computeSeconds = secondsSince(start) - f.dataSeconds;
 
-  // Note [Loss read after the step is queued]: with no running statistics to all-reduce, the
-  // device's optimizer step waits on the device for the gradients' all-reduce (queued behind
-  // it), and the host waits afterwards.
-  const bool stepBeforeWait = lossLater && m_reducer && m_comm.queuesCollectives() && !hasStats;
+  // Note [Loss read after the step is queued]: with a communicator that queues, the running
+  // statistics' all-reduce is queued after the gradients' buckets (the same order on every rank),
+  // the device's statistics copy and optimizer step wait on the device for the sums, and the host
+  // waits for the collectives afterwards.
+  const bool stepBeforeWait = lossLater && m_reducer && m_comm.queuesCollectives();
   if (stepBeforeWait) {
+    const int statsTag = m_buckets->bucketCount();  // after the buckets' tags
+    // The statistics' mark before the compute stream waits for the buckets: finishQueued() waits
+    // for the last mark without a time limit (its own work), and a late peer must still time out.
+    if (hasStats) m_comm.markQueued(statsTag);
     m_reducer->orderAfterReduced();
+    if (hasStats) {
+      const ReducePiece stats{m_statsBuffer.data(), m_statsBuffer.size()};
+      m_comm.queueAllReduceSumPieces(std::span<const ReducePiece>(&stats, 1), m_statsBuffer.data(), statsTag);
+      m_comm.orderAfterQueued();
+      scatterRunningStats(m_statsBuffer.data());
+    }
     queueOptimizerStep(lr, f);
   }
   if (shared) {
     const auto waitStart = Clock::now();
     std::optional<double> deviceWait;  // Note [Queued collectives]: measured on the device's clock
     if (m_reducer) {
-      m_reducer->wait();
+      m_reducer->wait();  // with stepBeforeWait the statistics' collective too
       const BucketReducer::Timing t = m_reducer->lastIteration();
       f.syncSeconds = t.commSeconds;
       if (t.deviceClock) deviceWait = t.waitSeconds;
     }
     double statsSeconds = 0;
-    if (hasStats) {
+    if (hasStats && !stepBeforeWait) {
       const auto statsStart = Clock::now();
       m_comm.allReduceSum(m_statsBuffer.data(), m_statsBuffer.size());
       statsSeconds = secondsSince(statsStart);
@@ -249,8 +260,10 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
     }
     f.waitSeconds = deviceWait ? *deviceWait + statsSeconds : secondsSince(waitStart);
   }
-  if (hasStats && (shared || m_plan.deterministic)) scatterRunningStats(m_statsBuffer.data());
-  if (!stepBeforeWait) queueOptimizerStep(lr, f);
+  if (!stepBeforeWait) {
+    if (hasStats && (shared || m_plan.deterministic)) scatterRunningStats(m_statsBuffer.data());
+    queueOptimizerStep(lr, f);
+  }
   if (lossLater) {
     const auto lossStart = Clock::now();
     f.lossSum = sumOf(m_network->queuedLoss());

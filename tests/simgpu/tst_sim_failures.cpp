@@ -19,12 +19,12 @@ class TestSimFailures : public QObject {
  private:
   QTemporaryDir m_dir;
 
-  // The MLP sample on 2 GPUs with parallel.timeout_s = timeout.
-  QString project(int timeout) {
-    std::ifstream in(std::string(NETSMITH_SOURCE_DIR) + "/projects/fashion_mnist_mlp.nsproj");
+  // A sample (the MLP unless said) on 2 GPUs with parallel.timeout_s = timeout.
+  QString project(int timeout, const QString& sample = "fashion_mnist_mlp") {
+    std::ifstream in(std::string(NETSMITH_SOURCE_DIR) + "/projects/" + sample.toStdString() + ".nsproj");
     Json p = Json::parse(in);
     p["parallel"]["timeout_s"] = timeout;
-    const QString path = m_dir.filePath(QString("mlp-timeout-%1.nsproj").arg(timeout));
+    const QString path = m_dir.filePath(QString("%1-timeout-%2.nsproj").arg(sample).arg(timeout));
     std::ofstream(path.toStdString()) << p.dump(1);
     return path;
   }
@@ -83,10 +83,18 @@ class TestSimFailures : public QObject {
 
   // A GPU whose worker stalls before the all-reduce: the other ends the run after timeout_s (3 s
   // here), naming the stalled GPU, and the process exits.
+  // ResNet: its running statistics' all-reduce is queued after the gradients' (Note [Loss read
+  // after the step is queued]); a stalled peer must still time out there.
+  void stalledGpuIsNamedWithinTheTimeout_data() {
+    QTest::addColumn<QString>("sample");
+    QTest::newRow("MLP") << "fashion_mnist_mlp";
+    QTest::newRow("ResNet (running statistics)") << "fashion_mnist_resnet";
+  }
   void stalledGpuIsNamedWithinTheTimeout() {
+    QFETCH(QString, sample);
     QElapsedTimer timer;
     timer.start();
-    const CliRun run = runCli(trainArgs(project(3), m_dir.filePath("stall")), 120000, {},
+    const CliRun run = runCli(trainArgs(project(3, sample), m_dir.filePath("stall-" + sample)), 120000, {},
                               {"NETSMITH_FAULT_INJECTION=stall:cuda:1:5"});
     QVERIFY(run.exitCode != 0);
     QVERIFY(!run.crashed);

@@ -82,6 +82,35 @@ class TestSimHostStalls : public QObject {
                             .arg(gpus)));
   }
 
+  // The reordered step (loss read last, the optimizer and the running statistics' all-reduce
+  // queued before the host waits) trains the very bits 2 CPU workers of one thread train: the
+  // simulated GPUs run the same CPU kernels, and a sum over 2 ranks has one order.
+  void reorderedStepTrainsTheSameBits_data() {
+    QTest::addColumn<QString>("sample");
+    QTest::newRow("MLP") << "fashion_mnist_mlp";
+    QTest::newRow("ResNet (running statistics)") << "fashion_mnist_resnet";
+  }
+  void reorderedStepTrainsTheSameBits() {
+    QFETCH(QString, sample);
+    std::string hashes[2];
+    for (int gpu = 0; gpu < 2; ++gpu) {
+      Json project = sampleProject(sample.toStdString());
+      project["config"]["max_epoch"] = 1;
+      project["config"]["batch_size"] = 16;
+      project["config"]["deterministic"] = false;
+      project["parallel"]["threads_per_device"] = 1;
+      project["parallel"]["devices"] = gpu ? Json{"cuda:0", "cuda:1"} : Json{"cpu:0", "cpu:1"};
+      TrainOptions options;
+      options.trainSamples = 16 * 12;
+      options.validationSamples = 32;
+      const TrainedRun run =
+          trainInProcess(m_dir, saveProject(m_dir, sample.toStdString() + (gpu ? "-gpus" : "-cpus"), project), options);
+      QVERIFY2(run.result.status == "completed", run.result.message.c_str());
+      hashes[gpu] = run.result.parametersSha256;
+    }
+    QCOMPARE(QString::fromStdString(hashes[1]), QString::fromStdString(hashes[0]));
+  }
+
   // Note [Device-clock profile]: --profile on a GPU times each section with events and waits once
   // per step (it synchronized before and after every section, 4 waits per layer and step).
   void profileOnTheDeviceClockWaitsOncePerStep() {
