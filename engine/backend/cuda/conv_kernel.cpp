@@ -1,16 +1,12 @@
-// Note [cuDNN convolution algorithms]
-// Algorithms come from cuDNN's heuristics (cudnnGet*Algorithm_v7, what PyTorch does without
-// cudnn.benchmark), re-chosen when the batch size changes: the first one that succeeds, fits the
-// workspace limit (1 GiB) and, in reproducible mode (config.deterministic), is deterministic.
-// Math type by precision: Note [Precision] (precision_math.h).
+// cuDNN's convolution over NCHW tensors; its algorithms: Note [cuDNN convolution algorithms]
+// (conv_algorithms.cpp). Math type by precision: Note [Precision] (precision_math.h).
 #include "engine/backend/cuda/conv_kernel.h"
 
+#include "engine/backend/cuda/conv_algorithms.h"
 #include "engine/backend/cuda/cuda_op.h"
 
 namespace netsmith::cuda {
 namespace {
-
-constexpr size_t kWorkspaceLimit = size_t{1} << 30;
 
 class CudnnConvKernel final : public Kernel {
  public:
@@ -39,8 +35,14 @@ class CudnnConvKernel final : public Kernel {
     NS_CUDNN_CHECK(cudnnSetConvolutionGroupCount(m_conv, static_cast<int>(group)));
     const auto& options = cudaContext(setup.device).options();
     m_deterministic = options.deterministic;
-    NS_CUDNN_CHECK(cudnnSetConvolutionMathType(m_conv, precisionMath(options.precision).convolution));
+    const cudnnMathType_t math = precisionMath(options.precision).convolution;
+    NS_CUDNN_CHECK(cudnnSetConvolutionMathType(m_conv, math));
     m_bias.set(1, m_biasChannels, 1, 1);
+    m_filterCount = convOut[0] * (convIn[0] / group) * k[0] * k[1];
+    // Everything that makes two convolutions the same problem for cuDNN but the batch size.
+    m_key = format("in {} out {} kernel {}x{} stride {}x{} pad {}x{} dilation {}x{} group {} math {} deterministic {}",
+                   shapeToString(convIn), shapeToString(convOut), k[0], k[1], stride[0], stride[1], pad[0], pad[1], dil[0],
+                   dil[1], group, static_cast<int>(math), m_deterministic);
   }
   ~CudnnConvKernel() override {
     cudnnDestroyConvolutionDescriptor(m_conv);
@@ -99,43 +101,21 @@ class CudnnConvKernel final : public Kernel {
   // The op's output descriptor: the convolution's output, or its input for Deconvolution.
   cudnnTensorDescriptor_t outDesc() const { return m_transposed ? m_x.get() : m_y.get(); }
 
-  template <typename Perf>
-  static bool acceptable(const Perf& p, bool deterministic) {
-    return p.status == CUDNN_STATUS_SUCCESS && p.memory <= kWorkspaceLimit &&
-           (!deterministic || p.determinism == CUDNN_DETERMINISTIC);
-  }
-
   void plan(CudaDeviceContext& c, int64_t batch) {
     if (batch == m_batch) return;
     m_x.set(batch, m_convIn[0], m_convIn[1], m_convIn[2]);
     m_y.set(batch, m_convOut[0], m_convOut[1], m_convOut[2]);
-    constexpr int kMax = 16;
-    int found = 0;
-    cudnnConvolutionFwdAlgoPerf_t fwd[kMax];
-    NS_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(c.cudnn(), m_x.get(), m_filter, m_conv, m_y.get(), kMax, &found, fwd));
-    m_fwdAlgo = pick(fwd, found, "forward").algo;
-    NS_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(c.cudnn(), m_x.get(), m_filter, m_conv, m_y.get(), m_fwdAlgo, &m_fwdBytes));
-    cudnnConvolutionBwdDataAlgoPerf_t data[kMax];
-    NS_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(c.cudnn(), m_filter, m_y.get(), m_conv, m_x.get(), kMax, &found, data));
-    m_dataAlgo = pick(data, found, "backward data").algo;
-    NS_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(c.cudnn(), m_filter, m_y.get(), m_conv, m_x.get(), m_dataAlgo,
-                                                                &m_dataBytes));
-    cudnnConvolutionBwdFilterAlgoPerf_t filter[kMax];
-    NS_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(c.cudnn(), m_x.get(), m_y.get(), m_conv, m_filter, kMax, &found,
-                                                                 filter));
-    m_filterAlgo = pick(filter, found, "backward filter").algo;
-    NS_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(c.cudnn(), m_x.get(), m_y.get(), m_conv, m_filter,
-                                                                  m_filterAlgo, &m_filterBytes));
+    ConvProblem problem{m_x.get(), m_filter, m_conv, m_y.get(), batch * numel(m_convIn), m_filterCount,
+                        batch * numel(m_convOut), m_deterministic,
+                        format("input {} and output {}", shapeToString(m_convIn), shapeToString(m_convOut))};
+    const ConvAlgorithms a = convAlgorithms(c, problem, format("batch {} {}", batch, m_key));
+    m_fwdAlgo = a.forward;
+    m_dataAlgo = a.backwardData;
+    m_filterAlgo = a.backwardFilter;
+    m_fwdBytes = a.forwardBytes;
+    m_dataBytes = a.backwardDataBytes;
+    m_filterBytes = a.backwardFilterBytes;
     m_batch = batch;
-  }
-
-  template <typename Perf>
-  const Perf& pick(const Perf* perf, int found, const char* pass) const {
-    for (int i = 0; i < found; ++i)
-      if (acceptable(perf[i], m_deterministic)) return perf[i];
-    NS_THROW("cuDNN offers no {}{} convolution algorithm for input {} and output {}: lower the batch size or turn off "
-             "config.deterministic",
-             m_deterministic ? "deterministic " : "", pass, shapeToString(m_convIn), shapeToString(m_convOut));
   }
 
   bool m_transposed;
@@ -143,6 +123,8 @@ class CudnnConvKernel final : public Kernel {
   bool m_deterministic = false;
   Shape m_convIn, m_convOut;  // per sample (C, H, W)
   int64_t m_biasChannels = 0;
+  int64_t m_filterCount = 0;
+  std::string m_key;  // Note [cuDNN convolution algorithms]: the problem, less the batch size
   int64_t m_batch = -1;
   cudnnFilterDescriptor_t m_filter = nullptr;
   cudnnConvolutionDescriptor_t m_conv = nullptr;
