@@ -412,6 +412,49 @@ class TestCudaKernelBodies : public QObject {
     }
   }
 
+  // Note [GPU fused epilogues]: BatchNormalization's and Affine's bodies with the ReLU written in
+  // give exactly max(y, 0) of their unfused y, and the CPU layer followed by the CPU ReLU.
+  void fusedEpilogues() {
+    const int64_t batch = 4, C = 5, S = 6;
+    const Shape sample{C, 2, 3};
+    // BatchNormalization, training: the body's statistics, then normalize with and without ReLU.
+    Layer bnLayer = cpuLayer(m_device, "BatchNormalization", {{"eps", 1e-3}, {"decay_rate", 0.9}}, {sample});
+    Layer relu = cpuLayer(m_device, "ReLU", Json::object(), {sample});
+    Tensor beta = randomTensor({C}, m_rng), gamma = randomTensor({C}, m_rng, 0.5f, 2.0f);
+    Tensor mean = randomTensor({C}, m_rng), var = randomTensor({C}, m_rng, 0.5f, 2.0f);
+    Tensor bodyMean = copyOf(mean), bodyVar = copyOf(var);
+    Tensor x = randomTensor(withBatch(batch, sample), m_rng, -1.0f, 2.0f);
+    Tensor cpuY(x.shape()), cpuRelu(x.shape()), plain(x.shape()), fused(x.shape());
+    {
+      const std::vector<const Tensor*> inputs{&x};
+      const std::vector<Tensor*> params{&beta, &gamma, &mean, &var};
+      KernelCall call{.device = m_device, .inputs = inputs, .params = params, .output = cpuY, .training = true};
+      bnLayer.kernel->forward(call);
+      const std::vector<const Tensor*> reluInputs{&cpuY};
+      KernelCall reluCall{.device = m_device, .inputs = reluInputs, .params = {}, .output = cpuRelu, .training = true};
+      relu.kernel->forward(reluCall);
+    }
+    BnRun run;
+    bnForward(run, x, plain.data(), beta.data(), gamma.data(), bodyMean.data(), bodyVar.data(), C, S, 1e-3f, 0.9f, true);
+    forEachElement(x.size(), bn::Normalize{C, S, true}, x.data(), fused.data(), run.mean.data(), run.invStd.data(),
+                   gamma.data(), beta.data());
+    int negatives = 0;
+    for (int64_t i = 0; i < x.size(); ++i) {
+      QCOMPARE(fused[i], plain[i] > 0.0f ? plain[i] : 0.0f);
+      negatives += plain[i] < 0.0f;
+    }
+    QVERIFY(negatives > 0 && negatives < x.size());  // the ReLU had work to do
+    CHECK_TENSOR(fused, cpuRelu, kSumOrder, "BatchNormalization + ReLU");
+
+    // Affine with a bias: the bias kernel with the ReLU against the bias kernel alone.
+    const int64_t rows = 9, outmaps = 7;
+    Tensor y = randomTensor({rows, outmaps}, m_rng), b = randomTensor({outmaps}, m_rng);
+    Tensor yFused = copyOf(y);
+    forEachElement(rows * outmaps, body::AddBias{outmaps}, y.data(), b.data());
+    forEachElement(rows * outmaps, body::AddBias{outmaps, true}, yFused.data(), b.data());
+    for (int64_t i = 0; i < y.size(); ++i) QCOMPARE(yFused[i], y[i] > 0.0f ? y[i] : 0.0f);
+  }
+
   void elementwiseLosses() {
     // Predictions past [1e-7, 1 − 1e-7] reach BinaryCrossEntropy's clamp; targets in [0, 1].
     checkElementwiseLoss(m_device, "BinaryCrossEntropy", nullptr, cuda::BinaryCrossEntropyFormula{}, -0.1f, 1.1f,

@@ -6,10 +6,12 @@ namespace netsmith::cuda {
 namespace {
 
 // The tensor is seen as (1, 1, 1, n): cuDNN's activations are element-wise, so the shape does not
-// matter. Backward uses the forward's input and output, which the network keeps until then.
+// matter. Backward uses the forward's input and output, which the network keeps until then —
+// except ReLU's, which reads only its output (y > 0 exactly where x > 0): a layer that writes its
+// ReLU's output itself never writes the ReLU's input (Note [GPU fused epilogues]).
 class CudnnActivationKernel final : public Kernel {
  public:
-  CudnnActivationKernel(cudnnActivationMode_t mode, double coef) {
+  CudnnActivationKernel(cudnnActivationMode_t mode, double coef) : m_readsOutputOnly(mode == CUDNN_ACTIVATION_RELU) {
     NS_CUDNN_CHECK(cudnnCreateActivationDescriptor(&m_act));
     NS_CUDNN_CHECK(cudnnSetActivationDescriptor(m_act, mode, CUDNN_NOT_PROPAGATE_NAN, coef));
     if (mode == CUDNN_ACTIVATION_SWISH) NS_CUDNN_CHECK(cudnnSetActivationDescriptorSwishBeta(m_act, coef));
@@ -27,11 +29,12 @@ class CudnnActivationKernel final : public Kernel {
   void backward(KernelCall& call) override {
     if (!call.inputGrads[0]) return;
     auto& c = ctx(call);
-    prepare(call.inputs[0]->size());
+    prepare(call.output.size());
     const float one = 1.0f, zero = 0.0f;
+    const float* x = m_readsOutputOnly ? call.output.data() : call.inputs[0]->data();
     NS_CUDNN_CHECK(cudnnActivationBackward(c.cudnn(), m_act, &one, m_desc.get(), call.output.data(), m_desc.get(),
-                                           call.outputGrad->data(), m_desc.get(), call.inputs[0]->data(), &zero,
-                                           m_desc.get(), call.inputGrads[0]->data()));
+                                           call.outputGrad->data(), m_desc.get(), x, &zero, m_desc.get(),
+                                           call.inputGrads[0]->data()));
   }
 
  private:
@@ -41,6 +44,7 @@ class CudnnActivationKernel final : public Kernel {
     m_desc.set(1, 1, 1, n);
     m_size = n;
   }
+  const bool m_readsOutputOnly;  // ReLU: its input may never be written (a fused producer)
   cudnnActivationDescriptor_t m_act = nullptr;
   TensorDesc m_desc;
   int64_t m_size = -1;

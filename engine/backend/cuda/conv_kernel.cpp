@@ -45,6 +45,7 @@ class CudnnConvKernel final : public Kernel {
                    dil[1], group, static_cast<int>(math), m_deterministic);
   }
   ~CudnnConvKernel() override {
+    if (m_reluDesc) cudnnDestroyActivationDescriptor(m_reluDesc);
     cudnnDestroyConvolutionDescriptor(m_conv);
     cudnnDestroyFilterDescriptor(m_filter);
   }
@@ -56,6 +57,13 @@ class CudnnConvKernel final : public Kernel {
     const float* x = call.inputs[0]->data();
     const float* w = call.params[0]->data();
     float* y = call.output.data();
+    if (m_relu) {
+      // Note [GPU fused epilogues]: y = max(conv(x) + b, 0) in one cuDNN call (alpha2 = 0: no z).
+      NS_CUDNN_CHECK(cudnnConvolutionBiasActivationForward(
+          c.cudnn(), &one, m_x.get(), x, m_filter, w, m_conv, m_fwdAlgo, c.workspace(m_fwdBytes), m_fwdBytes, &zero,
+          m_y.get(), y, m_bias.get(), call.params[1]->data(), m_reluDesc, m_y.get(), y));
+      return;
+    }
     if (!m_transposed) {
       NS_CUDNN_CHECK(cudnnConvolutionForward(c.cudnn(), &one, m_x.get(), x, m_filter, w, m_conv, m_fwdAlgo,
                                              c.workspace(m_fwdBytes), m_fwdBytes, &zero, m_y.get(), y));
@@ -66,6 +74,16 @@ class CudnnConvKernel final : public Kernel {
     }
     if (m_withBias)
       NS_CUDNN_CHECK(cudnnAddTensor(c.cudnn(), &one, m_bias.get(), call.params[1]->data(), &one, outDesc(), y));
+  }
+
+  // Note [GPU fused epilogues]: a convolution with a bias (not a deconvolution) writes its ReLU's
+  // output through cudnnConvolutionBiasActivationForward; backward reads x and dy, never y.
+  bool fuseRelu() override {
+    if (m_transposed || !m_withBias) return false;
+    NS_CUDNN_CHECK(cudnnCreateActivationDescriptor(&m_reluDesc));
+    NS_CUDNN_CHECK(cudnnSetActivationDescriptor(m_reluDesc, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+    m_relu = true;
+    return true;
   }
 
   void backward(KernelCall& call) override {
@@ -120,6 +138,8 @@ class CudnnConvKernel final : public Kernel {
 
   bool m_transposed;
   bool m_withBias = false;
+  bool m_relu = false;  // Note [GPU fused epilogues]
+  cudnnActivationDescriptor_t m_reluDesc = nullptr;
   bool m_deterministic = false;
   Shape m_convIn, m_convOut;  // per sample (C, H, W)
   int64_t m_biasChannels = 0;

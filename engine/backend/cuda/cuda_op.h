@@ -15,6 +15,17 @@
 
 namespace netsmith::cuda {
 
+// Note [GPU fused epilogues]
+// Note [Fused ReLU] (engine/model/network.cpp) on the GPU: a layer whose only reader is a ReLU
+// writes max(y, 0) into the ReLU's output as it writes y, saving the ReLU's forward pass over the
+// activation (a read and a write of it). Convolution with a bias does it in one cuDNN call
+// (cudnnConvolutionBiasActivationForward), Affine with a bias in its bias kernel, and
+// BatchNormalization in its normalize kernel (ResNet's conv → BN → ReLU); the bodies are
+// host-device and tst_cuda_kernel_bodies checks them against the CPU layer followed by the CPU
+// ReLU. Their backward passes read x and dy, never y, and ReLU's backward reads only its output
+// (activation_kernel.cpp), so backward is unchanged. Simulated GPUs run the CPU kernels, which fuse
+// what oneDNN fuses (Convolution and Affine).
+
 inline void addCudaKernel(OpRegistry& registry, const char* op, KernelFactory factory) {
   OpSchema* schema = registry.findMutable(op);
   NS_CHECK(schema, "the CUDA backend has kernels for '{}', which is not registered", op);

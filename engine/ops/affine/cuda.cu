@@ -24,8 +24,15 @@ class AffineKernel final : public Kernel {
     gemm(c, CUBLAS_OP_N, CUBLAS_OP_N, m_outmaps, rows, m_inner, call.params[0]->data(), m_outmaps,
          call.inputs[0]->data(), m_inner, &zero, call.output.data(), m_outmaps, &one);
     if (m_withBias)
-      launchGridStride("affineAddBias", c.stream(), rows * m_outmaps, body::AddBias{m_outmaps}, call.output.data(),
+      launchGridStride("affineAddBias", c.stream(), rows * m_outmaps, body::AddBias{m_outmaps, m_relu}, call.output.data(),
                        call.params[1]->data());
+  }
+
+  // Note [GPU fused epilogues]: with a bias the ReLU rides on the bias kernel's pass; without one
+  // it would be a pass of its own, no cheaper than the ReLU's. Backward never reads y.
+  bool fuseRelu() override {
+    m_relu = m_withBias;
+    return m_withBias;
   }
 
   void backward(KernelCall& call) override {
@@ -64,6 +71,7 @@ class AffineKernel final : public Kernel {
 
   int64_t m_rowsPerSample, m_inner, m_outmaps;
   bool m_withBias;
+  bool m_relu = false;  // Note [GPU fused epilogues]
   cublasComputeType_t m_compute;
   Tensor m_ones;  // (rows) of 1: the bias gradient's GEMV
 };

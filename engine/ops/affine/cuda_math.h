@@ -9,9 +9,15 @@
 
 namespace netsmith::cuda::body {
 
+// relu: the ReLU that reads only this Affine, written here (Note [Fused ReLU]; on the GPU Note
+// [GPU fused epilogues]): max(y + b, 0), the same float the unfused ReLU stores.
 struct AddBias {
   int64_t outmaps;
-  NS_HOST_DEVICE void operator()(int64_t i, float* y, const float* b) const { y[i] += b[i % outmaps]; }
+  bool relu = false;
+  NS_HOST_DEVICE void operator()(int64_t i, float* y, const float* b) const {
+    const float v = y[i] + b[i % outmaps];
+    y[i] = relu ? (v > 0.0f ? v : 0.0f) : v;
+  }
 };
 
 }  // namespace netsmith::cuda::body

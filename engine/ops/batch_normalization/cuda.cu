@@ -104,8 +104,15 @@ class BatchNormalizationKernel final : public Kernel {
           call.params[2]->data(), call.params[3]->data(), C, m_eps, mean(), invStd());
     }
     NS_CUDA_CHECK_LAUNCH();
-    launchGridStride("batchNormalizationNormalize", c.stream(), x.size(), bn::Normalize{C, S}, x.data(),
+    launchGridStride("batchNormalizationNormalize", c.stream(), x.size(), bn::Normalize{C, S, m_relu}, x.data(),
                      call.output.data(), mean(), invStd(), call.params[1]->data(), call.params[0]->data());
+  }
+
+  // Note [GPU fused epilogues]: backward reads x and dy, never y, so a ReLU written into y costs
+  // backward nothing.
+  bool fuseRelu() override {
+    m_relu = true;
+    return true;
   }
 
   void backward(KernelCall& call) override {
@@ -139,6 +146,7 @@ class BatchNormalizationKernel final : public Kernel {
   float m_eps, m_decay;
   bool m_batchStat;
   bool m_usedBatchStats = false;
+  bool m_relu = false;  // Note [GPU fused epilogues]
   Tensor m_stats;     // mean (C), invStd (C), k1..k3 per channel (3C)
   Tensor m_partials;  // (C, kSlices, 2) doubles
 };

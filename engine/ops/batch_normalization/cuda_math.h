@@ -109,12 +109,15 @@ NS_HOST_DEVICE inline float inputGradient(float x, float dy, float mean, const f
 }
 
 // Element i of (batch, C, S): y = normalize(x) with its channel's statistics and parameters.
+// relu: the ReLU that reads only this layer, written here (Note [GPU fused epilogues]).
 struct Normalize {
   int64_t C, S;
+  bool relu = false;
   NS_HOST_DEVICE void operator()(int64_t i, const float* x, float* y, const float* mean, const float* invStd,
                                  const float* gamma, const float* beta) const {
     const int64_t c = channelOf(i, C, S);
-    y[i] = normalize(x[i], mean[c], invStd[c], gamma[c], beta[c]);
+    const float v = normalize(x[i], mean[c], invStd[c], gamma[c], beta[c]);
+    y[i] = relu ? (v > 0.0f ? v : 0.0f) : v;
   }
 };
 
