@@ -57,12 +57,16 @@ class CudnnConvKernel final : public Kernel {
     const float* x = call.inputs[0]->data();
     const float* w = call.params[0]->data();
     float* y = call.output.data();
-    if (m_relu) {
+    if (m_relu && m_fusedCallWorks) {
       // Note [GPU fused epilogues]: y = max(conv(x) + b, 0) in one cuDNN call (alpha2 = 0: no z).
-      NS_CUDNN_CHECK(cudnnConvolutionBiasActivationForward(
+      const cudnnStatus_t status = cudnnConvolutionBiasActivationForward(
           c.cudnn(), &one, m_x.get(), x, m_filter, w, m_conv, m_fwdAlgo, c.workspace(m_fwdBytes), m_fwdBytes, &zero,
-          m_y.get(), y, m_bias.get(), call.params[1]->data(), m_reluDesc, m_y.get(), y));
-      return;
+          m_y.get(), y, m_bias.get(), call.params[1]->data(), m_reluDesc, m_y.get(), y);
+      if (status != CUDNN_STATUS_NOT_SUPPORTED) {
+        NS_CUDNN_CHECK(status);
+        return;
+      }
+      m_fusedCallWorks = false;  // not for this algorithm: the three calls below from now on
     }
     if (!m_transposed) {
       NS_CUDNN_CHECK(cudnnConvolutionForward(c.cudnn(), &one, m_x.get(), x, m_filter, w, m_conv, m_fwdAlgo,
@@ -74,6 +78,7 @@ class CudnnConvKernel final : public Kernel {
     }
     if (m_withBias)
       NS_CUDNN_CHECK(cudnnAddTensor(c.cudnn(), &one, m_bias.get(), call.params[1]->data(), &one, outDesc(), y));
+    if (m_relu) NS_CUDNN_CHECK(cudnnActivationForward(c.cudnn(), m_reluDesc, &one, outDesc(), y, &zero, outDesc(), y));
   }
 
   // Note [GPU fused epilogues]: a convolution with a bias (not a deconvolution) writes its ReLU's
@@ -139,6 +144,7 @@ class CudnnConvKernel final : public Kernel {
   bool m_transposed;
   bool m_withBias = false;
   bool m_relu = false;  // Note [GPU fused epilogues]
+  bool m_fusedCallWorks = true;  // cuDNN may refuse the fused call for an algorithm: then unfused
   cudnnActivationDescriptor_t m_reluDesc = nullptr;
   bool m_deterministic = false;
   Shape m_convIn, m_convOut;  // per sample (C, H, W)
