@@ -50,6 +50,7 @@ if [[ -z ${DATASETS:-} && -d $bin/../datasets/fashion-mnist ]]; then export DATA
 export TORCHINDUCTOR_CACHE_DIR=${TORCHINDUCTOR_CACHE_DIR:-$HOME/.cache/netsmith-bench/inductor}
 bench=$root/tests/bench
 [[ -x $cli ]] || { echo "error: $cli not found (set NETSMITH_CLI)" >&2; exit 1; }
+$py -c 'import torch' 2>/dev/null || { echo "error: $py has no PyTorch (set PYTHON to an interpreter that has it)" >&2; exit 1; }
 if [[ $device == cuda* ]]; then
   $py -c 'import torch; assert torch.cuda.is_available()' || { echo "error: $py has no CUDA PyTorch" >&2; exit 1; }
   nsdev=$device
