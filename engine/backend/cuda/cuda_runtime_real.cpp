@@ -65,6 +65,16 @@ class RealRuntime final : public GpuRuntime {
   cudaError_t eventRecord(cudaEvent_t event, cudaStream_t stream) override { return cudaEventRecord(event, stream); }
   cudaError_t eventQuery(cudaEvent_t event) override { return cudaEventQuery(event); }
   cudaError_t eventSynchronize(cudaEvent_t event) override { return cudaEventSynchronize(event); }
+  cudaError_t streamBeginCapture(cudaStream_t stream) override {
+    return cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+  }
+  cudaError_t streamEndCapture(cudaStream_t stream, cudaGraph_t* graph) override { return cudaStreamEndCapture(stream, graph); }
+  cudaError_t graphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph) override {
+    return cudaGraphInstantiate(exec, graph, 0);
+  }
+  cudaError_t graphLaunch(cudaGraphExec_t exec, cudaStream_t stream) override { return cudaGraphLaunch(exec, stream); }
+  cudaError_t graphExecDestroy(cudaGraphExec_t exec) override { return cudaGraphExecDestroy(exec); }
+  cudaError_t graphDestroy(cudaGraph_t graph) override { return cudaGraphDestroy(graph); }
   cudaError_t deviceSynchronize() override { return cudaDeviceSynchronize(); }
   cudaError_t getLastError() override { return cudaGetLastError(); }
   const char* errorName(cudaError_t status) override { return cudaGetErrorName(status); }

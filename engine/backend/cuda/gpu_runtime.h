@@ -89,6 +89,15 @@ class GpuRuntime {
   // Blocks the calling thread until the event's latest recording has completed.
   virtual cudaError_t eventSynchronize(cudaEvent_t event) = 0;
   virtual cudaError_t deviceSynchronize() = 0;
+  // CUDA graphs (Note [Simulated CUDA graphs] in sim/sim_graphs.cpp): a stream's work captured
+  // (thread-local mode: the capturing thread may not make calls that wait or allocate) into a
+  // graph, instantiated once and launched as one unit.
+  virtual cudaError_t streamBeginCapture(cudaStream_t stream) = 0;
+  virtual cudaError_t streamEndCapture(cudaStream_t stream, cudaGraph_t* graph) = 0;
+  virtual cudaError_t graphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph) = 0;
+  virtual cudaError_t graphLaunch(cudaGraphExec_t exec, cudaStream_t stream) = 0;
+  virtual cudaError_t graphExecDestroy(cudaGraphExec_t exec) = 0;
+  virtual cudaError_t graphDestroy(cudaGraph_t graph) = 0;
   // Returns and clears the last error of this thread (a launch's configuration error).
   virtual cudaError_t getLastError() = 0;
   virtual const char* errorName(cudaError_t status) = 0;

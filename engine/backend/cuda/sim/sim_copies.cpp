@@ -62,6 +62,10 @@ cudaError_t SimulatedRuntime::enqueueCopy(void* dst, const void* src, size_t byt
     pinnedSrc = !srcDevice && m_pinned.count(const_cast<void*>(src));
     pinnedDst = !dstDevice && m_pinned.count(dst);
   }
+  // Note [Simulated CUDA graphs]: a copy from or to pageable memory waits for the host; none is
+  // captured, and a synchronous copy waits for the device.
+  if (synchronous || (!srcDevice && !pinnedSrc) || (!dstDevice && !pinnedDst))
+    if (const cudaError_t e = refuseDuringCapture(what.c_str()); e != cudaSuccess) return e;
   Stream::Op op;
   op.what = what;
   if (kind == cudaMemcpyHostToDevice && !pinnedSrc) {

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace netsmith::cuda::sim {
 
@@ -98,6 +99,14 @@ class Stream {
   void waitFor(uint64_t ticket);
   // Ends a wait inside an operation of this stream (a collective) when the stream goes.
   bool stopping() const { return m_stopping.load(); }
+  // Note [Simulated CUDA graphs] (sim_graphs.cpp): between beginCapture() and endCapture(),
+  // enqueue() records the operation into the capture (ticket 0) instead of queueing it.
+  void beginCapture();
+  bool capturing() const;
+  // A call the capture cannot hold was made: endCapture() fails.
+  void invalidateCapture();
+  // Ends the capture: its operations, or false when it was invalidated.
+  bool endCapture(std::vector<Op>& ops);
   Device& device() { return m_device; }
 
  private:
@@ -112,6 +121,9 @@ class Stream {
   std::deque<std::pair<uint64_t, Op>> m_queue;
   uint64_t m_enqueued = 0;
   uint64_t m_completed = 0;
+  bool m_capturing = false;
+  bool m_captureValid = true;
+  std::vector<Op> m_captured;
   std::atomic<bool> m_stopping{false};
   std::thread m_thread;  // last
 };
@@ -148,6 +160,7 @@ struct Event {
   uint64_t completed = 0;
   Stream* stream = nullptr;  // of the latest recording, and its ticket there
   uint64_t ticket = 0;
+  Stream* capturedIn = nullptr;  // recorded inside this stream's capture since its last real recording
   std::chrono::steady_clock::time_point completedAt;  // when the stream reached the latest recording
 };
 

@@ -37,11 +37,40 @@ uint64_t Stream::enqueue(Op op) {
   op.queuedAt = std::chrono::steady_clock::now();
   {
     std::lock_guard lock(m_mutex);
+    if (m_capturing) {
+      m_captured.push_back(std::move(op));
+      return 0;
+    }
     ticket = ++m_enqueued;
     m_queue.emplace_back(ticket, std::move(op));
   }
   m_changed.notify_all();
   return ticket;
+}
+
+void Stream::beginCapture() {
+  std::lock_guard lock(m_mutex);
+  m_capturing = true;
+  m_captureValid = true;
+  m_captured.clear();
+}
+
+bool Stream::capturing() const {
+  std::lock_guard lock(m_mutex);
+  return m_capturing;
+}
+
+void Stream::invalidateCapture() {
+  std::lock_guard lock(m_mutex);
+  m_captureValid = false;
+}
+
+bool Stream::endCapture(std::vector<Op>& ops) {
+  std::lock_guard lock(m_mutex);
+  m_capturing = false;
+  ops = std::move(m_captured);
+  m_captured.clear();
+  return m_captureValid;
 }
 
 uint64_t Stream::lastTicket() const {

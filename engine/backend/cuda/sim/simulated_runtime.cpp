@@ -244,6 +244,7 @@ void SimulatedRuntime::allocationSynchronizes(Device* device) {
 }
 
 cudaError_t SimulatedRuntime::malloc(void** pointer, size_t bytes) {
+  if (const cudaError_t e = refuseDuringCapture("cudaMalloc"); e != cudaSuccess) return e;
   Device& d = currentDevice();
   if (const cudaError_t e = checkDevice(d); e != cudaSuccess) return e;
   allocationSynchronizes(&d);
@@ -255,6 +256,7 @@ cudaError_t SimulatedRuntime::malloc(void** pointer, size_t bytes) {
 
 cudaError_t SimulatedRuntime::free(void* pointer) {
   if (!pointer) return cudaSuccess;
+  if (const cudaError_t e = refuseDuringCapture("cudaFree"); e != cudaSuccess) return e;
   Device* d = deviceOf(pointer);
   if (!d) return fail(cudaErrorInvalidValue, format("cudaFree({}): not device memory", pointer));
   // cudaFree waits for the device: nothing queued may still use the block.
@@ -265,6 +267,7 @@ cudaError_t SimulatedRuntime::free(void* pointer) {
 }
 
 cudaError_t SimulatedRuntime::hostAlloc(void** pointer, size_t bytes) {
+  if (const cudaError_t e = refuseDuringCapture("cudaHostAlloc"); e != cudaSuccess) return e;
   allocationSynchronizes(nullptr);
   *pointer = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
   if (!*pointer) return fail(cudaErrorMemoryAllocation, format("cudaHostAlloc: {} bytes", bytes));
@@ -274,6 +277,7 @@ cudaError_t SimulatedRuntime::hostAlloc(void** pointer, size_t bytes) {
 }
 
 cudaError_t SimulatedRuntime::freeHost(void* pointer) {
+  if (const cudaError_t e = refuseDuringCapture("cudaFreeHost"); e != cudaSuccess) return e;
   {
     std::lock_guard lock(m_mutex);
     if (!m_pinned.erase(pointer)) return fail(cudaErrorInvalidValue, format("cudaFreeHost({}): not from cudaHostAlloc", pointer));
@@ -319,6 +323,7 @@ cudaError_t SimulatedRuntime::streamDestroy(cudaStream_t handle) {
 cudaError_t SimulatedRuntime::streamSynchronize(cudaStream_t handle) {
   Stream* s = stream(handle, "cudaStreamSynchronize");
   if (!s) return cudaErrorInvalidResourceHandle;
+  if (const cudaError_t e = refuseDuringCapture("cudaStreamSynchronize"); e != cudaSuccess) return e;
   s->waitFor(s->lastTicket());
   return checkDevice(s->device());
 }
@@ -362,6 +367,13 @@ cudaError_t SimulatedRuntime::eventRecord(cudaEvent_t handle, cudaStream_t strea
   // The ticket is set under the event's lock taken before the enqueue, so eventSynchronize sees
   // the recording and its ticket together.
   std::lock_guard recordLock(e->mutex);
+  if (s->capturing()) {
+    // Note [Simulated CUDA graphs]: a dependency inside the graph; no launch records the event.
+    e->capturedIn = s;
+    s->enqueue({"cudaEventRecord (captured)", [] {}, true, false});
+    return cudaSuccess;
+  }
+  e->capturedIn = nullptr;
   const uint64_t generation = ++e->recorded;
   Stream::Op op;
   op.what = "cudaEventRecord";
@@ -383,6 +395,10 @@ cudaError_t SimulatedRuntime::eventRecord(cudaEvent_t handle, cudaStream_t strea
 cudaError_t SimulatedRuntime::eventSynchronize(cudaEvent_t handle) {
   Event* e = liveEvent(m_events, m_mutex, handle);
   if (!e) return fail(cudaErrorInvalidResourceHandle, format("cudaEventSynchronize: {} is not a live event", static_cast<void*>(handle)));
+  if (Stream* captured = e->capturedIn; captured && captured->capturing()) {
+    captured->invalidateCapture();
+    return fail(cudaErrorStreamCaptureUnsupported, "cudaEventSynchronize on an event recorded in a capture under way");
+  }
   {
     std::unique_lock lock(e->mutex);
     // Note [Draining waits]: waiting for an event the host recorded last leaves the device idle.
@@ -396,6 +412,10 @@ cudaError_t SimulatedRuntime::eventSynchronize(cudaEvent_t handle) {
 cudaError_t SimulatedRuntime::eventQuery(cudaEvent_t handle) {
   Event* e = liveEvent(m_events, m_mutex, handle);
   if (!e) return fail(cudaErrorInvalidResourceHandle, format("cudaEventQuery: {} is not a live event", static_cast<void*>(handle)));
+  if (Stream* captured = e->capturedIn; captured && captured->capturing()) {
+    captured->invalidateCapture();
+    return fail(cudaErrorStreamCaptureUnsupported, "cudaEventQuery on an event recorded in a capture under way");
+  }
   if (const cudaError_t err = checkDevice(*e->device); err != cudaSuccess) return err;
   std::lock_guard lock(e->mutex);
   return e->completed >= e->recorded ? cudaSuccess : cudaErrorNotReady;
@@ -424,6 +444,17 @@ cudaError_t SimulatedRuntime::streamWaitEvent(cudaStream_t streamHandle, cudaEve
   if (!e) return fail(cudaErrorInvalidResourceHandle, format("cudaStreamWaitEvent: {} is not a live event", static_cast<void*>(handle)));
   Stream* s = stream(streamHandle, "cudaStreamWaitEvent");
   if (!s) return cudaErrorInvalidResourceHandle;
+  // Note [Simulated CUDA graphs]: inside one capture the order is the stream's own.
+  if (Stream* captured = e->capturedIn; captured && captured->capturing()) {
+    if (captured == s) return cudaSuccess;
+    captured->invalidateCapture();
+    return fail(cudaErrorStreamCaptureUnsupported,
+                "cudaStreamWaitEvent: another stream waits for an event of a capture (joining streams into a capture is not simulated)");
+  }
+  if (s->capturing()) {
+    s->invalidateCapture();
+    return fail(cudaErrorStreamCaptureIsolation, "cudaStreamWaitEvent: a capturing stream waits for an event recorded outside the capture");
+  }
   uint64_t generation;
   {
     std::lock_guard lock(e->mutex);
@@ -442,6 +473,7 @@ cudaError_t SimulatedRuntime::streamWaitEvent(cudaStream_t streamHandle, cudaEve
 }
 
 cudaError_t SimulatedRuntime::deviceSynchronize() {
+  if (const cudaError_t e = refuseDuringCapture("cudaDeviceSynchronize"); e != cudaSuccess) return e;
   Device& device = currentDevice();
   drain(device);
   return checkDevice(device);

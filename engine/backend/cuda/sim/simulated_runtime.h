@@ -49,6 +49,12 @@ class SimulatedRuntime final : public GpuRuntime {
   cudaError_t eventRecord(cudaEvent_t event, cudaStream_t stream) override;
   cudaError_t eventQuery(cudaEvent_t event) override;
   cudaError_t eventSynchronize(cudaEvent_t event) override;
+  cudaError_t streamBeginCapture(cudaStream_t stream) override;
+  cudaError_t streamEndCapture(cudaStream_t stream, cudaGraph_t* graph) override;
+  cudaError_t graphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph) override;
+  cudaError_t graphLaunch(cudaGraphExec_t exec, cudaStream_t stream) override;
+  cudaError_t graphExecDestroy(cudaGraphExec_t exec) override;
+  cudaError_t graphDestroy(cudaGraph_t graph) override;
   cudaError_t deviceSynchronize() override;
   cudaError_t getLastError() override;
   const char* errorName(cudaError_t status) override;
@@ -89,6 +95,12 @@ class SimulatedRuntime final : public GpuRuntime {
   Device* deviceOf(const void* p);
   // Sets this thread's error detail and returns `status`.
   cudaError_t fail(cudaError_t status, std::string detail);
+  // Note [Simulated CUDA graphs]: `call`, made on this thread while it captures a stream, cannot
+  // be captured: the capture is invalidated and the call fails (cudaErrorStreamCaptureUnsupported).
+  // cudaSuccess when the thread captures nothing.
+  cudaError_t refuseDuringCapture(const char* call);
+  // The stream this thread is capturing, or null.
+  static Stream* capturingStream();
   uint64_t nextStreamSeed();
 
  private:
@@ -113,6 +125,7 @@ class SimulatedRuntime final : public GpuRuntime {
   std::set<void*> m_streams;  // live stream handles (Stream*)
   std::set<void*> m_events;   // live event handles (Event*)
   std::set<void*> m_pinned;
+  std::set<void*> m_graphs;  // live graphs and instantiated graphs (Note [Simulated CUDA graphs])
   uint64_t m_streamCount = 0;
   SimNccl m_nccl;
 };
