@@ -67,6 +67,17 @@ class DeviceContext {
   virtual void waitForMarks() {}
   virtual double secondsBetween(int /*a*/, int /*b*/) { return 0.0; }
   virtual void clearMarks() {}
+  // Note [CUDA graphs of a step] (engine/train/replica.cpp): a device that records the work queued
+  // between beginCapture() and endCapture() — which then has not run — and replays it with
+  // launchCaptured(), which also re-records what finishDownloads() waits for. endCapture() is
+  // false when the capture failed (a call it cannot hold); the work then has not run either.
+  // memoryGeneration() changes whenever the device's memory is handed out or given back: a
+  // capture's pointers hold while it stays the same.
+  virtual bool capturesGraphs() const { return false; }
+  virtual void beginCapture() {}
+  virtual bool endCapture() { return false; }
+  virtual void launchCaptured() {}
+  virtual uint64_t memoryGeneration() const { return 0; }
   // device → device.
   virtual void copy(float* dst, const float* src, int64_t n);
   virtual void fill(float* dst, int64_t n, float value);

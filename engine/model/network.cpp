@@ -222,6 +222,14 @@ const Tensor& Network::forward(const Tensor& x, const Tensor& labels, bool train
   return queuedLoss();
 }
 
+void Network::prepareReplay(const Tensor& x, const Tensor& labels) {
+  setBatch(x.dim(0));
+  m_lastForwardTraining = true;
+  if (m_hostViewOut) uploadHostView();
+  makeTarget(labels);
+  if (onDevice()) fitShape(m_lossHost, m_nodes[m_graph.lossNode]->batchShape);
+}
+
 void Network::reserveBatch(int64_t rows, int64_t labelWidth) {
   // A flat shape of that size: Tensor::resize keeps the memory for any smaller shape later.
   if (const int64_t n = rows * std::max(labelWidth, numel(m_graph.prediction().outputShape)); n > m_target.capacity())

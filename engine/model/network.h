@@ -77,6 +77,10 @@ class Network {
   // the first computes and the second returns the loss at once.
   void queueForward(const Tensor& x, const Tensor& labels, bool training, const RandomKey& random);
   const Tensor& queuedLoss();
+  // Note [CUDA graphs of a step] (engine/train/replica.cpp): the host's share of a training
+  // queueForward() whose device work is replayed from a graph — the host view uploaded when it
+  // was handed out, the batch's shapes, the loss target written into its staging memory.
+  void prepareReplay(const Tensor& x, const Tensor& labels);
   // Allocates the host buffers forward() uses for batches of up to `rows` samples with labels of
   // `labelWidth` values, so that no forward allocates them (Note [Staging memory sized before the
   // first step], engine/train/replica.cpp).

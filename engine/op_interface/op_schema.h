@@ -188,6 +188,9 @@ struct OpSchema {
   // Normalizes by statistics over the batch while training (BatchNormalization): the trainer warns
   // when a device's share of the batch makes them noisy. Per-sample normalizations do not.
   bool usesBatchStatistics = false;
+  // Draws from KernelCall::random, which changes every step (Dropout): a step with such a layer
+  // cannot be replayed from a CUDA graph, whose arguments are frozen (Note [CUDA graphs of a step]).
+  bool drawsRandomNumbers = false;
   // Losses only (Note [Output head]): the head inference applies, and what the prediction means.
   OutputHead outputHead = OutputHead::Identity;
   LossPrediction prediction = LossPrediction::None;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <optional>
@@ -90,6 +91,13 @@ Replica::Replica(const Graph& graph, const TrainingPlan& plan, const DevicePlan&
     m_buckets = std::make_unique<GradientBuckets>(m_gradients, BucketOptions{}, device.deviceAllocator());
     m_reducer = std::make_unique<BucketReducer>(comm, *m_buckets);
   }
+  // Note [CUDA graphs of a step]: where the device records and replays, one worker, fast mode, no
+  // layer drawing random numbers, and not turned off (NETSMITH_CUDA_GRAPHS=off).
+  const char* graphsSetting = std::getenv("NETSMITH_CUDA_GRAPHS");
+  m_stepGraph.allowed = device.capturesGraphs() && !plan.deterministic && comm.size() == 1 &&
+                    !(graphsSetting && std::string(graphsSetting) == "off") &&
+                    std::none_of(graph.nodes.begin(), graph.nodes.end(),
+                                 [](const GraphNode& n) { return n.schema->drawsRandomNumbers; });
   if (plan.deterministic) {
     int64_t gradSize = 0;
     for (const Tensor* g : m_gradients) gradSize += g->size();
@@ -215,11 +223,14 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
       for (int b = 0; b < m_buckets->bucketCount(); ++b) m_reducer->bucketReady(b);
   } else {
     gather(train, slice, epoch, f.dataSeconds);
-    m_network->queueForward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), slice.data()});
-    if (!lossLater) f.lossSum = sumOf(m_network->queuedLoss());
-    // The running statistics, weighted by this worker's share, so their sum is the mean.
-    if (hasStats && shared) captureRunningStats(m_statsBuffer.data(), static_cast<float>(slice.size()) * weight);
-    fastBackward(weight);
+    const RandomKey key{m_seed, 0, static_cast<uint64_t>(epoch), slice.data()};
+    if (!queueStepFromGraph(key, weight)) {
+      m_network->queueForward(m_x, m_y, true, key);
+      if (!lossLater) f.lossSum = sumOf(m_network->queuedLoss());
+      // The running statistics, weighted by this worker's share, so their sum is the mean.
+      if (hasStats && shared) captureRunningStats(m_statsBuffer.data(), static_cast<float>(slice.size()) * weight);
+      fastBackward(weight);
+    }
   }
   f.computeSeconds = secondsSince(start) - f.dataSeconds;
 
@@ -270,6 +281,56 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
     f.computeSeconds += secondsSince(lossStart);
   }
   return f;
+}
+
+// Note [CUDA graphs of a step]
+// A small network's step on a GPU is launch-bound: the host queues a few hundred kernels, each a
+// few microseconds of the GPU's time. So where the device records and replays (a CUDA graph), one
+// worker trains in fast mode, and no layer draws random numbers (Dropout's stream changes every
+// step, and a graph's arguments are frozen), the step's forward and backward are captured once and
+// launched as one graph from then on: the host only gathers the batch into its staging memory,
+// writes the loss target (Network::prepareReplay) and launches. The graph reads the batch and the
+// target from the staging memory and writes the loss into its host copy, at fixed addresses
+// (Note [Staging memory sized before the first step]). The optimizer step stays outside, queued
+// after the launch: its learning rate and step count change every step. A capture holds pointers,
+// so it is used only while the device memory's generation (DeviceContext::memoryGeneration: every
+// block handed out or given back) is the one it was made in; after a change (the first steps,
+// validation's larger batches) one step runs eagerly, allocating what it needs, and the next is
+// captured again. A capture refused by the device (a call it cannot hold) turns graphs off for
+// the replica; the step then runs eagerly, as it does with --profile, half precision (its loss
+// scale changes), several workers, reproducible mode, or NETSMITH_CUDA_GRAPHS=off. The simulated
+// GPUs capture and replay as CUDA does (Note [Simulated CUDA graphs]), and tests compare the
+// parameters trained with graphs to those trained without, bit for bit.
+bool Replica::queueStepFromGraph(const RandomKey& key, float weight) {
+  if (!m_stepGraph.allowed || m_network->profiler() || (m_solver && m_solver->lossScale() != 1.0f)) return false;
+  const uint64_t generation = m_device.memoryGeneration();
+  if (m_stepGraph.ready && generation == m_stepGraph.generation) {
+    m_network->prepareReplay(m_x, m_y);
+    m_device.launchCaptured();
+    return true;
+  }
+  m_stepGraph.ready = false;
+  if (generation != m_stepGraph.eagerGeneration) {  // memory changed: one step eagerly first
+    m_stepGraph.eagerGeneration = generation;
+    return false;
+  }
+  m_device.beginCapture();
+  bool captured = false;
+  try {
+    m_network->queueForward(m_x, m_y, true, key);
+    m_network->backward(weight);  // one worker, loss scale 1
+    captured = m_device.endCapture();
+  } catch (const std::exception&) {
+    m_device.endCapture();  // the call the capture refused threw: end it; the eager step follows
+  }
+  if (!captured) {
+    m_stepGraph.allowed = false;
+    return false;
+  }
+  m_stepGraph.ready = true;
+  m_stepGraph.generation = m_device.memoryGeneration();
+  m_device.launchCaptured();
+  return true;
 }
 
 void Replica::queueOptimizerStep(double lr, StepFigures& f) {

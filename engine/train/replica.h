@@ -116,6 +116,9 @@ class Replica {
 
  private:
   void fastBackward(float weight);
+  // Note [CUDA graphs of a step]: queues the step's forward and backward by launching the
+  // captured graph (capturing it first when due); false when the step must queue them itself.
+  bool queueStepFromGraph(const RandomKey& key, float weight);
   // The optimizer's update of every parameter (queued on a device); its time into f.
   void queueOptimizerStep(double lr, StepFigures& f);
   void reproducibleForwardBackward(const Dataset& train, std::span<const int64_t> slice, int64_t epoch, float weight,
@@ -154,6 +157,12 @@ class Replica {
   Tensor m_treeSum;
   Tensor m_x, m_y;
   std::vector<std::unique_ptr<SampleFeed>> m_feeds;  // one per streamed dataset (training, validation)
+  struct StepGraph {  // Note [CUDA graphs of a step]
+    bool allowed = false;        // this replica's steps may be captured
+    bool ready = false;          // a capture holds the step
+    uint64_t generation = 0;     // the device memory's generation the capture was made in
+    uint64_t eagerGeneration = 0;  // the generation of the last step queued eagerly
+  } m_stepGraph;
 };
 
 }  // namespace netsmith

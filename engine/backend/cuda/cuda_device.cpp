@@ -85,6 +85,7 @@ CudaDeviceContext::~CudaDeviceContext() {
   if (m_cudnn) cudnnDestroy(m_cudnn);
   if (m_downloadsQueued) runtime.eventDestroy(m_downloadsQueued);
   for (cudaEvent_t e : m_marks) runtime.eventDestroy(e);
+  if (m_graph) runtime.graphExecDestroy(m_graph);
   if (m_commStream) runtime.streamDestroy(m_commStream);
   if (m_stream) runtime.streamDestroy(m_stream);
 }
@@ -131,6 +132,37 @@ void CudaDeviceContext::queueDownload(float* dst, const float* src, int64_t n) {
 void CudaDeviceContext::finishDownloads() {
   makeCurrent();
   NS_CUDA_CHECK(gpuRuntime().eventSynchronize(m_downloadsQueued));
+}
+
+void CudaDeviceContext::beginCapture() {
+  makeCurrent();
+  NS_CUDA_CHECK(gpuRuntime().streamBeginCapture(m_stream));
+}
+
+bool CudaDeviceContext::endCapture() {
+  GpuRuntime& runtime = gpuRuntime();
+  cudaGraph_t graph = nullptr;
+  if (runtime.streamEndCapture(m_stream, &graph) != cudaSuccess || !graph) {
+    runtime.getLastError();  // the refused call's error, and the invalidation's: not the device's
+    return false;
+  }
+  if (m_graph) NS_CUDA_CHECK(runtime.graphExecDestroy(m_graph));
+  m_graph = nullptr;
+  const cudaError_t made = runtime.graphInstantiate(&m_graph, graph);
+  runtime.graphDestroy(graph);
+  if (made != cudaSuccess) {
+    runtime.getLastError();
+    m_graph = nullptr;
+    return false;
+  }
+  return true;
+}
+
+void CudaDeviceContext::launchCaptured() {
+  GpuRuntime& runtime = gpuRuntime();
+  NS_CUDA_CHECK(runtime.graphLaunch(m_graph, m_stream));
+  // Events recorded inside a capture are not recorded by its launch (Note [Simulated CUDA graphs]).
+  NS_CUDA_CHECK(runtime.eventRecord(m_downloadsQueued, m_stream));
 }
 
 int CudaDeviceContext::mark() {

@@ -65,6 +65,11 @@ class CudaDeviceContext final : public DeviceContext {
   void waitForMarks() override;
   double secondsBetween(int a, int b) override;
   void clearMarks() override { m_marksUsed = 0; }
+  bool capturesGraphs() const override { return true; }
+  void beginCapture() override;
+  bool endCapture() override;
+  void launchCaptured() override;
+  uint64_t memoryGeneration() const override { return m_pool.generation() + m_pinned.generation(); }
   void copy(float* dst, const float* src, int64_t n) override;
   void fill(float* dst, int64_t n, float value) override;
   void accumulate(float* acc, const float* x, int64_t n) override;
@@ -96,6 +101,7 @@ class CudaDeviceContext final : public DeviceContext {
   cudaEvent_t m_downloadsQueued = nullptr;  // recorded after each queueDownload()
   std::vector<cudaEvent_t> m_marks;  // timed events, reused from step to step (Note [Device-clock profile])
   int m_marksUsed = 0;
+  cudaGraphExec_t m_graph = nullptr;  // the last capture (Note [CUDA graphs of a step])
   cudnnHandle_t m_cudnn = nullptr;
   cublasHandle_t m_cublas = nullptr;
   DevicePool m_pool;

@@ -13,6 +13,7 @@ DevicePool::~DevicePool() {
 }
 
 float* DevicePool::allocate(size_t bytes) {
+  ++m_generation;
   const size_t want = rounded(bytes);
   {
     std::lock_guard lock(m_mutex);
@@ -52,6 +53,7 @@ float* DevicePool::allocate(size_t bytes) {
 
 void DevicePool::deallocate(float* p, size_t) noexcept {
   if (!p) return;
+  ++m_generation;
   std::lock_guard lock(m_mutex);
   const auto it = m_sizes.find(p);
   if (it == m_sizes.end()) return;  // not ours: never happens, and must not throw here
@@ -82,13 +84,16 @@ void DevicePool::releaseCached() {
 }
 
 float* PinnedAllocator::allocate(size_t bytes) {
+  ++m_generation;
   void* p = nullptr;
   NS_CUDA_CHECK(gpuRuntime().hostAlloc(&p, bytes));
   return static_cast<float*>(p);
 }
 
 void PinnedAllocator::deallocate(float* p, size_t) noexcept {
-  if (p) gpuRuntime().freeHost(p);
+  if (!p) return;
+  ++m_generation;
+  gpuRuntime().freeHost(p);
 }
 
 const char* cublasStatusName(cublasStatus_t status) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -26,6 +27,9 @@ class DevicePool final : public TensorAllocator {
   bool hostAccessible() const override { return false; }
 
   size_t bytesInUse() const;
+  // Counts every block handed out or given back (Note [CUDA graphs of a step]): while it stays
+  // the same, every pointer handed out before is still the same memory.
+  uint64_t generation() const { return m_generation.load(); }
   size_t bytesCached() const;
   // Gives cached blocks back to the driver (before a retry after cudaErrorMemoryAllocation).
   void releaseCached();
@@ -38,6 +42,7 @@ class DevicePool final : public TensorAllocator {
   std::map<void*, size_t> m_sizes;  // blocks handed out, by address
   size_t m_inUse = 0;
   size_t m_cached = 0;
+  std::atomic<uint64_t> m_generation{0};
 };
 
 class PinnedAllocator final : public TensorAllocator {
@@ -45,6 +50,10 @@ class PinnedAllocator final : public TensorAllocator {
   float* allocate(size_t bytes) override;
   void deallocate(float* p, size_t bytes) noexcept override;
   bool hostAccessible() const override { return true; }
+  uint64_t generation() const { return m_generation.load(); }  // as DevicePool's
+
+ private:
+  std::atomic<uint64_t> m_generation{0};
 };
 
 }  // namespace netsmith::cuda

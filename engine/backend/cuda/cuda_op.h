@@ -23,8 +23,8 @@ namespace netsmith::cuda {
 // BatchNormalization in its normalize kernel (ResNet's conv → BN → ReLU); the bodies are
 // host-device and tst_cuda_kernel_bodies checks them against the CPU layer followed by the CPU
 // ReLU. Their backward passes read x and dy, never y, and ReLU's backward reads only its output
-// (activation_kernel.cpp), so backward is unchanged. Simulated GPUs run the CPU kernels, which fuse
-// what oneDNN fuses (Convolution and Affine).
+// (activation_kernel.cpp), so backward is unchanged. Simulated GPUs do not fuse (their kernels,
+// the CPU's behind a queue, keep every layer's own call: Note [Simulated kernels]).
 
 inline void addCudaKernel(OpRegistry& registry, const char* op, KernelFactory factory) {
   OpSchema* schema = registry.findMutable(op);

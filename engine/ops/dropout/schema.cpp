@@ -24,6 +24,7 @@ void register_dropout(OpRegistry& registry) {
     NS_CHECK(p < 1.0, "p = {} would drop every element: choose a probability below 1", p);
     return inputs.at(0);
   };
+  s.drawsRandomNumbers = true;
   s.kernels["cpu"] = cpu::makeDropoutKernel;
   // Note [Op examples]: cases the tests that walk the registry add to the main one.
   s.examples = {

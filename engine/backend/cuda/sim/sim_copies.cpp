@@ -84,7 +84,10 @@ cudaError_t SimulatedRuntime::enqueueCopy(void* dst, const void* src, size_t byt
       std::memcpy(device.memory->translate(dst, bytes, what), staged->data(), bytes);
     };
   } else {
-    if (pinnedDst) std::memset(dst, 0xFF, bytes);  // undefined until the copy has run
+    if (pinnedDst) {  // undefined until the copy has run, at each launch of a graph too
+      op.atQueue = [dst, bytes] { std::memset(dst, 0xFF, bytes); };
+      if (!stream.capturing()) op.atQueue();
+    }
     op.run = [&device, dst, src, bytes, what, dstDevice, srcDevice] {
       void* to = dstDevice ? device.memory->translate(dst, bytes, what) : dst;
       const void* from = srcDevice ? device.memory->translate(src, bytes, what) : src;

@@ -84,6 +84,9 @@ class Stream {
     std::function<void()> run;     // may throw Fault: the device's sticky error
     bool marker = false;           // event records and waits run even after a fault
     bool busy = true;              // counts as device time (NVML utilization)
+    // Host work when the operation is queued, again at each launch of a graph that captured it
+    // (a pinned destination made NaN until the copy has run).
+    std::function<void()> atQueue;
     std::chrono::steady_clock::time_point queuedAt{};  // set by enqueue
   };
   Stream(Device& device, int id, bool jitter, uint64_t seed, std::chrono::microseconds lag = {});
@@ -140,6 +143,7 @@ struct Device {
   // download to pageable memory, an upload from it, an event recorded last): once they return the
   // device has nothing to do until the host queues more.
   std::atomic<int64_t> drainingWaits{0};
+  std::atomic<int64_t> graphLaunches{0};  // cudaGraphLaunch calls on the device's streams (tests)
   // The sticky error: after a kernel or copy faulted, every call on the device fails with it.
   std::mutex faultMutex;
   std::string fault;

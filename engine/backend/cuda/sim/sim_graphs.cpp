@@ -93,7 +93,11 @@ cudaError_t SimulatedRuntime::graphLaunch(cudaGraphExec_t exec, cudaStream_t han
   Stream* s = stream(handle, "cudaGraphLaunch");
   if (!s) return cudaErrorInvalidResourceHandle;
   if (const cudaError_t e = checkDevice(s->device()); e != cudaSuccess) return e;
-  for (const Stream::Op& op : g->ops) s->enqueue(op);
+  ++s->device().graphLaunches;
+  for (const Stream::Op& op : g->ops) {
+    if (op.atQueue) op.atQueue();
+    s->enqueue(op);
+  }
   return cudaSuccess;
 }
 
