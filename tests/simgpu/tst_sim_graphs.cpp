@@ -22,6 +22,17 @@ std::unique_ptr<GpuRuntime> simulator() {
   return std::unique_ptr<GpuRuntime>(makeSimulatedRuntime(o));
 }
 
+// One simulated GPU, current on this thread, with `bytes` of its memory and a stream of it.
+struct OneGpu {
+  std::unique_ptr<GpuRuntime> rt = simulator();
+  void* x = nullptr;
+  cudaStream_t s = nullptr;
+  bool ok = false;
+  explicit OneGpu(size_t bytes) {
+    ok = rt->setDevice(0) == cudaSuccess && rt->malloc(&x, bytes) == cudaSuccess && rt->streamCreate(&s) == cudaSuccess;
+  }
+};
+
 // x[i] += step for n floats.
 HostKernel addTo(float* x, int64_t n, float step) {
   return [=](DeviceMemoryAccess& m) {
@@ -39,19 +50,18 @@ class TestSimGraphs : public QObject {
   // Captured: a copy in from pinned memory, a kernel, a copy out to pinned memory. Nothing runs
   // at capture; each launch runs all three, reading the pinned input as it is at that launch.
   void launchRunsTheCapturedWorkEachTime() {
-    auto rt = simulator();
-    QCOMPARE(rt->setDevice(0), cudaSuccess);
     constexpr int64_t n = 5;
-    void* x = nullptr;
+    OneGpu gpu(n * sizeof(float));
+    QVERIFY(gpu.ok);
+    GpuRuntime* rt = gpu.rt.get();
+    void* x = gpu.x;
+    cudaStream_t s = gpu.s;
     void* in = nullptr;
     void* out = nullptr;
-    QCOMPARE(rt->malloc(&x, n * sizeof(float)), cudaSuccess);
     QCOMPARE(rt->hostAlloc(&in, n * sizeof(float)), cudaSuccess);
     QCOMPARE(rt->hostAlloc(&out, n * sizeof(float)), cudaSuccess);
     auto* input = static_cast<float*>(in);
     auto* output = static_cast<float*>(out);
-    cudaStream_t s = nullptr;
-    QCOMPARE(rt->streamCreate(&s), cudaSuccess);
     for (int64_t i = 0; i < n; ++i) input[i] = 1.0f;
 
     QCOMPARE(rt->streamBeginCapture(s), cudaSuccess);
@@ -88,12 +98,11 @@ class TestSimGraphs : public QObject {
   }
   void refusedCallsInvalidateTheCapture() {
     QFETCH(QString, call);
-    auto rt = simulator();
-    QCOMPARE(rt->setDevice(0), cudaSuccess);
-    void* x = nullptr;
-    QCOMPARE(rt->malloc(&x, 64), cudaSuccess);
-    cudaStream_t s = nullptr;
-    QCOMPARE(rt->streamCreate(&s), cudaSuccess);
+    OneGpu gpu(64);
+    QVERIFY(gpu.ok);
+    GpuRuntime* rt = gpu.rt.get();
+    void* x = gpu.x;
+    cudaStream_t s = gpu.s;
     cudaEvent_t outside = nullptr, inside = nullptr;
     QCOMPARE(rt->eventCreate(&outside), cudaSuccess);
     QCOMPARE(rt->eventCreate(&inside), cudaSuccess);
@@ -128,12 +137,11 @@ class TestSimGraphs : public QObject {
   // An event recorded inside the capture is a dependency of the graph: a launch does not record
   // it, so the host learns of a launch's end from an event recorded after cudaGraphLaunch.
   void eventsRecordedInTheCaptureAreNotRecordedByALaunch() {
-    auto rt = simulator();
-    QCOMPARE(rt->setDevice(0), cudaSuccess);
-    void* x = nullptr;
-    QCOMPARE(rt->malloc(&x, 16), cudaSuccess);
-    cudaStream_t s = nullptr;
-    QCOMPARE(rt->streamCreate(&s), cudaSuccess);
+    OneGpu gpu(16);
+    QVERIFY(gpu.ok);
+    GpuRuntime* rt = gpu.rt.get();
+    void* x = gpu.x;
+    cudaStream_t s = gpu.s;
     cudaEvent_t inside = nullptr, after = nullptr;
     QCOMPARE(rt->eventCreate(&inside), cudaSuccess);
     QCOMPARE(rt->eventCreate(&after), cudaSuccess);

@@ -9,8 +9,7 @@
 #include <cmath>
 #include <mutex>
 
-#include "engine/backend/cuda/gpu_runtime.h"
-#include "engine/backend/cuda/sim/simulated_runtime.h"
+#include "support/simulated_counters.h"
 #include "support/train_runner.h"
 
 using namespace netsmith;
@@ -18,12 +17,7 @@ using namespace netsmith::test;
 
 namespace {
 
-int64_t drainingWaits(int devices) {
-  auto& simulator = static_cast<cuda::sim::SimulatedRuntime&>(cuda::gpuRuntime());
-  int64_t total = 0;
-  for (int d = 0; d < devices; ++d) total += simulator.deviceByOrdinal(d)->drainingWaits.load();
-  return total;
-}
+int64_t drainingWaits(int devices) { return simulatedCount(devices, &cuda::sim::Device::drainingWaits); }
 
 }  // namespace
 

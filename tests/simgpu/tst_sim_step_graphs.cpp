@@ -4,8 +4,7 @@
 // with Dropout, and two GPUs, never launch a graph.
 #include <QtTest>
 
-#include "engine/backend/cuda/gpu_runtime.h"
-#include "engine/backend/cuda/sim/simulated_runtime.h"
+#include "support/simulated_counters.h"
 #include "support/train_runner.h"
 
 using namespace netsmith;
@@ -13,12 +12,7 @@ using namespace netsmith::test;
 
 namespace {
 
-int64_t graphLaunches(int devices) {
-  auto& simulator = static_cast<cuda::sim::SimulatedRuntime&>(cuda::gpuRuntime());
-  int64_t total = 0;
-  for (int d = 0; d < devices; ++d) total += simulator.deviceByOrdinal(d)->graphLaunches.load();
-  return total;
-}
+int64_t graphLaunches(int devices) { return simulatedCount(devices, &cuda::sim::Device::graphLaunches); }
 
 struct GraphRun {
   std::string sha;
