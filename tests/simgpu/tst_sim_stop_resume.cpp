@@ -54,6 +54,8 @@ class TestSimStopResume : public QObject {
     QTest::addColumn<QString>("after");   // devices of the resume and of the run never stopped
     QTest::addColumn<bool>("reproducible");
     QTest::addColumn<bool>("everyWay");  // all three ways to stop, or one drawn at random (CI's time)
+    // One GPU in fast mode launches its steps as CUDA graphs (Note [CUDA graphs of a step]).
+    QTest::newRow("1 GPU, fast") << "cuda:0" << "cuda:0" << false << true;
     QTest::newRow("2 GPUs, fast") << "cuda:0,cuda:1" << "cuda:0,cuda:1" << false << true;
     QTest::newRow("2 GPUs, reproducible") << "cuda:0,cuda:1" << "cuda:0,cuda:1" << true << false;
     QTest::newRow("4 GPUs, fast") << "cuda:0,cuda:1,cuda:2,cuda:3" << "cuda:0,cuda:1,cuda:2,cuda:3" << false << false;
