@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/core/error.h"
+
 namespace netsmith {
 
 void DeviceContext::upload(float* dst, const float* src, int64_t n) {
@@ -26,6 +28,42 @@ void DeviceContext::accumulate(float* acc, const float* x, int64_t n) {
 
 void DeviceContext::scale(float* dst, const float* src, int64_t n, float s) {
   for (int64_t i = 0; i < n; ++i) dst[i] = src[i] * s;
+}
+
+namespace {
+void checkSameSize(const Tensor& a, const Tensor& b, const char* what) {
+  NS_CHECK(a.size() == b.size(), "DeviceContext::{} between tensors of {} and {} values", what, a.size(), b.size());
+}
+}  // namespace
+
+void DeviceContext::convert(Tensor& dst, const Tensor& src) {
+  checkSameSize(dst, src, "convert");
+  withFormat(dst.storage(), [&](auto out) {
+    withFormat(src.storage(), [&](auto in) {
+      using Out = decltype(out);
+      using In = decltype(in);
+      auto* d = static_cast<typename Out::Bits*>(dst.raw());
+      const auto* s = static_cast<const typename In::Bits*>(src.raw());
+      for (int64_t i = 0; i < src.size(); ++i) d[i] = Out::store(In::load(s[i]));
+    });
+  });
+}
+
+void DeviceContext::accumulateTensor(Tensor& acc, const Tensor& x) {
+  checkSameSize(acc, x, "accumulateTensor");
+  if (acc.storage() == Storage::Float32 && x.storage() == Storage::Float32) {
+    accumulate(acc.data(), x.data(), acc.size());
+    return;
+  }
+  withFormat(acc.storage(), [&](auto out) {
+    withFormat(x.storage(), [&](auto in) {
+      using Out = decltype(out);
+      using In = decltype(in);
+      auto* a = static_cast<typename Out::Bits*>(acc.raw());
+      const auto* s = static_cast<const typename In::Bits*>(x.raw());
+      for (int64_t i = 0; i < x.size(); ++i) a[i] = Out::store(Out::load(a[i]) + In::load(s[i]));
+    });
+  });
 }
 
 }  // namespace netsmith

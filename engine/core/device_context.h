@@ -85,6 +85,16 @@ class DeviceContext {
   virtual void accumulate(float* acc, const float* x, int64_t n);
   // dst[i] = src[i] * s
   virtual void scale(float* dst, const float* src, int64_t n, float s);
+
+  // Note [16-bit activations] (engine/model/network.cpp): the storage in which this device keeps
+  // the activations, and their gradients, of the layers whose kernels take 16-bit ones; Float32
+  // except on a GPU computing in half or bfloat16.
+  virtual Storage activationStorage() const { return Storage::Float32; }
+  // Between tensors of the context's memory whose storages may differ (same number of values):
+  // convert() sets dst to src's values rounded to dst's storage (nearest, ties to even);
+  // accumulateTensor() adds x to acc, each sum in float32 then stored in acc's storage.
+  virtual void convert(Tensor& dst, const Tensor& src);
+  virtual void accumulateTensor(Tensor& acc, const Tensor& x);
 };
 
 }  // namespace netsmith

@@ -7,6 +7,15 @@
 
 namespace netsmith {
 
+const char* storageName(Storage s) {
+  switch (s) {
+    case Storage::Float32: return "float32";
+    case Storage::Float16: return "float16";
+    case Storage::BFloat16: return "bfloat16";
+  }
+  return "?";
+}
+
 Tensor Tensor::view(float* data, Shape shape) {
   Tensor t;
   t.m_size = numel(shape);
@@ -23,7 +32,7 @@ void Tensor::resize(Shape shape) {
     NS_CHECK(!m_data.get_deleter().borrowed, "a tensor view of {} values cannot grow to shape {}", m_capacity,
              shapeToString(shape));
     // 64-byte alignment: AVX-512 loads and oneDNN's preferred alignment.
-    const size_t bytes = ((static_cast<size_t>(n) * sizeof(float) + 63) / 64) * 64;
+    const size_t bytes = ((static_cast<size_t>(n) * elementBytes() + 63) / 64) * 64;
     TensorAllocator* allocator = this->allocator();
     float* p = nullptr;
     if (allocator) {
@@ -48,8 +57,16 @@ void Tensor::fill(float v) { std::fill(data(), data() + m_size, v); }
 void Tensor::copyFrom(const Tensor& other) {
   NS_CHECK(other.onHost() && onHost(), "Tensor::copyFrom needs host memory on both sides; copy device memory "
                                        "through its DeviceContext");
+  if (m_storage != other.storage()) {  // capacity counts values of the old storage: start afresh
+    NS_CHECK(!m_data.get_deleter().borrowed, "a tensor view of {} cannot take {} values", storageName(m_storage),
+             storageName(other.storage()));
+    m_data.reset();
+    m_capacity = 0;
+    m_size = 0;
+    m_storage = other.storage();
+  }
   resize(other.shape());
-  if (m_size) std::memcpy(data(), other.data(), m_size * sizeof(float));
+  if (m_size) std::memcpy(raw(), other.raw(), static_cast<size_t>(bytes()));
 }
 
 Tensor Tensor::clone() const {

@@ -1,17 +1,22 @@
-// Tensor: a contiguous float32 array with a shape, owned by value (move-only). By default it is
-// 64-byte aligned host memory; a tensor given a TensorAllocator takes its memory from it instead
-// (a GPU's memory pool, or pinned host memory for copies to a GPU): Note [Device memory] in
-// engine/model/network.h.
+// Tensor: a contiguous array with a shape, owned by value (move-only): float32, or 16-bit floats
+// for the activations a GPU stores in half and bfloat16 (Note [16-bit activations] in
+// engine/model/network.cpp). By default it is 64-byte aligned host memory; a tensor given a
+// TensorAllocator takes its memory from it instead (a GPU's memory pool, or pinned host memory for
+// copies to a GPU): Note [Device memory] in engine/model/network.h.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 
+#include "engine/core/half_floats.h"
 #include "engine/core/shape.h"
 
 namespace netsmith {
+
+const char* storageName(Storage s);  // "float32", "float16", "bfloat16"
 
 // Where a tensor's memory comes from when it is not plain host memory. Owned by a DeviceContext,
 // which outlives every tensor it allocated. allocate() throws (Error or std::bad_alloc) on failure.
@@ -44,7 +49,8 @@ class Tensor {
   Tensor() = default;
   explicit Tensor(Shape shape) { resize(std::move(shape)); }
   // An empty tensor whose memory, once it has a shape, comes from `allocator` (null: host memory).
-  explicit Tensor(TensorAllocator* allocator) : m_data(nullptr, Deleter{allocator, 0}) {}
+  explicit Tensor(TensorAllocator* allocator, Storage storage = Storage::Float32)
+      : m_storage(storage), m_data(nullptr, Deleter{allocator, 0}) {}
   Tensor(Shape shape, TensorAllocator* allocator) : Tensor(allocator) { resize(std::move(shape)); }
   // A tensor over memory it does not own (host memory behind a simulated GPU's pointer: Note
   // [Simulated kernels]); it may be resized within its size, never beyond.
@@ -57,8 +63,9 @@ class Tensor {
   // Sets the shape; memory is reallocated only when the new size exceeds the capacity, so a
   // shrinking last batch of an epoch does not allocate. Contents are unspecified afterwards.
   void resize(Shape shape);
-  // zero, fill, copyFrom, clone and operator[] need host-accessible memory (onHost()).
-  void zero() { if (m_size) std::memset(m_data.get(), 0, m_size * sizeof(float)); }
+  // zero, fill, copyFrom, clone and operator[] need host-accessible memory (onHost()); fill and
+  // operator[] a float32 tensor.
+  void zero() { if (m_size) std::memset(m_data.get(), 0, static_cast<size_t>(bytes())); }
   void fill(float v);
   void copyFrom(const Tensor& other);
   Tensor clone() const;  // always host memory
@@ -67,10 +74,32 @@ class Tensor {
   int64_t dim(size_t axis) const { return m_shape[axis]; }
   size_t rank() const { return m_shape.size(); }
   int64_t size() const { return m_size; }
-  int64_t capacity() const { return m_capacity; }  // floats allocated
+  int64_t capacity() const { return m_capacity; }  // values allocated
   bool empty() const { return m_size == 0; }
-  float* data() { return m_data.get(); }
-  const float* data() const { return m_data.get(); }
+  Storage storage() const { return m_storage; }
+  size_t elementBytes() const { return storageBytes(m_storage); }
+  int64_t bytes() const { return m_size * static_cast<int64_t>(elementBytes()); }
+  int64_t capacityBytes() const { return m_capacity * static_cast<int64_t>(elementBytes()); }
+  // The values of a float32 tensor.
+  float* data() {
+    assert(m_storage == Storage::Float32);
+    return m_data.get();
+  }
+  const float* data() const {
+    assert(m_storage == Storage::Float32);
+    return m_data.get();
+  }
+  // The memory whatever the storage; bits16() that of a 16-bit tensor.
+  void* raw() { return m_data.get(); }
+  const void* raw() const { return m_data.get(); }
+  uint16_t* bits16() {
+    assert(m_storage != Storage::Float32);
+    return reinterpret_cast<uint16_t*>(m_data.get());
+  }
+  const uint16_t* bits16() const {
+    assert(m_storage != Storage::Float32);
+    return reinterpret_cast<const uint16_t*>(m_data.get());
+  }
   float& operator[](int64_t i) { return m_data.get()[i]; }
   float operator[](int64_t i) const { return m_data.get()[i]; }
 
@@ -83,6 +112,7 @@ class Tensor {
   Shape m_shape;
   int64_t m_size = 0;
   int64_t m_capacity = 0;
+  Storage m_storage = Storage::Float32;
   std::unique_ptr<float, Deleter> m_data;
 };
 

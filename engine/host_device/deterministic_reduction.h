@@ -36,7 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/host_device/host_device.h"
+#include "engine/core/host_device.h"
 
 namespace netsmith::cuda {
 

@@ -43,6 +43,12 @@ struct Network::NodeRuntime {
   std::vector<Tensor> hostGrads;
   Tensor output;
   Tensor outputGrad;
+  // Note [16-bit activations]: the storage of output and outputGrad, which is also the one its
+  // kernel reads its inputs in; outputAs is output in the other storage, for readers that use that
+  // one, converted once per forward pass (at pass convertedIn).
+  Storage storage = Storage::Float32;
+  Tensor outputAs;
+  uint64_t convertedIn = 0;
   Shape batchShape;          // (batch of the last forward, output shape): Note [No allocation per step]
   bool gradWritten = false;  // outputGrad holds the first contribution of this backward pass
   // Note [Fused ReLU]: this node's forward writes the output of node `writesInto` (its ReLU),
@@ -50,6 +56,24 @@ struct Network::NodeRuntime {
   int writesInto = -1;
   bool foldedAway = false;
 };
+
+// Note [16-bit activations]
+// On a GPU computing in half or bfloat16 (DeviceContext::activationStorage()), a layer whose
+// kernel takes 16-bit activations (OpSchema::takes16BitActivations, declared where the CUDA
+// kernel is registered) stores its output and its output's gradient in 16 bits, and reads its
+// inputs in 16 bits: half the memory and half the traffic of float32, and tensor cores throughout
+// (PyTorch's autocast keeps activations in 16 bits the same way). What stays float32: the Input
+// (the batch as the dataset gives it), the loss and its gradient (the softmax inside the loss
+// too), every parameter, parameter gradient and optimizer state (master weights), and
+// BatchNormalization's statistics (its kernel computes them in float32 from 16-bit values). A
+// layer without a 16-bit kernel keeps float32 too; where a reader's storage differs from its
+// producer's, the network converts the producer's output once per forward pass (outputAs) and,
+// going back, converts the reader's gradient into the producer's as it adds it (DeviceContext::
+// convert and accumulateTensor, rounding to nearest even). Simulated GPUs store the same bits:
+// their CPU kernels read the 16-bit values widened and their results are rounded as they are
+// stored (Note [Simulated kernels]); the GPU kernels compute in float32 too, so the two differ by
+// the order of the sums only. NETSMITH_ACTIVATIONS=float32 keeps every activation in float32 (to
+// compare, and to measure what 16 bits save).
 
 // Note [Fused ReLU]: a Convolution, Deconvolution or Affine followed by a ReLU that is its only
 // reader computes max(y, 0) as a oneDNN post-op while it writes, straight into the ReLU's output;
@@ -70,11 +94,17 @@ Network::Network(const Graph& graph, DeviceContext& device, bool fuse)
       m_lossHost(device.stagingAllocator()) {
   const size_t n = graph.nodes.size();
   m_needsGrad.assign(n, false);
+  const Storage narrow = device.activationStorage();
   for (size_t i = 0; i < n; ++i) {
     const GraphNode& node = graph.nodes[i];
     auto rt = std::make_unique<NodeRuntime>();
-    rt->output = Tensor(m_deviceMemory);
-    rt->outputGrad = Tensor(m_deviceMemory);
+    // Note [16-bit activations]: the Input and the loss stay float32.
+    if (narrow != Storage::Float32 && !node.schema->isInput && !node.schema->isLoss() &&
+        node.schema->takes16BitActivations.count(device.backend()))
+      rt->storage = narrow;
+    rt->output = Tensor(m_deviceMemory, rt->storage);
+    rt->outputGrad = Tensor(m_deviceMemory, rt->storage);
+    rt->outputAs = Tensor(m_deviceMemory, rt->storage == Storage::Float32 ? narrow : Storage::Float32);
     // Note [Frozen layers]: a layer that does not learn has no gradient tensors, so nothing
     // downstream (optimizer, all-reduce) sees its blobs, and backward skips it when no layer
     // before it learns either (m_needsGrad).
@@ -125,7 +155,10 @@ void Network::fuseRelus() {
     const GraphNode& node = m_graph.nodes[i];
     if (!node.schema->foldsIntoProducer || node.inputs.size() != 1) continue;
     NodeRuntime& producer = *m_nodes[static_cast<size_t>(node.inputs[0])];
-    if (readers[static_cast<size_t>(node.inputs[0])] != 1 || !producer.kernel || !producer.kernel->fuseRelu()) continue;
+    // The producer writes the ReLU's output in its own storage (Note [16-bit activations]).
+    if (readers[static_cast<size_t>(node.inputs[0])] != 1 || producer.storage != m_nodes[i]->storage || !producer.kernel ||
+        !producer.kernel->fuseRelu())
+      continue;
     producer.writesInto = static_cast<int>(i);
     m_nodes[i]->foldedAway = true;
   }
@@ -141,6 +174,19 @@ int Network::forwardDoneBy(int node) const {
 }
 
 const Shape& Network::outputShapeOf(int node) const { return m_nodes[static_cast<size_t>(node)]->batchShape; }
+
+const Tensor& Network::inputFor(Storage storage, int producer) {
+  NodeRuntime& p = *m_nodes[static_cast<size_t>(producer)];
+  if (p.storage == storage) return p.output;
+  if (p.convertedIn != m_forwardPass) {
+    fitShape(p.outputAs, p.output.shape());
+    m_device.convert(p.outputAs, p.output);
+    p.convertedIn = m_forwardPass;
+  }
+  return p.outputAs;
+}
+
+Storage Network::storageOf(int node) const { return m_nodes[static_cast<size_t>(node)]->storage; }
 
 void Network::setBatch(int64_t batch) {
   m_batch = batch;
@@ -249,6 +295,7 @@ void Network::queueForward(const Tensor& x, const Tensor& labels, bool training,
   setBatch(batch);
   m_random = random;
   m_lastForwardTraining = training;
+  ++m_forwardPass;
   if (m_hostViewOut) uploadHostView();
   // Note [Layer profile]: the target and the Input's copy are the step's "data" time.
   const auto dataStart = m_timing ? m_timing->now() : StepTimer::Mark{};
@@ -276,7 +323,7 @@ void Network::queueForward(const Tensor& x, const Tensor& labels, bool training,
     if (rt.foldedAway) continue;  // written by the layer before (Note [Fused ReLU])
     const auto start = m_timing ? m_timing->now() : StepTimer::Mark{};
     inputs.clear();
-    for (int p : node.inputs) inputs.push_back(&m_nodes[p]->output);
+    for (int p : node.inputs) inputs.push_back(&inputFor(rt.storage, p));
     NodeRuntime& written = rt.writesInto >= 0 ? *m_nodes[static_cast<size_t>(rt.writesInto)] : rt;
     Tensor& output = written.output;
     fitShape(output, written.batchShape);
@@ -291,7 +338,7 @@ void Network::queueForward(const Tensor& x, const Tensor& labels, bool training,
   const Tensor& loss = m_nodes[m_graph.lossNode]->output;
   if (!onDevice()) return;
   if (!training) {
-    const Tensor& prediction = m_nodes[m_graph.loss().inputs.at(0)]->output;
+    const Tensor& prediction = inputFor(Storage::Float32, m_graph.loss().inputs.at(0));
     fitShape(m_predictionHost, prediction.shape());
     m_device.download(m_predictionHost.data(), prediction.data(), prediction.size());
   }
@@ -333,7 +380,7 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
     deferred.clear();
     for (size_t port = 0; port < node.inputs.size(); ++port) {
       const int p = node.inputs[port];
-      inputs.push_back(&m_nodes[p]->output);
+      inputs.push_back(&inputFor(rt.storage, p));
       if (!m_needsGrad[p]) {
         inputGrads.push_back(nullptr);
         continue;
@@ -341,11 +388,12 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
       NodeRuntime& producer = *m_nodes[p];
       const bool claimedHere =
           std::find(node.inputs.begin(), node.inputs.begin() + port, p) != node.inputs.begin() + port;
-      if (!producer.gradWritten && !claimedHere) {
+      // A gradient in another storage than the producer's is converted as it is added.
+      if (!producer.gradWritten && !claimedHere && producer.storage == rt.storage) {
         fitShape(producer.outputGrad, outputShapeOf(p));  // its output may be folded away
         inputGrads.push_back(&producer.outputGrad);
       } else {
-        Tensor* scratch = &scratchFor(outputShapeOf(p), static_cast<int>(deferred.size()));
+        Tensor* scratch = &scratchFor(outputShapeOf(p), rt.storage, static_cast<int>(deferred.size()));
         inputGrads.push_back(scratch);
         deferred.emplace_back(static_cast<int>(port), scratch);
       }
@@ -365,21 +413,31 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
     for (size_t port = 0; port < node.inputs.size(); ++port) {
       const int p = node.inputs[port];
       if (!m_needsGrad[p]) continue;
-      for (const auto& [deferredPort, scratch] : deferred)
-        if (deferredPort == static_cast<int>(port)) {
-          Tensor& acc = m_nodes[p]->outputGrad;
+      NodeRuntime& producer = *m_nodes[p];
+      for (const auto& [deferredPort, scratch] : deferred) {
+        if (deferredPort != static_cast<int>(port)) continue;
+        Tensor& acc = producer.outputGrad;
+        if (!producer.gradWritten) {  // the first contribution, in another storage
+          fitShape(acc, outputShapeOf(p));
+          m_device.convert(acc, *scratch);
+        } else if (acc.storage() == Storage::Float32 && scratch->storage() == Storage::Float32) {
           m_device.accumulate(acc.data(), scratch->data(), acc.size());
+        } else {
+          m_device.accumulateTensor(acc, *scratch);
         }
-      m_nodes[p]->gradWritten = true;
+        producer.gradWritten = true;
+      }
+      producer.gradWritten = true;
     }
     if (m_timing && !deferred.empty()) m_timing->addBackward(i, start, false);  // the fan-out's addition
   }
 }
 
-Tensor& Network::scratchFor(const Shape& shape, int nth) {
+Tensor& Network::scratchFor(const Shape& shape, Storage storage, int nth) {
   for (auto& t : m_scratch)
-    if (t->shape() == shape && nth-- == 0) return *t;
-  m_scratch.push_back(std::make_unique<Tensor>(shape, m_deviceMemory));
+    if (t->shape() == shape && t->storage() == storage && nth-- == 0) return *t;
+  m_scratch.push_back(std::make_unique<Tensor>(m_deviceMemory, storage));
+  m_scratch.back()->resize(shape);
   return *m_scratch.back();
 }
 
@@ -395,14 +453,14 @@ void Network::handOff(const std::function<void(int node)>& onNodeDone, int node)
 }
 
 int64_t Network::tensorBytes() const {
-  int64_t floats = m_target.capacity() + m_targetDevice.capacity() + m_lossGrad.capacity();
-  for (const auto& t : m_scratch) floats += t->capacity();
+  int64_t bytes = m_target.capacityBytes() + m_targetDevice.capacityBytes() + m_lossGrad.capacityBytes();
+  for (const auto& t : m_scratch) bytes += t->capacityBytes();
   for (const auto& rt : m_nodes) {
-    floats += rt->output.capacity() + rt->outputGrad.capacity();
-    for (const Tensor& t : rt->params) floats += t.capacity();
-    for (const Tensor& t : rt->grads) floats += t.capacity();
+    bytes += rt->output.capacityBytes() + rt->outputGrad.capacityBytes() + rt->outputAs.capacityBytes();
+    for (const Tensor& t : rt->params) bytes += t.capacityBytes();
+    for (const Tensor& t : rt->grads) bytes += t.capacityBytes();
   }
-  return floats * static_cast<int64_t>(sizeof(float));
+  return bytes;
 }
 
 const Tensor& Network::prediction() const {

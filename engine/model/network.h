@@ -111,6 +111,8 @@ class Network {
   bool runsBackward(int node) const { return m_needsGrad[static_cast<size_t>(node)]; }
   // Bytes of the replica's tensors: parameters, gradients, activations and their gradients.
   int64_t tensorBytes() const;
+  // The storage of `node`'s output and output gradient (Note [16-bit activations], network.cpp).
+  Storage storageOf(int node) const;
 
   // Note [Layer profile] (engine/train/profiler.h): the replica's profiler (a StepTimer), null unless the run
   // profiles. While timeNodes(true) (the profiler's training steps), forward and backward time
@@ -130,8 +132,12 @@ class Network {
   void setBatch(int64_t batch);                 // m_batch and every node's batchShape
   bool onDevice() const { return m_deviceMemory != nullptr; }
   void uploadHostView();
-  // m_scratch's nth tensor of that shape (one per deferred port of a call), made on first use.
-  Tensor& scratchFor(const Shape& shape, int nth);
+  // m_scratch's nth tensor of that shape and storage (one per deferred port of a call), made on
+  // first use.
+  Tensor& scratchFor(const Shape& shape, Storage storage, int nth);
+  // `producer`'s output as a reader whose activations are in `storage` takes it: the output
+  // itself, or its copy in that storage made once per forward pass (Note [16-bit activations]).
+  const Tensor& inputFor(Storage storage, int producer);
   // onNodeDone(node), when given; timed as the profile's "buckets" (Note [Layer profile]).
   void handOff(const std::function<void(int node)>& onNodeDone, int node);
 
@@ -159,6 +165,7 @@ class Network {
   std::vector<Tensor*> m_callInputGrads;
   RandomKey m_random;
   int64_t m_batch = 0;  // of the last forward
+  uint64_t m_forwardPass = 0;  // counts queueForward() calls: outputAs is converted once in each
   int64_t m_shapesBatch = -1;  // the batch the nodes' batchShape was computed for
   bool m_lastForwardTraining = false;
   StepTimer* m_profiler = nullptr;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -204,6 +205,10 @@ struct OpSchema {
   std::function<int64_t(const std::vector<Shape>& inputs, const Shape& output, const OpParams& params)> multiplyAdds;
   // Kernels by backend key ("cpu", "cuda").
   std::map<std::string, KernelFactory> kernels;
+  // Note [16-bit activations] (engine/model/network.cpp): backends whose kernel reads and writes
+  // activations, and their gradients, in the device's activationStorage() — set where the kernel
+  // is registered (the CUDA op folders' addCudaKernel); other layers get float32 copies.
+  std::set<std::string> takes16BitActivations;
   // Note [Op examples].
   std::vector<OpExample> examples;
 

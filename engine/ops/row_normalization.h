@@ -25,7 +25,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "engine/host_device/host_device.h"
+#include "engine/core/host_device.h"
 
 namespace netsmith::ops {
 

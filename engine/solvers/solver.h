@@ -10,7 +10,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "engine/host_device/host_device.h"
+#include "engine/core/host_device.h"
 
 namespace netsmith {
 

@@ -20,34 +20,38 @@ class CudnnActivationKernel final : public Kernel {
 
   void forward(KernelCall& call) override {
     auto& c = ctx(call);
-    prepare(call.inputs[0]->size());
+    prepare(call.inputs[0]->size(), call.output.storage());
     const float one = 1.0f, zero = 0.0f;
-    NS_CUDNN_CHECK(cudnnActivationForward(c.cudnn(), m_act, &one, m_desc.get(), call.inputs[0]->data(), &zero,
-                                          m_desc.get(), call.output.data()));
+    NS_CUDNN_CHECK(cudnnActivationForward(c.cudnn(), m_act, &one, m_desc.get(), call.inputs[0]->raw(), &zero,
+                                          m_desc.get(), call.output.raw()));
   }
 
   void backward(KernelCall& call) override {
     if (!call.inputGrads[0]) return;
     auto& c = ctx(call);
-    prepare(call.output.size());
+    prepare(call.output.size(), call.output.storage());
     const float one = 1.0f, zero = 0.0f;
-    const float* x = m_readsOutputOnly ? call.output.data() : call.inputs[0]->data();
-    NS_CUDNN_CHECK(cudnnActivationBackward(c.cudnn(), m_act, &one, m_desc.get(), call.output.data(), m_desc.get(),
-                                           call.outputGrad->data(), m_desc.get(), x, &zero, m_desc.get(),
-                                           call.inputGrads[0]->data()));
+    const void* x = m_readsOutputOnly ? call.output.raw() : call.inputs[0]->raw();
+    NS_CUDNN_CHECK(cudnnActivationBackward(c.cudnn(), m_act, &one, m_desc.get(), call.output.raw(), m_desc.get(),
+                                           call.outputGrad->raw(), m_desc.get(), x, &zero, m_desc.get(),
+                                           call.inputGrads[0]->raw()));
   }
 
  private:
-  void prepare(int64_t n) {
-    if (n == m_size) return;
+  // Every tensor in one storage: float32, or the device's 16-bit one (Note [16-bit activations]),
+  // which cuDNN's activations take with float32 arithmetic inside.
+  void prepare(int64_t n, Storage storage) {
+    if (n == m_size && storage == m_storage) return;
     NS_CHECK(n < (int64_t{1} << 31), "an activation over {} values exceeds cuDNN's 2^31 limit: lower the batch size", n);
-    m_desc.set(1, 1, 1, n);
+    m_desc.set(1, 1, 1, n, storage);
     m_size = n;
+    m_storage = storage;
   }
   const bool m_readsOutputOnly;  // ReLU: its input may never be written (a fused producer)
   cudnnActivationDescriptor_t m_act = nullptr;
   TensorDesc m_desc;
   int64_t m_size = -1;
+  Storage m_storage = Storage::Float32;
 };
 
 }  // namespace

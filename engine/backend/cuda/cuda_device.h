@@ -74,6 +74,11 @@ class CudaDeviceContext final : public DeviceContext {
   void fill(float* dst, int64_t n, float value) override;
   void accumulate(float* acc, const float* x, int64_t n) override;
   void scale(float* dst, const float* src, int64_t n, float s) override;
+  // Note [16-bit activations]: float16 in half, bfloat16 in bfloat16, unless
+  // NETSMITH_ACTIVATIONS=float32.
+  Storage activationStorage() const override { return m_activationStorage; }
+  void convert(Tensor& dst, const Tensor& src) override;
+  void accumulateTensor(Tensor& acc, const Tensor& x) override;
 
   int ordinal() const { return m_ordinal; }
   const CudaOptions& options() const { return m_options; }
@@ -96,6 +101,7 @@ class CudaDeviceContext final : public DeviceContext {
   std::string m_id;
   int m_ordinal = 0;
   CudaOptions m_options;
+  Storage m_activationStorage = Storage::Float32;
   cudaStream_t m_stream = nullptr;
   cudaStream_t m_commStream = nullptr;
   cudaEvent_t m_downloadsQueued = nullptr;  // recorded after each queueDownload()

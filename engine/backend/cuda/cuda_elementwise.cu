@@ -10,6 +10,15 @@
 namespace netsmith::cuda {
 namespace {
 
+template <typename F>
+__global__ void channelSums(float* db, const typename F::Bits* dy, int64_t batch, int64_t C, int64_t S) {
+  const int64_t c = blockIdx.x;
+  double sum = 0.0;
+  for (int64_t j = threadIdx.x; j < batch * S; j += blockDim.x) sum += F::load(dy[(j / S * C + c) * S + j % S]);
+  sum = blockSum(sum);
+  if (threadIdx.x == 0) db[c] = static_cast<float>(sum);
+}
+
 // On a simulated GPU: a pointer argument is device memory of n elements, checked and turned into
 // its host address; any other argument passes as it is.
 template <typename T>
@@ -45,6 +54,53 @@ void launchScale(float* dst, const float* src, int64_t n, float s, cudaStream_t 
 }
 void launchAdd(float* dst, const float* a, const float* b, int64_t n, cudaStream_t stream) {
   launchElementwise("add", stream, n, body::Add{}, dst, a, b);
+}
+void launchConvert(void* dst, Storage dstStorage, const void* src, Storage srcStorage, int64_t n, cudaStream_t stream) {
+  withFormat(dstStorage, [&](auto out) {
+    withFormat(srcStorage, [&](auto in) {
+      using Out = decltype(out);
+      using In = decltype(in);
+      launchElementwise("convert", stream, n, body::Convert<Out, In>{}, static_cast<typename Out::Bits*>(dst),
+                        static_cast<const typename In::Bits*>(src));
+    });
+  });
+}
+void launchAccumulateConverted(void* acc, Storage accStorage, const void* x, Storage xStorage, int64_t n,
+                               cudaStream_t stream) {
+  withFormat(accStorage, [&](auto out) {
+    withFormat(xStorage, [&](auto in) {
+      using Out = decltype(out);
+      using In = decltype(in);
+      launchElementwise("accumulate", stream, n, body::AccumulateConverted<Out, In>{},
+                        static_cast<typename Out::Bits*>(acc), static_cast<const typename In::Bits*>(x));
+    });
+  });
+}
+void launchAdd(void* dst, const void* a, const void* b, Storage storage, int64_t n, cudaStream_t stream) {
+  withFormat(storage, [&](auto format) {
+    using F = decltype(format);
+    using Bits = typename F::Bits;
+    launchElementwise("add", stream, n, body::AddStored<F>{}, static_cast<Bits*>(dst), static_cast<const Bits*>(a),
+                      static_cast<const Bits*>(b));
+  });
+}
+void launchChannelBias(void* y, Storage storage, const float* b, int64_t n, int64_t C, int64_t S, bool relu,
+                       cudaStream_t stream) {
+  withFormat(storage, [&](auto format) {
+    using F = decltype(format);
+    launchElementwise("channel bias", stream, n, body::ChannelBias<F>{C, S, relu}, static_cast<typename F::Bits*>(y), b);
+  });
+}
+void launchChannelBiasGradient(float* db, const void* dy, Storage storage, int64_t batch, int64_t C, int64_t S,
+                               cudaStream_t stream) {
+  NS_CHECK(!gpuRuntime().simulated(), "the channel bias gradient kernel runs on real GPUs only");
+  if (C <= 0) return;
+  withFormat(storage, [&](auto format) {
+    using F = decltype(format);
+    const LaunchShape shape = perBlock("channelBiasGradient", C, kThreads);
+    channelSums<F><<<gridOf(shape), shape.block, 0, stream>>>(db, static_cast<const typename F::Bits*>(dy), batch, C, S);
+  });
+  NS_CUDA_CHECK_LAUNCH();
 }
 void launchTreeSum(float* out, const float* parts, int ranks, int64_t count, cudaStream_t stream) {
   if (count <= 0) return;

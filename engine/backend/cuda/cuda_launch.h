@@ -6,14 +6,30 @@
 
 #include <cstdint>
 
+#include "engine/core/half_floats.h"
+
 namespace netsmith::cuda {
 
 void launchFill(float* dst, int64_t n, float value, cudaStream_t stream);
 void launchAccumulate(float* acc, const float* x, int64_t n, cudaStream_t stream);      // acc += x
 void launchScale(float* dst, const float* src, int64_t n, float s, cudaStream_t stream);  // dst = src * s
 void launchAdd(float* dst, const float* a, const float* b, int64_t n, cudaStream_t stream);  // dst = a + b
+// dst = a + b, all three in `storage`, the sum in float32 (Note [16-bit activations]).
+void launchAdd(void* dst, const void* a, const void* b, Storage storage, int64_t n, cudaStream_t stream);
 // out[i] = the sum over r < ranks (at most body::TreeSum::kMaxRanks) of parts[r * count + i], in
 // Note [Reduction tree]'s order.
+// Note [16-bit activations] (engine/model/network.cpp): dst[i] = src[i] rounded to dst's storage;
+// acc[i] += x[i], the sum in float32 stored in acc's storage. n counts values.
+void launchConvert(void* dst, Storage dstStorage, const void* src, Storage srcStorage, int64_t n, cudaStream_t stream);
+void launchAccumulateConverted(void* acc, Storage accStorage, const void* x, Storage xStorage, int64_t n,
+                               cudaStream_t stream);
+// y (batch, C, S) in `storage` += b[c] (float32), then max(·, 0) when relu; n = batch·C·S.
+void launchChannelBias(void* y, Storage storage, const float* b, int64_t n, int64_t C, int64_t S, bool relu,
+                       cudaStream_t stream);
+// db[c] = Σ over batch and S of dy (batch, C, S) in `storage`: one block per channel, the sum in
+// double in a fixed order (deterministic). Real GPUs only (simulated ones run the CPU kernels).
+void launchChannelBiasGradient(float* db, const void* dy, Storage storage, int64_t batch, int64_t C, int64_t S,
+                               cudaStream_t stream);
 void launchTreeSum(float* out, const float* parts, int ranks, int64_t count, cudaStream_t stream);
 
 }  // namespace netsmith::cuda

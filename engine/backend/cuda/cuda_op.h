@@ -26,10 +26,27 @@ namespace netsmith::cuda {
 // (activation_kernel.cpp), so backward is unchanged. Simulated GPUs do not fuse (their kernels,
 // the CPU's behind a queue, keep every layer's own call: Note [Simulated kernels]).
 
-inline void addCudaKernel(OpRegistry& registry, const char* op, KernelFactory factory) {
+// Whether an op's CUDA kernel reads and writes 16-bit activations when the device stores them
+// (Note [16-bit activations], engine/model/network.cpp): its forward and backward then take every
+// activation and activation gradient in the context's activationStorage(), and parameters and
+// their gradients in float32.
+enum class Activations { Float32Only, Also16Bit };
+
+inline void addCudaKernel(OpRegistry& registry, const char* op, KernelFactory factory,
+                          Activations activations = Activations::Float32Only) {
   OpSchema* schema = registry.findMutable(op);
   NS_CHECK(schema, "the CUDA backend has kernels for '{}', which is not registered", op);
   schema->kernels["cuda"] = std::move(factory);
+  if (activations == Activations::Also16Bit) schema->takes16BitActivations.insert("cuda");
+}
+
+inline cudnnDataType_t cudnnTypeOf(Storage storage) {
+  switch (storage) {
+    case Storage::Float16: return CUDNN_DATA_HALF;
+    case Storage::BFloat16: return CUDNN_DATA_BFLOAT16;
+    case Storage::Float32: break;
+  }
+  return CUDNN_DATA_FLOAT;
 }
 
 // Owners of cuDNN descriptors (created on construction, destroyed with the owner).
@@ -39,9 +56,9 @@ class TensorDesc {
   ~TensorDesc() { cudnnDestroyTensorDescriptor(m_desc); }
   TensorDesc(const TensorDesc&) = delete;
   TensorDesc& operator=(const TensorDesc&) = delete;
-  // Plain NCHW float32.
-  void set(int64_t n, int64_t c, int64_t h, int64_t w) {
-    NS_CUDNN_CHECK(cudnnSetTensor4dDescriptor(m_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, static_cast<int>(n),
+  // Plain NCHW, float32 or a tensor's 16-bit storage (Note [16-bit activations]).
+  void set(int64_t n, int64_t c, int64_t h, int64_t w, Storage storage = Storage::Float32) {
+    NS_CUDNN_CHECK(cudnnSetTensor4dDescriptor(m_desc, CUDNN_TENSOR_NCHW, cudnnTypeOf(storage), static_cast<int>(n),
                                               static_cast<int>(c), static_cast<int>(h), static_cast<int>(w)));
   }
   cudnnTensorDescriptor_t get() const { return m_desc; }

@@ -4,7 +4,8 @@
 
 #include <cstdint>
 
-#include "engine/host_device/host_device.h"
+#include "engine/core/half_floats.h"
+#include "engine/core/host_device.h"
 
 namespace netsmith::cuda::body {
 
@@ -16,6 +17,38 @@ struct Accumulate {
 };
 struct Scale {
   NS_HOST_DEVICE void operator()(int64_t i, float* dst, const float* src, float s) const { dst[i] = src[i] * s; }
+};
+// Note [16-bit activations]: between storages, each value through float32 (Out and In are the
+// formats of engine/core/half_floats.h).
+template <typename Out, typename In>
+struct Convert {
+  NS_HOST_DEVICE void operator()(int64_t i, typename Out::Bits* dst, const typename In::Bits* src) const {
+    dst[i] = Out::store(In::load(src[i]));
+  }
+};
+template <typename Out, typename In>
+struct AccumulateConverted {
+  NS_HOST_DEVICE void operator()(int64_t i, typename Out::Bits* acc, const typename In::Bits* x) const {
+    acc[i] = Out::store(Out::load(acc[i]) + In::load(x[i]));
+  }
+};
+template <typename F>
+struct AddStored {
+  NS_HOST_DEVICE void operator()(int64_t i, typename F::Bits* dst, const typename F::Bits* a,
+                                 const typename F::Bits* b) const {
+    dst[i] = F::store(F::load(a[i]) + F::load(b[i]));
+  }
+};
+// A convolution's bias over (batch, C, S) activations of format F, and the ReLU that reads only
+// this layer when it writes it (Note [GPU fused epilogues]): max(y + b, 0) in float32, stored once.
+template <typename F>
+struct ChannelBias {
+  int64_t C, S;
+  bool relu = false;
+  NS_HOST_DEVICE void operator()(int64_t i, typename F::Bits* y, const float* b) const {
+    const float v = F::load(y[i]) + b[(i / S) % C];
+    y[i] = F::store(relu ? (v > 0.0f ? v : 0.0f) : v);
+  }
 };
 struct Add {
   NS_HOST_DEVICE void operator()(int64_t i, float* dst, const float* a, const float* b) const { dst[i] = a[i] + b[i]; }

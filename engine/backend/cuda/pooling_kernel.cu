@@ -17,23 +17,39 @@ class CudaPoolingKernel final : public Kernel {
   CudaPoolingKernel(const ops::PoolingGeometry& g, bool max, bool includingPad)
       : m_max(max), m_includingPad(includingPad), m_channels(g.channels), m_h(axisOf(g.height)), m_w(axisOf(g.width)) {}
 
+  // Every activation in the storage of the input (Note [16-bit activations]).
   void forward(KernelCall& call) override {
+    withFormat(call.inputs[0]->storage(), [&](auto format) { forwardIn<decltype(format)>(call); });
+  }
+  void backward(KernelCall& call) override {
+    withFormat(call.inputs[0]->storage(), [&](auto format) { backwardIn<decltype(format)>(call); });
+  }
+
+ private:
+  template <typename F>
+  static const typename F::Bits* in(const Tensor& t) { return static_cast<const typename F::Bits*>(t.raw()); }
+  template <typename F>
+  static typename F::Bits* out(Tensor& t) { return static_cast<typename F::Bits*>(t.raw()); }
+
+  template <typename F>
+  void forwardIn(KernelCall& call) {
     auto& c = ctx(call);
     const int64_t planes = call.inputs[0]->dim(0) * m_channels;
     const int64_t n = call.output.size();
     if (m_max) {
       int* argmax = nullptr;
       if (call.training) argmax = argmaxBuffer(c, n);
-      launchGridStride("maxPoolingForward", c.stream(), n, pool::MaxForward{m_h, m_w}, call.inputs[0]->data(),
-                       call.output.data(), argmax);
+      launchGridStride("maxPoolingForward", c.stream(), n, pool::MaxForwardOf<F>{m_h, m_w}, in<F>(*call.inputs[0]),
+                       out<F>(call.output), argmax);
       m_argmaxPlanes = call.training ? planes : -1;
     } else {
-      launchGridStride("averagePoolingForward", c.stream(), n, pool::AverageForward{m_h, m_w, m_includingPad},
-                       call.inputs[0]->data(), call.output.data());
+      launchGridStride("averagePoolingForward", c.stream(), n, pool::AverageForwardOf<F>{m_h, m_w, m_includingPad},
+                       in<F>(*call.inputs[0]), out<F>(call.output));
     }
   }
 
-  void backward(KernelCall& call) override {
+  template <typename F>
+  void backwardIn(KernelCall& call) {
     Tensor* dx = call.inputGrads[0];
     if (!dx) return;
     auto& c = ctx(call);
@@ -42,19 +58,18 @@ class CudaPoolingKernel final : public Kernel {
     if (m_max) {
       if (m_argmaxPlanes != planes) {  // backward after an inference forward: find the maxima again
         const int64_t outs = call.output.size();
-        launchGridStride("maxPoolingArgmax", c.stream(), outs, pool::MaxForward{m_h, m_w}, call.inputs[0]->data(),
-                         static_cast<float*>(nullptr), argmaxBuffer(c, outs));
+        launchGridStride("maxPoolingArgmax", c.stream(), outs, pool::MaxForwardOf<F>{m_h, m_w}, in<F>(*call.inputs[0]),
+                         static_cast<typename F::Bits*>(nullptr), argmaxBuffer(c, outs));
         m_argmaxPlanes = planes;
       }
-      launchGridStride("maxPoolingBackward", c.stream(), n, pool::MaxBackward{m_h, m_w}, call.outputGrad->data(),
-                       argmaxInts(), dx->data());
+      launchGridStride("maxPoolingBackward", c.stream(), n, pool::MaxBackwardOf<F>{m_h, m_w}, in<F>(*call.outputGrad),
+                       argmaxInts(), out<F>(*dx));
     } else {
-      launchGridStride("averagePoolingBackward", c.stream(), n, pool::AverageBackward{m_h, m_w, m_includingPad},
-                       call.outputGrad->data(), dx->data());
+      launchGridStride("averagePoolingBackward", c.stream(), n, pool::AverageBackwardOf<F>{m_h, m_w, m_includingPad},
+                       in<F>(*call.outputGrad), out<F>(*dx));
     }
   }
 
- private:
   // int32 indices kept in a float tensor's memory (same size) from the device pool.
   int* argmaxBuffer(CudaDeviceContext& c, int64_t n) {
     if (!m_argmax.allocator()) m_argmax = Tensor(c.deviceAllocator());

@@ -7,7 +7,8 @@
 
 #include <cstdint>
 
-#include "engine/host_device/host_device.h"
+#include "engine/core/half_floats.h"
+#include "engine/core/host_device.h"
 
 namespace netsmith::cuda::pool {
 
@@ -39,32 +40,36 @@ NS_HOST_DEVICE inline float averageScale(const Axis& h, const Axis& w, int oh, i
 // Output element i of (planes, h.out, w.out): its window's maximum, ties to the first in
 // row-major order, and its plane-local input index (argmax) when asked. Starts from the window's
 // first element, as the CPU kernel: a NaN there stays the result (starting from −∞ skipped it).
-struct MaxForward {
+// F: the activations' format (Note [16-bit activations]); each body loads and sums in float32.
+template <typename F>
+struct MaxForwardOf {
   Axis h, w;
-  NS_HOST_DEVICE void operator()(int64_t i, const float* x, float* y, int* argmax) const {
+  NS_HOST_DEVICE void operator()(int64_t i, const typename F::Bits* x, typename F::Bits* y, int* argmax) const {
     const int ow = static_cast<int>(i % w.out);
     const int oh = static_cast<int>((i / w.out) % h.out);
     const int64_t plane = i / (static_cast<int64_t>(w.out) * h.out);
-    const float* xp = x + plane * h.in * w.in;
+    const typename F::Bits* xp = x + plane * h.in * w.in;
     int where = h.begin(oh) * w.in + w.begin(ow);
-    float best = xp[where];
+    float best = F::load(xp[where]);
     for (int ih = h.begin(oh); ih < h.end(oh); ++ih)
       for (int iw = w.begin(ow); iw < w.end(ow); ++iw) {
-        const float v = xp[ih * w.in + iw];
+        const float v = F::load(xp[ih * w.in + iw]);
         if (v > best) {  // strict: ties keep the first in row-major order
           best = v;
           where = ih * w.in + iw;
         }
       }
-    if (y) y[i] = best;
+    if (y) y[i] = F::store(best);
     if (argmax) argmax[i] = where;
   }
 };
+using MaxForward = MaxForwardOf<Float32Format>;
 
 // Input element i of (planes, h.in, w.in): the sum of dy over the windows whose maximum it was.
-struct MaxBackward {
+template <typename F>
+struct MaxBackwardOf {
   Axis h, w;
-  NS_HOST_DEVICE void operator()(int64_t i, const float* dy, const int* argmax, float* dx) const {
+  NS_HOST_DEVICE void operator()(int64_t i, const typename F::Bits* dy, const int* argmax, typename F::Bits* dx) const {
     const int iw = static_cast<int>(i % w.in);
     const int ih = static_cast<int>((i / w.in) % h.in);
     const int64_t plane = i / (static_cast<int64_t>(w.in) * h.in);
@@ -74,33 +79,37 @@ struct MaxBackward {
     for (int oh = h.firstCovering(ih); oh <= h.lastCovering(ih); ++oh)
       for (int ow = w.firstCovering(iw); ow <= w.lastCovering(iw); ++ow) {
         const int64_t o = outBase + oh * w.out + ow;
-        if (argmax[o] == self) sum += dy[o];
+        if (argmax[o] == self) sum += F::load(dy[o]);
       }
-    dx[i] = sum;
+    dx[i] = F::store(sum);
   }
 };
+using MaxBackward = MaxBackwardOf<Float32Format>;
 
 // Output element i: the window's sum (row-major, float) times averageScale.
-struct AverageForward {
+template <typename F>
+struct AverageForwardOf {
   Axis h, w;
   bool includingPad;
-  NS_HOST_DEVICE void operator()(int64_t i, const float* x, float* y) const {
+  NS_HOST_DEVICE void operator()(int64_t i, const typename F::Bits* x, typename F::Bits* y) const {
     const int ow = static_cast<int>(i % w.out);
     const int oh = static_cast<int>((i / w.out) % h.out);
     const int64_t plane = i / (static_cast<int64_t>(w.out) * h.out);
-    const float* xp = x + plane * h.in * w.in;
+    const typename F::Bits* xp = x + plane * h.in * w.in;
     float sum = 0.0f;
     for (int ih = h.begin(oh); ih < h.end(oh); ++ih)
-      for (int iw = w.begin(ow); iw < w.end(ow); ++iw) sum += xp[ih * w.in + iw];
-    y[i] = sum * averageScale(h, w, oh, ow, includingPad);
+      for (int iw = w.begin(ow); iw < w.end(ow); ++iw) sum += F::load(xp[ih * w.in + iw]);
+    y[i] = F::store(sum * averageScale(h, w, oh, ow, includingPad));
   }
 };
+using AverageForward = AverageForwardOf<Float32Format>;
 
 // Input element i: Σ dy·averageScale over the windows that cover it, in (oh, ow) order.
-struct AverageBackward {
+template <typename F>
+struct AverageBackwardOf {
   Axis h, w;
   bool includingPad;
-  NS_HOST_DEVICE void operator()(int64_t i, const float* dy, float* dx) const {
+  NS_HOST_DEVICE void operator()(int64_t i, const typename F::Bits* dy, typename F::Bits* dx) const {
     const int iw = static_cast<int>(i % w.in);
     const int ih = static_cast<int>((i / w.in) % h.in);
     const int64_t plane = i / (static_cast<int64_t>(w.in) * h.in);
@@ -108,9 +117,10 @@ struct AverageBackward {
     float sum = 0.0f;
     for (int oh = h.firstCovering(ih); oh <= h.lastCovering(ih); ++oh)
       for (int ow = w.firstCovering(iw); ow <= w.lastCovering(iw); ++ow)
-        sum += dy[outBase + oh * w.out + ow] * averageScale(h, w, oh, ow, includingPad);
-    dx[i] = sum;
+        sum += F::load(dy[outBase + oh * w.out + ow]) * averageScale(h, w, oh, ow, includingPad);
+    dx[i] = F::store(sum);
   }
 };
+using AverageBackward = AverageBackwardOf<Float32Format>;
 
 }  // namespace netsmith::cuda::pool

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "engine/host_device/host_device.h"
+#include "engine/core/host_device.h"
 #include "engine/solvers/solver.h"
 
 namespace netsmith::cuda::solver {

@@ -3,7 +3,7 @@
 // the closed form on the CPU.
 #pragma once
 
-#include "engine/host_device/host_device.h"
+#include "engine/core/host_device.h"
 
 namespace netsmith::cuda {
 

@@ -1,4 +1,5 @@
-// Add2 on the GPU: y = a + b; both input gradients are the output gradient.
+// Add2 on the GPU: y = a + b; both input gradients are the output gradient. Float32 or 16-bit
+// activations (Note [16-bit activations]): the sum in float32, rounded as it is stored.
 #include "engine/backend/cuda/cuda_launch.h"
 #include "engine/backend/cuda/cuda_op.h"
 
@@ -8,18 +9,20 @@ namespace {
 class Add2Kernel final : public Kernel {
  public:
   void forward(KernelCall& call) override {
-    launchAdd(call.output.data(), call.inputs[0]->data(), call.inputs[1]->data(), call.output.size(), ctx(call).stream());
+    launchAdd(call.output.raw(), call.inputs[0]->raw(), call.inputs[1]->raw(), call.output.storage(), call.output.size(),
+              ctx(call).stream());
   }
   void backward(KernelCall& call) override {
     for (Tensor* dx : call.inputGrads)
-      if (dx) ctx(call).copy(dx->data(), call.outputGrad->data(), call.outputGrad->size());
+      if (dx) ctx(call).convert(*dx, *call.outputGrad);
   }
 };
 
 }  // namespace
 
 void register_add2(OpRegistry& registry) {
-  addCudaKernel(registry, "Add2", [](const KernelSetup&) { return std::make_unique<Add2Kernel>(); });
+  addCudaKernel(registry, "Add2", [](const KernelSetup&) { return std::make_unique<Add2Kernel>(); },
+                Activations::Also16Bit);
 }
 
 }  // namespace netsmith::cuda

@@ -10,7 +10,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "engine/host_device/host_device.h"
+#include "engine/core/half_floats.h"
+#include "engine/core/host_device.h"
 
 namespace netsmith::cuda::bn {
 
@@ -110,25 +111,30 @@ NS_HOST_DEVICE inline float inputGradient(float x, float dy, float mean, const f
 
 // Element i of (batch, C, S): y = normalize(x) with its channel's statistics and parameters.
 // relu: the ReLU that reads only this layer, written here (Note [GPU fused epilogues]).
-struct Normalize {
+// F: the activations' format (Note [16-bit activations]); statistics and parameters are float32.
+template <typename F>
+struct NormalizeOf {
   int64_t C, S;
   bool relu = false;
-  NS_HOST_DEVICE void operator()(int64_t i, const float* x, float* y, const float* mean, const float* invStd,
-                                 const float* gamma, const float* beta) const {
+  NS_HOST_DEVICE void operator()(int64_t i, const typename F::Bits* x, typename F::Bits* y, const float* mean,
+                                 const float* invStd, const float* gamma, const float* beta) const {
     const int64_t c = channelOf(i, C, S);
-    const float v = normalize(x[i], mean[c], invStd[c], gamma[c], beta[c]);
-    y[i] = relu ? (v > 0.0f ? v : 0.0f) : v;
+    const float v = normalize(F::load(x[i]), mean[c], invStd[c], gamma[c], beta[c]);
+    y[i] = F::store(relu ? (v > 0.0f ? v : 0.0f) : v);
   }
 };
+using Normalize = NormalizeOf<Float32Format>;
 
 // Element i of (batch, C, S): dx from its channel's coefficients k (C, 3).
-struct InputGradient {
+template <typename F>
+struct InputGradientOf {
   int64_t C, S;
-  NS_HOST_DEVICE void operator()(int64_t i, const float* x, const float* dy, const float* mean, const float* k,
-                                 float* dx) const {
+  NS_HOST_DEVICE void operator()(int64_t i, const typename F::Bits* x, const typename F::Bits* dy, const float* mean,
+                                 const float* k, typename F::Bits* dx) const {
     const int64_t c = channelOf(i, C, S);
-    dx[i] = inputGradient(x[i], dy[i], mean[c], k + c * 3);
+    dx[i] = F::store(inputGradient(F::load(x[i]), F::load(dy[i]), mean[c], k + c * 3));
   }
 };
+using InputGradient = InputGradientOf<Float32Format>;
 
 }  // namespace netsmith::cuda::bn

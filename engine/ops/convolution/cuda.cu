@@ -5,7 +5,8 @@
 namespace netsmith::cuda {
 
 void register_convolution(OpRegistry& registry) {
-  addCudaKernel(registry, "Convolution", [](const KernelSetup& setup) { return makeCudnnConvKernel(setup, false); });
+  addCudaKernel(registry, "Convolution", [](const KernelSetup& setup) { return makeCudnnConvKernel(setup, false); },
+                Activations::Also16Bit);
 }
 
 }  // namespace netsmith::cuda

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "engine/backend/cuda/counter_random.h"
-#include "engine/host_device/host_device.h"
+#include "engine/core/host_device.h"
 
 namespace netsmith::cuda {
 

@@ -1,5 +1,6 @@
 // GlobalAveragePooling on the GPU: one block per (sample, channel) plane sums it (fixed order,
-// deterministic); backward spreads dy / (H·W) over the plane. Steps in cuda_math.h.
+// deterministic); backward spreads dy / (H·W) over the plane. Steps in cuda_math.h. Float32 or
+// 16-bit activations (Note [16-bit activations]), summed in float32.
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_op.h"
 #include "engine/ops/global_average_pooling/cuda_math.h"
@@ -7,13 +8,23 @@
 namespace netsmith::cuda {
 namespace {
 
-__global__ void planeMeans(const float* x, float* y, int64_t planeSize, float scale) {
-  const float* xp = x + blockIdx.x * planeSize;
+template <typename F>
+__global__ void planeMeans(const typename F::Bits* x, typename F::Bits* y, int64_t planeSize, float scale) {
+  const typename F::Bits* xp = x + blockIdx.x * planeSize;
   float sum = 0.0f;
-  for (int64_t i = threadIdx.x; i < planeSize; i += blockDim.x) sum += xp[i];
+  for (int64_t i = threadIdx.x; i < planeSize; i += blockDim.x) sum += F::load(xp[i]);
   sum = blockSum(sum);
-  if (threadIdx.x == 0) y[blockIdx.x] = planeMean(sum, scale);
+  if (threadIdx.x == 0) y[blockIdx.x] = F::store(planeMean(sum, scale));
 }
+
+// body::GlobalAverageSpread for activations of format F.
+template <typename F>
+struct SpreadOf {
+  body::GlobalAverageSpread spread;
+  __device__ void operator()(int64_t i, const typename F::Bits* dy, typename F::Bits* dx) const {
+    spread.template spread<F>(i, dy, dx);
+  }
+};
 
 class GlobalAveragePoolingKernel final : public Kernel {
  public:
@@ -23,16 +34,24 @@ class GlobalAveragePoolingKernel final : public Kernel {
     const int64_t planes = call.inputs[0]->dim(0) * m_channels;
     if (planes == 0) return;
     const LaunchShape shape = perBlock("globalAveragePoolingForward", planes, kThreads);
-    planeMeans<<<gridOf(shape), shape.block, 0, ctx(call).stream()>>>(call.inputs[0]->data(), call.output.data(),
-                                                                      m_planeSize, scale());
+    withFormat(call.output.storage(), [&](auto format) {
+      using F = decltype(format);
+      planeMeans<F><<<gridOf(shape), shape.block, 0, ctx(call).stream()>>>(
+          static_cast<const typename F::Bits*>(call.inputs[0]->raw()), static_cast<typename F::Bits*>(call.output.raw()),
+          m_planeSize, scale());
+    });
     NS_CUDA_CHECK_LAUNCH();
   }
 
   void backward(KernelCall& call) override {
     Tensor* dx = call.inputGrads[0];
     if (!dx) return;
-    launchGridStride("globalAveragePoolingBackward", ctx(call).stream(), dx->size(),
-                     body::GlobalAverageSpread{m_planeSize, scale()}, call.outputGrad->data(), dx->data());
+    withFormat(dx->storage(), [&](auto format) {
+      using F = decltype(format);
+      launchGridStride("globalAveragePoolingBackward", ctx(call).stream(), dx->size(),
+                       SpreadOf<F>{body::GlobalAverageSpread{m_planeSize, scale()}},
+                       static_cast<const typename F::Bits*>(call.outputGrad->raw()), static_cast<typename F::Bits*>(dx->raw()));
+    });
   }
 
  private:
@@ -48,7 +67,7 @@ void register_global_average_pooling(OpRegistry& registry) {
   addCudaKernel(registry, "GlobalAveragePooling", [](const KernelSetup& setup) {
     const Shape& x = setup.inputShapes.at(0);
     return std::make_unique<GlobalAveragePoolingKernel>(x.at(0), x.at(1) * x.at(2));
-  });
+  }, Activations::Also16Bit);
 }
 
 }  // namespace netsmith::cuda

@@ -5,7 +5,8 @@
 
 #include <cstdint>
 
-#include "engine/host_device/host_device.h"
+#include "engine/core/half_floats.h"
+#include "engine/core/host_device.h"
 
 namespace netsmith::cuda {
 
@@ -19,7 +20,12 @@ namespace body {
 struct GlobalAverageSpread {
   int64_t planeSize;
   float scale;
-  NS_HOST_DEVICE void operator()(int64_t i, const float* dy, float* dx) const { dx[i] = dy[i / planeSize] * scale; }
+  // F: the activations' format (Note [16-bit activations]).
+  template <typename F = Float32Format>
+  NS_HOST_DEVICE void spread(int64_t i, const typename F::Bits* dy, typename F::Bits* dx) const {
+    dx[i] = F::store(F::load(dy[i / planeSize]) * scale);
+  }
+  NS_HOST_DEVICE void operator()(int64_t i, const float* dy, float* dx) const { spread<Float32Format>(i, dy, dx); }
 };
 
 }  // namespace body

@@ -5,7 +5,8 @@
 namespace netsmith::cuda {
 
 void register_relu(OpRegistry& registry) {
-  addCudaKernel(registry, "ReLU", [](const KernelSetup&) { return makeCudnnActivationKernel(CUDNN_ACTIVATION_RELU, 0.0); });
+  addCudaKernel(registry, "ReLU", [](const KernelSetup&) { return makeCudnnActivationKernel(CUDNN_ACTIVATION_RELU, 0.0); },
+                Activations::Also16Bit);
 }
 
 }  // namespace netsmith::cuda

@@ -5,6 +5,6 @@ namespace netsmith::cuda {
 
 std::unique_ptr<Kernel> makeCudaCopyKernel(const KernelSetup& setup);  // flatten/cuda.cu
 
-void register_reshape(OpRegistry& registry) { addCudaKernel(registry, "Reshape", makeCudaCopyKernel); }
+void register_reshape(OpRegistry& registry) { addCudaKernel(registry, "Reshape", makeCudaCopyKernel, Activations::Also16Bit); }
 
 }  // namespace netsmith::cuda

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "engine/host_device/host_device.h"
+#include "engine/core/host_device.h"
 
 namespace netsmith::cuda {
 

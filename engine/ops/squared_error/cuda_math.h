@@ -2,7 +2,7 @@
 // so tst_cuda_kernel_bodies compares it with the CPU op (squared_error/schema.cpp).
 #pragma once
 
-#include "engine/host_device/host_device.h"
+#include "engine/core/host_device.h"
 
 namespace netsmith::cuda {
 

@@ -7,7 +7,9 @@
 // around the kernels — allocation, copies, ordering, the solver, NCCL — is the CUDA backend's own
 // host code. The backend's own small kernels (fill, scale, the fused solver step) are not CPU
 // kernels: the simulator runs their __host__ __device__ bodies in a host loop (cuda_elementwise.cu,
-// cuda_solver.cu). A simulated GPU computes in float32 with one thread.
+// cuda_solver.cu). A simulated GPU computes in float32 with one thread. Activations it stores in
+// 16 bits (Note [16-bit activations], engine/model/network.cpp) reach the CPU kernel widened to
+// float32, and what the kernel writes is rounded back as it is stored: the bits a GPU stores.
 #include <vector>
 
 #include "engine/backend/cuda/cuda_check.h"
@@ -18,11 +20,42 @@ namespace netsmith::cuda {
 namespace {
 
 struct TensorRef {
-  float* data = nullptr;  // null: no tensor in this slot
+  void* data = nullptr;  // null: no tensor in this slot
   Shape shape;
+  Storage storage = Storage::Float32;
 };
 
-TensorRef refOf(const Tensor* t) { return t ? TensorRef{const_cast<float*>(t->data()), t->shape()} : TensorRef{}; }
+TensorRef refOf(const Tensor* t) {
+  return t ? TensorRef{const_cast<void*>(t->raw()), t->shape(), t->storage()} : TensorRef{};
+}
+
+// The CPU kernel's tensor for a slot: a view of float32 memory, or a float32 copy of 16-bit
+// values (`read`: widened from them; else left to the kernel to write).
+Tensor hostTensor(const TensorRef& ref, DeviceMemoryAccess& m, bool read) {
+  const int64_t n = numel(ref.shape);
+  if (ref.storage == Storage::Float32) return Tensor::view(m.at(static_cast<float*>(ref.data), n), ref.shape);
+  Tensor wide(ref.shape);
+  const uint16_t* bits = m.at(static_cast<const uint16_t*>(ref.data), n);
+  if (read)
+    withFormat(ref.storage, [&](auto format) {
+      using F = decltype(format);
+      if constexpr (sizeof(typename F::Bits) == 2)
+        for (int64_t i = 0; i < n; ++i) wide[i] = F::load(bits[i]);
+    });
+  return wide;
+}
+
+// What the kernel wrote into a 16-bit slot's float32 copy, rounded into the slot.
+void storeWritten(const TensorRef& ref, const Tensor& wide, DeviceMemoryAccess& m) {
+  if (!ref.data || ref.storage == Storage::Float32) return;
+  const int64_t n = numel(ref.shape);
+  uint16_t* bits = m.at(static_cast<uint16_t*>(ref.data), n);
+  withFormat(ref.storage, [&](auto format) {
+    using F = decltype(format);
+    if constexpr (sizeof(typename F::Bits) == 2)
+      for (int64_t i = 0; i < n; ++i) bits[i] = F::store(wide[i]);
+  });
+}
 
 class SimulatedKernel final : public Kernel {
  public:
@@ -72,24 +105,24 @@ class SimulatedKernel final : public Kernel {
 
   // On the stream's thread.
   void run(Recorded& r, bool backward, DeviceMemoryAccess& m) {
-    auto view = [&](const TensorRef& ref) { return Tensor::view(m.at(ref.data, numel(ref.shape)), ref.shape); };
-    auto views = [&](const std::vector<TensorRef>& refs, std::vector<Tensor>& out, std::vector<Tensor*>& pointers) {
+    auto views = [&](const std::vector<TensorRef>& refs, std::vector<Tensor>& out, std::vector<Tensor*>& pointers,
+                     bool read) {
       out.reserve(refs.size());
       for (const TensorRef& ref : refs) {
-        out.push_back(ref.data ? view(ref) : Tensor());
+        out.push_back(ref.data ? hostTensor(ref, m, read) : Tensor());
         pointers.push_back(ref.data ? &out.back() : nullptr);
       }
     };
     std::vector<Tensor> inputs, params, inputGrads, paramGrads;
     std::vector<Tensor*> inputPtrs, paramPtrs, inputGradPtrs, paramGradPtrs;
-    views(r.inputs, inputs, inputPtrs);
-    views(r.params, params, paramPtrs);
-    views(r.inputGrads, inputGrads, inputGradPtrs);
-    views(r.paramGrads, paramGrads, paramGradPtrs);
+    views(r.inputs, inputs, inputPtrs, true);
+    views(r.params, params, paramPtrs, true);
+    views(r.inputGrads, inputGrads, inputGradPtrs, false);
+    views(r.paramGrads, paramGrads, paramGradPtrs, false);
     std::vector<const Tensor*> constInputs(inputPtrs.begin(), inputPtrs.end());
-    Tensor output = view(r.output);
-    Tensor target = r.target.data ? view(r.target) : Tensor();
-    Tensor outputGrad = r.outputGrad.data ? view(r.outputGrad) : Tensor();
+    Tensor output = hostTensor(r.output, m, backward);  // backward reads the forward's output
+    Tensor target = r.target.data ? hostTensor(r.target, m, true) : Tensor();
+    Tensor outputGrad = r.outputGrad.data ? hostTensor(r.outputGrad, m, true) : Tensor();
     KernelCall call{*m_device.hostKernelContext(), constInputs, paramPtrs, output};
     call.target = r.target.data ? &target : nullptr;
     call.training = r.training;
@@ -100,8 +133,10 @@ class SimulatedKernel final : public Kernel {
       call.inputGrads = inputGradPtrs;
       call.paramGrads = paramGradPtrs;
       m_cpu->backward(call);
+      for (size_t i = 0; i < r.inputGrads.size(); ++i) storeWritten(r.inputGrads[i], inputGrads[i], m);
     } else {
       m_cpu->forward(call);
+      storeWritten(r.output, output, m);
     }
   }
 
