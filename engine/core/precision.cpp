@@ -1,5 +1,8 @@
 #include "engine/core/precision.h"
 
+#include <cstdlib>
+#include <cstring>
+
 #include "engine/core/error.h"
 
 namespace netsmith {
@@ -9,6 +12,12 @@ Precision parsePrecision(const std::string& name) {
   if (name == "half") return Precision::Half;
   if (name == "bfloat16") return Precision::BFloat16;
   NS_THROW("config.precision: \"{}\" is not a precision; choose float, half or bfloat16", name);
+}
+
+Storage gpuActivationStorage(Precision p) {
+  const char* keep = std::getenv("NETSMITH_ACTIVATIONS");
+  if (p == Precision::Float || (keep && std::strcmp(keep, "float32") == 0)) return Storage::Float32;
+  return p == Precision::Half ? Storage::Float16 : Storage::BFloat16;
 }
 
 const char* precisionName(Precision p) {

@@ -98,10 +98,7 @@ Network::Network(const Graph& graph, DeviceContext& device, bool fuse)
   for (size_t i = 0; i < n; ++i) {
     const GraphNode& node = graph.nodes[i];
     auto rt = std::make_unique<NodeRuntime>();
-    // Note [16-bit activations]: the Input and the loss stay float32.
-    if (narrow != Storage::Float32 && !node.schema->isInput && !node.schema->isLoss() &&
-        node.schema->takes16BitActivations.count(device.backend()))
-      rt->storage = narrow;
+    rt->storage = storageFor(node, narrow, device.backend());
     rt->output = Tensor(m_deviceMemory, rt->storage);
     rt->outputGrad = Tensor(m_deviceMemory, rt->storage);
     rt->outputAs = Tensor(m_deviceMemory, rt->storage == Storage::Float32 ? narrow : Storage::Float32);
@@ -184,6 +181,31 @@ const Tensor& Network::inputFor(Storage storage, int producer) {
     p.convertedIn = m_forwardPass;
   }
   return p.outputAs;
+}
+
+Storage Network::storageFor(const GraphNode& node, Storage narrow, const std::string& backend) {
+  // Note [16-bit activations]: the Input and the loss stay float32.
+  if (narrow == Storage::Float32 || node.schema->isInput || node.schema->isLoss() ||
+      !node.schema->takes16BitActivations.count(backend))
+    return Storage::Float32;
+  return narrow;
+}
+
+int64_t Network::activationBytesPerSample(const Graph& graph, Storage narrow, const std::string& backend) {
+  std::vector<Storage> storage;
+  for (const GraphNode& node : graph.nodes) storage.push_back(storageFor(node, narrow, backend));
+  std::vector<bool> copied(graph.nodes.size(), false);
+  int64_t bytes = 0;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const int64_t n = numel(graph.nodes[i].outputShape);
+    bytes += 2 * n * static_cast<int64_t>(storageBytes(storage[i]));
+    for (int p : graph.nodes[i].inputs)
+      if (storage[static_cast<size_t>(p)] != storage[i] && !copied[static_cast<size_t>(p)]) {
+        copied[static_cast<size_t>(p)] = true;  // outputAs: one copy in the other storage
+        bytes += numel(graph.nodes[static_cast<size_t>(p)].outputShape) * static_cast<int64_t>(storageBytes(storage[i]));
+      }
+  }
+  return bytes;
 }
 
 Storage Network::storageOf(int node) const { return m_nodes[static_cast<size_t>(node)]->storage; }

@@ -113,6 +113,12 @@ class Network {
   int64_t tensorBytes() const;
   // The storage of `node`'s output and output gradient (Note [16-bit activations], network.cpp).
   Storage storageOf(int node) const;
+  // The storage a node keeps its activations in on a device of this backend whose
+  // activationStorage() is `narrow`: the rule Network follows, for plans made before any device.
+  static Storage storageFor(const GraphNode& node, Storage narrow, const std::string& backend);
+  // Bytes of one sample's activations and their gradients on such a device: every node's output
+  // and gradient in its storage, and the copies made for readers of the other storage.
+  static int64_t activationBytesPerSample(const Graph& graph, Storage narrow, const std::string& backend);
 
   // Note [Layer profile] (engine/train/profiler.h): the replica's profiler (a StepTimer), null unless the run
   // profiles. While timeNodes(true) (the profiler's training steps), forward and backward time

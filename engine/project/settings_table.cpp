@@ -177,7 +177,8 @@ std::vector<Setting> buildTable() {
   // Which devices can compute each is the training plan's business (Note [CPU bfloat16]).
   add(Row(G::GlobalConfig, "precision", T::Choice, "Precision",
           "float: 32-bit everywhere. bfloat16: bf16 products in convolutions and inner products, 32-bit weights and "
-          "accumulation, on GPUs and on CPUs with AVX512-BF16 or AMX. half: fp16 on CUDA devices only.")
+          "accumulation, on GPUs (which also store activations in 16 bits) and on CPUs with AVX512-BF16 or AMX. "
+          "half: fp16 activations and products on CUDA devices only.")
           .choices({"float", "half", "bfloat16"})
           .field([](auto& p) -> auto& { return p.config.precision; }));
   add(Row(G::GlobalConfig, "seed", T::Seed, "Seed", "Initial weights, shuffling and Dropout masks.")

@@ -47,6 +47,11 @@ Json TrainingPlan::toJson() const {
     j["model_bytes_per_worker"] = modelBytesPerWorker;
     j["activation_bytes_per_worker"] = activationBytesPerWorker;
     j["memory_bytes_needed"] = memoryBytesNeeded;
+    j["activation_storage"] = activationStorage;
+    if (largestBatchPerDevice > 0) {
+      j["device_memory_bytes"] = deviceMemoryBytes;
+      j["largest_batch_per_device"] = largestBatchPerDevice;
+    }
   }
   if (diskBytesNeeded > 0) {
     j["checkpoint_bytes"] = checkpointBytes;
@@ -115,6 +120,9 @@ TrainingPlan TrainingPlan::fromJson(const Json& json, const std::string& documen
   p.modelBytesPerWorker = o.integer("model_bytes_per_worker");
   p.activationBytesPerWorker = o.integer("activation_bytes_per_worker");
   p.memoryBytesNeeded = o.integer("memory_bytes_needed");
+  p.activationStorage = o.text("activation_storage", "float32");
+  p.deviceMemoryBytes = o.integer("device_memory_bytes");
+  p.largestBatchPerDevice = o.integer("largest_batch_per_device");
   p.warnings = o.texts("warnings");
   return p;
 }

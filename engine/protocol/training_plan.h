@@ -76,6 +76,13 @@ struct TrainingPlan {
   int64_t modelBytesPerWorker = 0;       // parameters, gradients and optimizer state
   int64_t activationBytesPerWorker = 0;  // a batch's outputs and their gradients, estimated from the graph
   int64_t memoryBytesNeeded = 0;         // all workers' model and activations, the datasets, the batches read ahead
+  // Note [16-bit activations]: "float32", or the 16-bit storage of the layers whose GPU kernels
+  // take it ("bfloat16", "float16") in half and bfloat16 on GPUs.
+  std::string activationStorage = "float32";
+  // GPUs: the smallest memory of the devices training, and the largest per-device batch whose
+  // model and activations fit 90% of it (the rest kept for cuDNN's workspaces); 0: not known.
+  int64_t deviceMemoryBytes = 0;
+  int64_t largestBatchPerDevice = 0;
   std::vector<std::string> warnings;
 
   // The plan's keys, as `started` and the `plan` event write them (without "event").

@@ -223,8 +223,9 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
       plan.precisionNote = "bf16 products in convolutions and inner products, float32 accumulation, weights and "
                            "optimizer; bf16 on this CPU: " + cpu::bf16SupportText();
   } else if (precision != Precision::Float) {
-    plan.precisionNote = precision == Precision::Half ? "fp16 tensor cores, float32 weights, dynamic loss scaling"
-                                                      : "bf16 GEMMs and TF32 convolutions, float32 weights";
+    plan.precisionNote = precision == Precision::Half
+                             ? "fp16 activations and tensor cores, float32 weights, dynamic loss scaling"
+                             : "bf16 activations and tensor cores, float32 weights";
   }
   if (!gpus && n * threads > cores)
     plan.warnings.push_back(format("{} CPU workers × {} thread(s) need {} cores but this machine has {}: the workers "
@@ -329,6 +330,12 @@ std::string TrainingPlan::toText() const {
     s += format("Memory:               about {} ({} of parameters, gradients and optimizer state and about {} of "
                 "activations per device, the data held and the batches read ahead)\n",
                 humanBytes(memoryBytesNeeded), humanBytes(modelBytesPerWorker), humanBytes(activationBytesPerWorker));
+  if (activationStorage != "float32")
+    s += format("Activations:          {} in the layers whose GPU kernels take it, float32 elsewhere\n", activationStorage);
+  if (largestBatchPerDevice > 0)
+    s += format("Largest batch:        about {} samples per device fit its {} (90% of it: the rest for cuDNN's "
+                "workspaces)\n",
+                largestBatchPerDevice, humanBytes(deviceMemoryBytes));
   if (diskBytesNeeded > 0)
     s += format("Disk:                 {} for the run folder ({} per checkpoint: 3 kept and 1 being written, and the "
                 "parameter files); {} free in {}\n",

@@ -15,6 +15,7 @@
 #include "engine/project/device_name.h"
 #include "engine/project/project_io.h"
 #include "engine/model/checkpoint.h"
+#include "engine/model/network.h"
 #include "engine/train/initial_parameters.h"
 #include "engine/train/openmp_pools.h"
 #include "engine/train/run_folder.h"
@@ -128,13 +129,34 @@ void TrainingRun::recordFailure(const std::string& message) {
 // memory, and each streamed dataset's read-ahead (two batches per worker).
 void TrainingRun::planData() {
   const int buffers = static_cast<int>(Optimizer::create(m_project.optimizer)->bufferNames().size());
-  int64_t activations = 0;
-  for (const GraphNode& n : m_graph->nodes) activations += numel(n.outputShape);
   int64_t workers = 0, largestBatch = 0;
+  std::vector<std::string> gpus;
   for (const DevicePlan& d : m_plan.devices)
-    if (d.batch > 0) ++workers, largestBatch = std::max(largestBatch, d.batch);
+    if (d.batch > 0) {
+      ++workers, largestBatch = std::max(largestBatch, d.batch);
+      if (d.id.find("cuda:") != std::string::npos) gpus.push_back(d.id);
+    }
+  // Note [16-bit activations]: what a GPU in half or bfloat16 stores in 16 bits.
+  const Storage narrow = gpus.empty() ? Storage::Float32 : gpuActivationStorage(parsePrecision(m_plan.precision));
+  const std::string backend = gpus.empty() ? "cpu" : "cuda";
+  const int64_t perSample = Network::activationBytesPerSample(*m_graph, narrow, backend);
+  m_plan.activationStorage = "float32";
+  for (const GraphNode& n : m_graph->nodes)
+    if (Network::storageFor(n, narrow, backend) != Storage::Float32) m_plan.activationStorage = storageName(narrow);
   m_plan.modelBytesPerWorker = m_graph->parameterCount * 4 * (2 + buffers);
-  m_plan.activationBytesPerWorker = activations * largestBatch * 4 * 2;
+  m_plan.activationBytesPerWorker = perSample * largestBatch;
+  m_plan.deviceMemoryBytes = m_plan.largestBatchPerDevice = 0;
+  if (!gpus.empty()) {  // this process's GPUs (an mpirun job's other ranks' are not known here)
+    int64_t smallest = 0;
+    for (const DeviceInfo& info : trainingDevices())
+      if (std::find(gpus.begin(), gpus.end(), info.id) != gpus.end() && info.memoryMb > 0)
+        smallest = smallest ? std::min(smallest, info.memoryMb) : info.memoryMb;
+    const int64_t usable = smallest * 1024 * 1024 / 10 * 9 - m_plan.modelBytesPerWorker;
+    if (smallest > 0 && usable > 0 && perSample > 0) {
+      m_plan.deviceMemoryBytes = smallest * 1024 * 1024;
+      m_plan.largestBatchPerDevice = usable / perSample;
+    }
+  }
   int64_t total = workers * (m_plan.modelBytesPerWorker + m_plan.activationBytesPerWorker);
   m_plan.data.clear();
   for (const auto& [role, d] : {std::pair{"training", &m_train}, std::pair{"validation", m_validation ? &*m_validation : nullptr}}) {

@@ -17,6 +17,7 @@
 #include "engine/op_interface/op_registry.h"
 #include "engine/project/graph.h"
 #include "engine/project/project_io.h"
+#include "engine/train/trainer.h"
 #include "support/train_runner.h"
 
 using namespace netsmith;
@@ -221,6 +222,45 @@ class TestSimHalfActivations : public QObject {
       QVERIFY2(d > 0 && d < bound, qPrintable(what));
       QVERIFY2(std::abs(s.loss - f.loss) <= 2 * bound * std::abs(f.loss) + 1e-6, qPrintable(what));
     }
+  }
+
+  // The plan states the activations' storage and memory, and the largest batch that fits a GPU;
+  // its estimate is the replica's measured activation memory to within 10%.
+  void planStatesMemoryAndLargestBatch() {
+    auto plan = [&](const std::string& precision) {
+      Json project = sampleProject("fashion_mnist_lenet");
+      project["config"]["precision"] = precision;
+      TrainOptions options;
+      options.projectPath = saveProject(m_dir, "plan-" + precision, project);
+      options.devices = {"cuda:0"};
+      return planRun(options);
+    };
+    const TrainingPlan f = plan("float"), b = plan("bfloat16");
+    QCOMPARE(QString::fromStdString(f.activationStorage), QString("float32"));
+    QCOMPARE(QString::fromStdString(b.activationStorage), QString("bfloat16"));
+    QVERIFY(b.activationBytesPerWorker < 0.6 * f.activationBytesPerWorker);
+    QVERIFY(f.deviceMemoryBytes > 0 && b.deviceMemoryBytes == f.deviceMemoryBytes);
+    QVERIFY2(b.largestBatchPerDevice > 1.6 * f.largestBatchPerDevice,
+             qPrintable(QString("%1 samples in bfloat16, %2 in float32").arg(b.largestBatchPerDevice).arg(f.largestBatchPerDevice)));
+    QVERIFY(QString::fromStdString(b.toText()).contains("Largest batch:"));
+    const protocol::TrainingPlan back = protocol::TrainingPlan::fromJson(b.toJson());
+    QCOMPARE(back.largestBatchPerDevice, b.largestBatchPerDevice);
+    QCOMPARE(QString::fromStdString(back.activationStorage), QString("bfloat16"));
+
+    // The estimate against a replica's tensors at the plan's batch.
+    const Graph graph = graphOf(sampleProject("fashion_mnist_lenet"));
+    const int64_t rows = b.devices.at(0).batch;
+    const Batch batch = batchFor(graph, rows);
+    cuda::CudaDeviceContext device("cuda:0", {Precision::BFloat16, false});
+    Network net(graph, device);
+    net.initializeParameters(1);
+    net.forward(batch.x, batch.y, true, RandomKey{1, 0, 0, nullptr});
+    net.backward(1.0f);
+    int64_t params = 0;
+    for (const ParameterRef& r : net.parameters()) params += 4 * (r.value->size() + (r.grad ? r.grad->size() : 0));
+    const double measured = double(net.tensorBytes() - params);
+    QVERIFY2(std::abs(measured - double(b.activationBytesPerWorker)) <= 0.1 * measured,
+             qPrintable(QString("plan %1 bytes, replica %2").arg(b.activationBytesPerWorker).arg(measured)));
   }
 
   // A whole epoch: LeNet in bfloat16 and half (loss scaling) ends where float32 does.

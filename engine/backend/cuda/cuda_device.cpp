@@ -1,8 +1,6 @@
 #include "engine/backend/cuda/cuda_device.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/backend/cuda/cuda_architectures.h"
@@ -11,14 +9,6 @@
 #include "engine/monitor/nvml.h"
 
 namespace netsmith::cuda {
-namespace {
-// NETSMITH_ACTIVATIONS=float32: Note [16-bit activations] off, to compare and to measure.
-bool activationsKeptInFloat32() {
-  const char* v = std::getenv("NETSMITH_ACTIVATIONS");
-  return v && std::strcmp(v, "float32") == 0;
-}
-}  // namespace
-
 int cudaDeviceCount(std::string* why) {
   int count = 0;
   GpuRuntime* runtime = nullptr;
@@ -66,8 +56,7 @@ CudaDeviceContext::CudaDeviceContext(std::string id, CudaOptions options)
   NS_CUDA_CHECK(runtime.streamCreate(&m_stream));
   NS_CUDA_CHECK(runtime.streamCreate(&m_commStream));
   NS_CUDA_CHECK(runtime.eventCreate(&m_downloadsQueued));
-  if (options.precision != Precision::Float && !activationsKeptInFloat32())
-    m_activationStorage = options.precision == Precision::Half ? Storage::Float16 : Storage::BFloat16;
+  m_activationStorage = gpuActivationStorage(options.precision);
   if (runtime.simulated()) {
     // Note [Simulated kernels]: the CPU kernels, on the compute stream's thread.
     m_hostKernels = std::make_unique<CpuDeviceContext>(m_id + " (CPU kernels)", 1);

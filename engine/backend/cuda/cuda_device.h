@@ -74,8 +74,7 @@ class CudaDeviceContext final : public DeviceContext {
   void fill(float* dst, int64_t n, float value) override;
   void accumulate(float* acc, const float* x, int64_t n) override;
   void scale(float* dst, const float* src, int64_t n, float s) override;
-  // Note [16-bit activations]: float16 in half, bfloat16 in bfloat16, unless
-  // NETSMITH_ACTIVATIONS=float32.
+  // Note [16-bit activations]: gpuActivationStorage(precision) (engine/core/precision.h).
   Storage activationStorage() const override { return m_activationStorage; }
   void convert(Tensor& dst, const Tensor& src) override;
   void accumulateTensor(Tensor& acc, const Tensor& x) override;

@@ -1,9 +1,12 @@
 // The maths each config.precision asks of cuDNN, cuBLAS and the solver, in one table
 // (Note [Precision]), so a convolution, a matrix product and the loss scaling cannot disagree.
 //
-// Note [Precision]: tensors are float32 in every mode (master weights, activations, gradients,
-// optimizer state); the precision says what the library may convert to while it computes, and
-// every mode accumulates in float32.
+// Note [Precision]: master weights, their gradients and optimizer state are float32 in every mode,
+// and every mode accumulates in float32. In half and bfloat16 the activations, and their
+// gradients, of the layers whose kernels take them are stored in 16 bits (Note [16-bit
+// activations], engine/model/network.cpp): those layers then compute on 16-bit tensors (cuDNN and
+// cuBLAS with 16-bit inputs, float32 compute, tensor cores). For layers that keep float32 tensors
+// the table below says what the library may convert to while it computes:
 //   float    — IEEE float32 products throughout (cuDNN FMA math, cuBLAS pedantic; no TF32), so
 //              CUDA results match the CPU kernels to 1e-5.
 //   half     — fp16 conversions on tensor cores (cuDNN's ALLOW_CONVERSION converts to fp16;
