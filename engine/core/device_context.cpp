@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/core/channels_last.h"
 #include "engine/core/error.h"
 
 namespace netsmith {
@@ -33,7 +34,17 @@ void DeviceContext::scale(float* dst, const float* src, int64_t n, float s) {
 namespace {
 void checkSameSize(const Tensor& a, const Tensor& b, const char* what) {
   NS_CHECK(a.size() == b.size(), "DeviceContext::{} between tensors of {} and {} values", what, a.size(), b.size());
+  NS_CHECK(a.layout() == b.layout() || a.rank() == 4, "DeviceContext::{}: channels last needs a (N, C, H, W) tensor, not {}",
+           what, shapeToString(a.shape()));
 }
+}  // namespace
+
+LayoutMap layoutMap(const Tensor& dst, const Tensor& src) {
+  if (dst.layout() == src.layout() || dst.rank() != 4) return {};
+  return {dst.dim(1), dst.dim(2) * dst.dim(3), dst.layout() == Layout::ChannelsLast, src.layout() == Layout::ChannelsLast};
+}
+
+namespace {
 }  // namespace
 
 void DeviceContext::convert(Tensor& dst, const Tensor& src) {
@@ -44,14 +55,15 @@ void DeviceContext::convert(Tensor& dst, const Tensor& src) {
       using In = decltype(in);
       auto* d = static_cast<typename Out::Bits*>(dst.raw());
       const auto* s = static_cast<const typename In::Bits*>(src.raw());
-      for (int64_t i = 0; i < src.size(); ++i) d[i] = Out::store(In::load(s[i]));
+      const LayoutMap m = layoutMap(dst, src);
+      for (int64_t i = 0; i < src.size(); ++i) d[i] = Out::store(In::load(s[m.source(i)]));
     });
   });
 }
 
 void DeviceContext::accumulateTensor(Tensor& acc, const Tensor& x) {
   checkSameSize(acc, x, "accumulateTensor");
-  if (acc.storage() == Storage::Float32 && x.storage() == Storage::Float32) {
+  if (acc.format() == x.format() && acc.storage() == Storage::Float32) {
     accumulate(acc.data(), x.data(), acc.size());
     return;
   }
@@ -61,7 +73,8 @@ void DeviceContext::accumulateTensor(Tensor& acc, const Tensor& x) {
       using In = decltype(in);
       auto* a = static_cast<typename Out::Bits*>(acc.raw());
       const auto* s = static_cast<const typename In::Bits*>(x.raw());
-      for (int64_t i = 0; i < x.size(); ++i) a[i] = Out::store(Out::load(a[i]) + In::load(s[i]));
+      const LayoutMap m = layoutMap(acc, x);
+      for (int64_t i = 0; i < x.size(); ++i) a[i] = Out::store(Out::load(a[i]) + In::load(s[m.source(i)]));
     });
   });
 }

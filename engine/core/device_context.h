@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/core/channels_last.h"
 #include "engine/core/tensor.h"
 
 namespace netsmith {
@@ -90,11 +91,18 @@ class DeviceContext {
   // the activations, and their gradients, of the layers whose kernels take 16-bit ones; Float32
   // except on a GPU computing in half or bfloat16.
   virtual Storage activationStorage() const { return Storage::Float32; }
-  // Between tensors of the context's memory whose storages may differ (same number of values):
-  // convert() sets dst to src's values rounded to dst's storage (nearest, ties to even);
-  // accumulateTensor() adds x to acc, each sum in float32 then stored in acc's storage.
+  // Whether this device keeps the activations of layers that take them channels last (Note
+  // [Channels last], engine/core/channels_last.h).
+  virtual bool channelsLast() const { return false; }
+  // Between tensors of the context's memory whose storages and layouts may differ (same shape):
+  // convert() sets dst to src's values rounded to dst's storage (nearest, ties to even) in dst's
+  // layout (Note [Channels last]); accumulateTensor() adds x to acc, each sum in float32 then
+  // stored in acc's storage.
   virtual void convert(Tensor& dst, const Tensor& src);
   virtual void accumulateTensor(Tensor& acc, const Tensor& x);
 };
+
+// Where each value of dst comes from in src when their layouts differ (Note [Channels last]).
+LayoutMap layoutMap(const Tensor& dst, const Tensor& src);
 
 }  // namespace netsmith

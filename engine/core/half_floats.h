@@ -18,6 +18,17 @@ namespace netsmith {
 enum class Storage : uint8_t { Float32, Float16, BFloat16 };
 constexpr size_t storageBytes(Storage s) { return s == Storage::Float32 ? 4 : 2; }
 
+// The memory order of a (N, C, H, W) tensor, whose shape stays (N, C, H, W) either way:
+// channels first (NCHW, everywhere but where Note [Channels last] applies) or channels last (NHWC).
+enum class Layout : uint8_t { ChannelsFirst, ChannelsLast };
+
+// How a tensor's values lie in memory: its storage and, for a (N, C, H, W) tensor, its layout.
+struct TensorFormat {
+  Storage storage = Storage::Float32;
+  Layout layout = Layout::ChannelsFirst;
+  bool operator==(const TensorFormat&) const = default;
+};
+
 NS_HOST_DEVICE inline uint32_t floatBits(float f) {
 #ifdef __CUDA_ARCH__
   return __float_as_uint(f);

@@ -20,6 +20,11 @@ Storage gpuActivationStorage(Precision p) {
   return p == Precision::Half ? Storage::Float16 : Storage::BFloat16;
 }
 
+bool gpuChannelsLast(Storage storage) {
+  const char* v = std::getenv("NETSMITH_CHANNELS_LAST");
+  return storage != Storage::Float32 && !(v && std::strcmp(v, "off") == 0);
+}
+
 const char* precisionName(Precision p) {
   switch (p) {
     case Precision::Float: return "float";

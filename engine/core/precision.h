@@ -21,5 +21,8 @@ const char* precisionName(Precision p);
 // activations in — float16 in half, bfloat16 in bfloat16, float32 in float or when the
 // environment has NETSMITH_ACTIVATIONS=float32 (to compare, and to measure what 16 bits save).
 Storage gpuActivationStorage(Precision p);
+// Note [Channels last] (engine/core/channels_last.h): whether a GPU keeping activations in
+// `storage` keeps them channels last — with 16-bit storage, unless NETSMITH_CHANNELS_LAST=off.
+bool gpuChannelsLast(Storage storage);
 
 }  // namespace netsmith

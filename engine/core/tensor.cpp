@@ -65,6 +65,7 @@ void Tensor::copyFrom(const Tensor& other) {
     m_size = 0;
     m_storage = other.storage();
   }
+  m_layout = other.layout();
   resize(other.shape());
   if (m_size) std::memcpy(raw(), other.raw(), static_cast<size_t>(bytes()));
 }

@@ -18,6 +18,7 @@ namespace netsmith {
 
 const char* storageName(Storage s);  // "float32", "float16", "bfloat16"
 
+
 // Where a tensor's memory comes from when it is not plain host memory. Owned by a DeviceContext,
 // which outlives every tensor it allocated. allocate() throws (Error or std::bad_alloc) on failure.
 class TensorAllocator {
@@ -49,8 +50,9 @@ class Tensor {
   Tensor() = default;
   explicit Tensor(Shape shape) { resize(std::move(shape)); }
   // An empty tensor whose memory, once it has a shape, comes from `allocator` (null: host memory).
-  explicit Tensor(TensorAllocator* allocator, Storage storage = Storage::Float32)
-      : m_storage(storage), m_data(nullptr, Deleter{allocator, 0}) {}
+  explicit Tensor(TensorAllocator* allocator, Storage storage = Storage::Float32, Layout layout = Layout::ChannelsFirst)
+      : m_storage(storage), m_layout(layout), m_data(nullptr, Deleter{allocator, 0}) {}
+  Tensor(TensorAllocator* allocator, TensorFormat format) : Tensor(allocator, format.storage, format.layout) {}
   Tensor(Shape shape, TensorAllocator* allocator) : Tensor(allocator) { resize(std::move(shape)); }
   // A tensor over memory it does not own (host memory behind a simulated GPU's pointer: Note
   // [Simulated kernels]); it may be resized within its size, never beyond.
@@ -77,6 +79,9 @@ class Tensor {
   int64_t capacity() const { return m_capacity; }  // values allocated
   bool empty() const { return m_size == 0; }
   Storage storage() const { return m_storage; }
+  // ChannelsLast only for a (N, C, H, W) tensor that a GPU keeps in NHWC (Note [Channels last]).
+  Layout layout() const { return m_layout; }
+  TensorFormat format() const { return {m_storage, m_layout}; }
   size_t elementBytes() const { return storageBytes(m_storage); }
   int64_t bytes() const { return m_size * static_cast<int64_t>(elementBytes()); }
   int64_t capacityBytes() const { return m_capacity * static_cast<int64_t>(elementBytes()); }
@@ -113,6 +118,7 @@ class Tensor {
   int64_t m_size = 0;
   int64_t m_capacity = 0;
   Storage m_storage = Storage::Float32;
+  Layout m_layout = Layout::ChannelsFirst;
   std::unique_ptr<float, Deleter> m_data;
 };
 

@@ -43,12 +43,15 @@ struct Network::NodeRuntime {
   std::vector<Tensor> hostGrads;
   Tensor output;
   Tensor outputGrad;
-  // Note [16-bit activations]: the storage of output and outputGrad, which is also the one its
-  // kernel reads its inputs in; outputAs is output in the other storage, for readers that use that
-  // one, converted once per forward pass (at pass convertedIn).
-  Storage storage = Storage::Float32;
-  Tensor outputAs;
-  uint64_t convertedIn = 0;
+  // Note [16-bit activations], Note [Channels last]: the format of output and outputGrad, which is
+  // also the one its kernel reads its inputs in; copies of output in the other formats its readers
+  // use, each converted once per forward pass (at pass convertedIn).
+  TensorFormat format;
+  struct Copy {
+    Tensor tensor;
+    uint64_t convertedIn = 0;
+  };
+  std::vector<Copy> copies;
   Shape batchShape;          // (batch of the last forward, output shape): Note [No allocation per step]
   bool gradWritten = false;  // outputGrad holds the first contribution of this backward pass
   // Note [Fused ReLU]: this node's forward writes the output of node `writesInto` (its ReLU),
@@ -94,14 +97,13 @@ Network::Network(const Graph& graph, DeviceContext& device, bool fuse)
       m_lossHost(device.stagingAllocator()) {
   const size_t n = graph.nodes.size();
   m_needsGrad.assign(n, false);
-  const Storage narrow = device.activationStorage();
+  const ActivationRules rules = ActivationRules::of(device);
   for (size_t i = 0; i < n; ++i) {
     const GraphNode& node = graph.nodes[i];
     auto rt = std::make_unique<NodeRuntime>();
-    rt->storage = storageFor(node, narrow, device.backend());
-    rt->output = Tensor(m_deviceMemory, rt->storage);
-    rt->outputGrad = Tensor(m_deviceMemory, rt->storage);
-    rt->outputAs = Tensor(m_deviceMemory, rt->storage == Storage::Float32 ? narrow : Storage::Float32);
+    rt->format = formatFor(node, rules);
+    rt->output = Tensor(m_deviceMemory, rt->format);
+    rt->outputGrad = Tensor(m_deviceMemory, rt->format);
     // Note [Frozen layers]: a layer that does not learn has no gradient tensors, so nothing
     // downstream (optimizer, all-reduce) sees its blobs, and backward skips it when no layer
     // before it learns either (m_needsGrad).
@@ -153,7 +155,7 @@ void Network::fuseRelus() {
     if (!node.schema->foldsIntoProducer || node.inputs.size() != 1) continue;
     NodeRuntime& producer = *m_nodes[static_cast<size_t>(node.inputs[0])];
     // The producer writes the ReLU's output in its own storage (Note [16-bit activations]).
-    if (readers[static_cast<size_t>(node.inputs[0])] != 1 || producer.storage != m_nodes[i]->storage || !producer.kernel ||
+    if (readers[static_cast<size_t>(node.inputs[0])] != 1 || producer.format != m_nodes[i]->format || !producer.kernel ||
         !producer.kernel->fuseRelu())
       continue;
     producer.writesInto = static_cast<int>(i);
@@ -172,43 +174,57 @@ int Network::forwardDoneBy(int node) const {
 
 const Shape& Network::outputShapeOf(int node) const { return m_nodes[static_cast<size_t>(node)]->batchShape; }
 
-const Tensor& Network::inputFor(Storage storage, int producer) {
+const Tensor& Network::inputFor(TensorFormat format, int producer) {
   NodeRuntime& p = *m_nodes[static_cast<size_t>(producer)];
-  if (p.storage == storage) return p.output;
-  if (p.convertedIn != m_forwardPass) {
-    fitShape(p.outputAs, p.output.shape());
-    m_device.convert(p.outputAs, p.output);
-    p.convertedIn = m_forwardPass;
+  if (p.format == format) return p.output;
+  auto copy = std::find_if(p.copies.begin(), p.copies.end(), [&](const auto& c) { return c.tensor.format() == format; });
+  if (copy == p.copies.end()) {  // the first forward pass (the network's readers are fixed)
+    p.copies.push_back({Tensor(m_deviceMemory, format), 0});
+    copy = p.copies.end() - 1;
   }
-  return p.outputAs;
+  if (copy->convertedIn != m_forwardPass) {
+    fitShape(copy->tensor, p.output.shape());
+    m_device.convert(copy->tensor, p.output);
+    copy->convertedIn = m_forwardPass;
+  }
+  return copy->tensor;
 }
 
-Storage Network::storageFor(const GraphNode& node, Storage narrow, const std::string& backend) {
+TensorFormat Network::formatFor(const GraphNode& node, const ActivationRules& rules) {
   // Note [16-bit activations]: the Input and the loss stay float32.
-  if (narrow == Storage::Float32 || node.schema->isInput || node.schema->isLoss() ||
-      !node.schema->takes16BitActivations.count(backend))
-    return Storage::Float32;
-  return narrow;
+  if (rules.narrow == Storage::Float32 || node.schema->isInput || node.schema->isLoss() ||
+      !node.schema->takes16BitActivations.count(rules.backend))
+    return {};
+  TensorFormat format{rules.narrow, Layout::ChannelsFirst};
+  // Note [Channels last]: (N, C, H, W) in and out.
+  bool images = node.outputShape.size() == 3;
+  for (const Shape& in : node.inputShapes) images = images && in.size() == 3;
+  if (rules.channelsLast && images && node.schema->takesChannelsLast.count(rules.backend))
+    format.layout = Layout::ChannelsLast;
+  return format;
 }
 
-int64_t Network::activationBytesPerSample(const Graph& graph, Storage narrow, const std::string& backend) {
-  std::vector<Storage> storage;
-  for (const GraphNode& node : graph.nodes) storage.push_back(storageFor(node, narrow, backend));
-  std::vector<bool> copied(graph.nodes.size(), false);
+int64_t Network::activationBytesPerSample(const Graph& graph, const ActivationRules& rules) {
+  std::vector<TensorFormat> format;
+  for (const GraphNode& node : graph.nodes) format.push_back(formatFor(node, rules));
+  std::vector<std::pair<int, TensorFormat>> copies;  // one per producer and format read in
   int64_t bytes = 0;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const int64_t n = numel(graph.nodes[i].outputShape);
-    bytes += 2 * n * static_cast<int64_t>(storageBytes(storage[i]));
-    for (int p : graph.nodes[i].inputs)
-      if (storage[static_cast<size_t>(p)] != storage[i] && !copied[static_cast<size_t>(p)]) {
-        copied[static_cast<size_t>(p)] = true;  // outputAs: one copy in the other storage
-        bytes += numel(graph.nodes[static_cast<size_t>(p)].outputShape) * static_cast<int64_t>(storageBytes(storage[i]));
-      }
+    bytes += 2 * n * static_cast<int64_t>(storageBytes(format[i].storage));
+    for (int p : graph.nodes[i].inputs) {
+      const std::pair<int, TensorFormat> copy{p, format[i]};
+      if (format[static_cast<size_t>(p)] == format[i] || std::find(copies.begin(), copies.end(), copy) != copies.end())
+        continue;
+      copies.push_back(copy);
+      bytes += numel(graph.nodes[static_cast<size_t>(p)].outputShape) * static_cast<int64_t>(storageBytes(format[i].storage));
+    }
   }
   return bytes;
 }
 
-Storage Network::storageOf(int node) const { return m_nodes[static_cast<size_t>(node)]->storage; }
+Storage Network::storageOf(int node) const { return m_nodes[static_cast<size_t>(node)]->format.storage; }
+Layout Network::layoutOf(int node) const { return m_nodes[static_cast<size_t>(node)]->format.layout; }
 
 void Network::setBatch(int64_t batch) {
   m_batch = batch;
@@ -345,7 +361,7 @@ void Network::queueForward(const Tensor& x, const Tensor& labels, bool training,
     if (rt.foldedAway) continue;  // written by the layer before (Note [Fused ReLU])
     const auto start = m_timing ? m_timing->now() : StepTimer::Mark{};
     inputs.clear();
-    for (int p : node.inputs) inputs.push_back(&inputFor(rt.storage, p));
+    for (int p : node.inputs) inputs.push_back(&inputFor(rt.format, p));
     NodeRuntime& written = rt.writesInto >= 0 ? *m_nodes[static_cast<size_t>(rt.writesInto)] : rt;
     Tensor& output = written.output;
     fitShape(output, written.batchShape);
@@ -360,7 +376,7 @@ void Network::queueForward(const Tensor& x, const Tensor& labels, bool training,
   const Tensor& loss = m_nodes[m_graph.lossNode]->output;
   if (!onDevice()) return;
   if (!training) {
-    const Tensor& prediction = inputFor(Storage::Float32, m_graph.loss().inputs.at(0));
+    const Tensor& prediction = inputFor(TensorFormat{}, m_graph.loss().inputs.at(0));
     fitShape(m_predictionHost, prediction.shape());
     m_device.download(m_predictionHost.data(), prediction.data(), prediction.size());
   }
@@ -402,7 +418,7 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
     deferred.clear();
     for (size_t port = 0; port < node.inputs.size(); ++port) {
       const int p = node.inputs[port];
-      inputs.push_back(&inputFor(rt.storage, p));
+      inputs.push_back(&inputFor(rt.format, p));
       if (!m_needsGrad[p]) {
         inputGrads.push_back(nullptr);
         continue;
@@ -411,11 +427,11 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
       const bool claimedHere =
           std::find(node.inputs.begin(), node.inputs.begin() + port, p) != node.inputs.begin() + port;
       // A gradient in another storage than the producer's is converted as it is added.
-      if (!producer.gradWritten && !claimedHere && producer.storage == rt.storage) {
+      if (!producer.gradWritten && !claimedHere && producer.format == rt.format) {
         fitShape(producer.outputGrad, outputShapeOf(p));  // its output may be folded away
         inputGrads.push_back(&producer.outputGrad);
       } else {
-        Tensor* scratch = &scratchFor(outputShapeOf(p), rt.storage, static_cast<int>(deferred.size()));
+        Tensor* scratch = &scratchFor(outputShapeOf(p), rt.format, static_cast<int>(deferred.size()));
         inputGrads.push_back(scratch);
         deferred.emplace_back(static_cast<int>(port), scratch);
       }
@@ -442,7 +458,7 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
         if (!producer.gradWritten) {  // the first contribution, in another storage
           fitShape(acc, outputShapeOf(p));
           m_device.convert(acc, *scratch);
-        } else if (acc.storage() == Storage::Float32 && scratch->storage() == Storage::Float32) {
+        } else if (acc.format() == TensorFormat{} && scratch->format() == TensorFormat{}) {
           m_device.accumulate(acc.data(), scratch->data(), acc.size());
         } else {
           m_device.accumulateTensor(acc, *scratch);
@@ -455,10 +471,10 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
   }
 }
 
-Tensor& Network::scratchFor(const Shape& shape, Storage storage, int nth) {
+Tensor& Network::scratchFor(const Shape& shape, TensorFormat format, int nth) {
   for (auto& t : m_scratch)
-    if (t->shape() == shape && t->storage() == storage && nth-- == 0) return *t;
-  m_scratch.push_back(std::make_unique<Tensor>(m_deviceMemory, storage));
+    if (t->shape() == shape && t->format() == format && nth-- == 0) return *t;
+  m_scratch.push_back(std::make_unique<Tensor>(m_deviceMemory, format));
   m_scratch.back()->resize(shape);
   return *m_scratch.back();
 }
@@ -478,7 +494,8 @@ int64_t Network::tensorBytes() const {
   int64_t bytes = m_target.capacityBytes() + m_targetDevice.capacityBytes() + m_lossGrad.capacityBytes();
   for (const auto& t : m_scratch) bytes += t->capacityBytes();
   for (const auto& rt : m_nodes) {
-    bytes += rt->output.capacityBytes() + rt->outputGrad.capacityBytes() + rt->outputAs.capacityBytes();
+    bytes += rt->output.capacityBytes() + rt->outputGrad.capacityBytes();
+    for (const auto& copy : rt->copies) bytes += copy.tensor.capacityBytes();
     for (const Tensor& t : rt->params) bytes += t.capacityBytes();
     for (const Tensor& t : rt->grads) bytes += t.capacityBytes();
   }

@@ -111,14 +111,25 @@ class Network {
   bool runsBackward(int node) const { return m_needsGrad[static_cast<size_t>(node)]; }
   // Bytes of the replica's tensors: parameters, gradients, activations and their gradients.
   int64_t tensorBytes() const;
-  // The storage of `node`'s output and output gradient (Note [16-bit activations], network.cpp).
+  // The storage and layout of `node`'s output and output gradient (Note [16-bit activations],
+  // network.cpp; Note [Channels last], engine/core/channels_last.h).
   Storage storageOf(int node) const;
-  // The storage a node keeps its activations in on a device of this backend whose
-  // activationStorage() is `narrow`: the rule Network follows, for plans made before any device.
-  static Storage storageFor(const GraphNode& node, Storage narrow, const std::string& backend);
+  Layout layoutOf(int node) const;
+  // What a device does with activations: its activationStorage(), channelsLast() and backend.
+  struct ActivationRules {
+    Storage narrow = Storage::Float32;
+    bool channelsLast = false;
+    std::string backend;
+    static ActivationRules of(const DeviceContext& device) {
+      return {device.activationStorage(), device.channelsLast(), device.backend()};
+    }
+  };
+  // The format a node keeps its activations in on such a device: the rule Network follows, for
+  // plans made before any device.
+  static TensorFormat formatFor(const GraphNode& node, const ActivationRules& rules);
   // Bytes of one sample's activations and their gradients on such a device: every node's output
-  // and gradient in its storage, and the copies made for readers of the other storage.
-  static int64_t activationBytesPerSample(const Graph& graph, Storage narrow, const std::string& backend);
+  // and gradient in its format, and the copies made for readers of another format.
+  static int64_t activationBytesPerSample(const Graph& graph, const ActivationRules& rules);
 
   // Note [Layer profile] (engine/train/profiler.h): the replica's profiler (a StepTimer), null unless the run
   // profiles. While timeNodes(true) (the profiler's training steps), forward and backward time
@@ -138,12 +149,12 @@ class Network {
   void setBatch(int64_t batch);                 // m_batch and every node's batchShape
   bool onDevice() const { return m_deviceMemory != nullptr; }
   void uploadHostView();
-  // m_scratch's nth tensor of that shape and storage (one per deferred port of a call), made on
+  // m_scratch's nth tensor of that shape and format (one per deferred port of a call), made on
   // first use.
-  Tensor& scratchFor(const Shape& shape, Storage storage, int nth);
-  // `producer`'s output as a reader whose activations are in `storage` takes it: the output
-  // itself, or its copy in that storage made once per forward pass (Note [16-bit activations]).
-  const Tensor& inputFor(Storage storage, int producer);
+  Tensor& scratchFor(const Shape& shape, TensorFormat format, int nth);
+  // `producer`'s output as a reader whose activations are in `format` takes it: the output
+  // itself, or its copy in that format made once per forward pass (Note [16-bit activations]).
+  const Tensor& inputFor(TensorFormat format, int producer);
   // onNodeDone(node), when given; timed as the profile's "buckets" (Note [Layer profile]).
   void handOff(const std::function<void(int node)>& onNodeDone, int node);
 

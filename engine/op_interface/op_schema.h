@@ -209,6 +209,9 @@ struct OpSchema {
   // activations, and their gradients, in the device's activationStorage() — set where the kernel
   // is registered (the CUDA op folders' addCudaKernel); other layers get float32 copies.
   std::set<std::string> takes16BitActivations;
+  // Note [Channels last] (engine/core/channels_last.h): backends whose kernel also takes (N, C, H,
+  // W) activations in NHWC memory order, declared the same way.
+  std::set<std::string> takesChannelsLast;
   // Note [Op examples].
   std::vector<OpExample> examples;
 

@@ -137,12 +137,15 @@ void TrainingRun::planData() {
       if (d.id.find("cuda:") != std::string::npos) gpus.push_back(d.id);
     }
   // Note [16-bit activations]: what a GPU in half or bfloat16 stores in 16 bits.
-  const Storage narrow = gpus.empty() ? Storage::Float32 : gpuActivationStorage(parsePrecision(m_plan.precision));
-  const std::string backend = gpus.empty() ? "cpu" : "cuda";
-  const int64_t perSample = Network::activationBytesPerSample(*m_graph, narrow, backend);
+  Network::ActivationRules rules{Storage::Float32, false, gpus.empty() ? "cpu" : "cuda"};
+  if (!gpus.empty()) {
+    rules.narrow = gpuActivationStorage(parsePrecision(m_plan.precision));
+    rules.channelsLast = gpuChannelsLast(rules.narrow);
+  }
+  const int64_t perSample = Network::activationBytesPerSample(*m_graph, rules);
   m_plan.activationStorage = "float32";
   for (const GraphNode& n : m_graph->nodes)
-    if (Network::storageFor(n, narrow, backend) != Storage::Float32) m_plan.activationStorage = storageName(narrow);
+    if (Network::formatFor(n, rules).storage != Storage::Float32) m_plan.activationStorage = storageName(rules.narrow);
   m_plan.modelBytesPerWorker = m_graph->parameterCount * 4 * (2 + buffers);
   m_plan.activationBytesPerWorker = perSample * largestBatch;
   m_plan.deviceMemoryBytes = m_plan.largestBatchPerDevice = 0;

@@ -133,8 +133,21 @@ class TestSimHalfActivations : public QObject {
                                  "AveragePooling", "GlobalAveragePooling"})
           if (node.schema->name == type) QVERIFY2(s == Storage::BFloat16, (node.id + " " + type).c_str());
         narrow += s == Storage::BFloat16;
+        // Note [Channels last]: image layers NHWC; Affine reads memory in NCHW order.
+        const Layout l = net.layoutOf(static_cast<int>(i));
+        if (node.schema->name == "Convolution" || node.schema->name == "BatchNormalization")
+          QVERIFY2(l == Layout::ChannelsLast, node.id.c_str());
+        if (node.schema->name == "Affine") QVERIFY2(l == Layout::ChannelsFirst, node.id.c_str());
       }
       QVERIFY(narrow >= 10);
+    }
+    {
+      qputenv("NETSMITH_CHANNELS_LAST", "off");
+      cuda::CudaDeviceContext device("cuda:0", {Precision::BFloat16, false});
+      qunsetenv("NETSMITH_CHANNELS_LAST");
+      QVERIFY(!device.channelsLast());
+      Network net(graph, device);
+      for (size_t i = 0; i < graph.nodes.size(); ++i) QVERIFY(net.layoutOf(static_cast<int>(i)) == Layout::ChannelsFirst);
     }
     for (const bool keepFloat : {true, false}) {
       if (keepFloat) qputenv("NETSMITH_ACTIVATIONS", "float32");
@@ -261,6 +274,34 @@ class TestSimHalfActivations : public QObject {
     const double measured = double(net.tensorBytes() - params);
     QVERIFY2(std::abs(measured - double(b.activationBytesPerWorker)) <= 0.1 * measured,
              qPrintable(QString("plan %1 bytes, replica %2").arg(b.activationBytesPerWorker).arg(measured)));
+  }
+
+  // Note [Channels last]: the conversions between layouts are exact and the simulated kernels see
+  // NCHW, so ResNet and LeNet train the same bits channels last and channels first.
+  void channelsLastTrainsTheSameBits_data() {
+    QTest::addColumn<QString>("sample");
+    QTest::newRow("ResNet") << "fashion_mnist_resnet";
+    QTest::newRow("LeNet") << "fashion_mnist_lenet";
+  }
+  void channelsLastTrainsTheSameBits() {
+    QFETCH(QString, sample);
+    auto train = [&](bool last) {
+      Json project = sampleProject(sample.toStdString());
+      project["config"]["precision"] = "bfloat16";
+      project["config"]["max_epoch"] = 1;
+      project["parallel"]["devices"] = Json::array({"cuda:0", "cuda:1"});
+      if (!last) qputenv("NETSMITH_CHANNELS_LAST", "off");
+      TrainOptions options;
+      options.trainSamples = 512;
+      options.validationSamples = 128;
+      const TrainedRun run =
+          trainInProcess(m_dir, saveProject(m_dir, sample.toStdString() + (last ? "-nhwc" : "-nchw"), project), options);
+      qunsetenv("NETSMITH_CHANNELS_LAST");
+      return run.result.status == "completed" ? run.result.parametersSha256 : "failed: " + run.result.message;
+    };
+    const std::string last = train(true), first = train(false);
+    QVERIFY2(last.rfind("failed", 0) != 0, last.c_str());
+    QCOMPARE(QString::fromStdString(last), QString::fromStdString(first));
   }
 
   // A whole epoch: LeNet in bfloat16 and half (loss scaling) ends where float32 does.

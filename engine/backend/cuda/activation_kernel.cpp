@@ -43,7 +43,7 @@ class CudnnActivationKernel final : public Kernel {
   void prepare(int64_t n, Storage storage) {
     if (n == m_size && storage == m_storage) return;
     NS_CHECK(n < (int64_t{1} << 31), "an activation over {} values exceeds cuDNN's 2^31 limit: lower the batch size", n);
-    m_desc.set(1, 1, 1, n, storage);
+    m_desc.set(1, 1, 1, n, TensorFormat{storage, Layout::ChannelsFirst});  // element-wise: any layout
     m_size = n;
     m_storage = storage;
   }

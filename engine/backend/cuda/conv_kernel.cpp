@@ -7,7 +7,8 @@
 // comes back 16-bit and is widened into the float32 gradient — what PyTorch's autocast does. The
 // products accumulate in float32 (compute type FLOAT) on tensor cores. The bias (and a fused
 // ReLU) is then our own pass over y, and its gradient our own per-channel sum, in float32: cuDNN's
-// fused call and bias functions are not used on 16-bit tensors.
+// fused call and bias functions are not used on 16-bit tensors. Channels last (Note [Channels
+// last]): x, y and the filter's copy (K, R, S, C) in NHWC order, the filter gradient turned back.
 #include "engine/backend/cuda/conv_kernel.h"
 
 #include <algorithm>
@@ -66,7 +67,7 @@ class CudnnConvKernel final : public Kernel {
 
   void forward(KernelCall& call) override {
     auto& c = ctx(call);
-    useStorage(call.inputs[0]->storage());
+    useFormat(call.inputs[0]->format());
     plan(c, call.inputs[0]->dim(0));
     const float one = 1.0f, zero = 0.0f;
     const void* x = call.inputs[0]->raw();
@@ -112,7 +113,7 @@ class CudnnConvKernel final : public Kernel {
 
   void backward(KernelCall& call) override {
     auto& c = ctx(call);
-    useStorage(call.inputs[0]->storage());
+    useFormat(call.inputs[0]->format());
     plan(c, call.inputs[0]->dim(0));
     const float one = 1.0f, zero = 0.0f;
     const bool narrow = m_storage != Storage::Float32;
@@ -128,7 +129,7 @@ class CudnnConvKernel final : public Kernel {
     const void* convDy = m_transposed ? x : dy;
     if (db) {
       if (narrow)
-        launchChannelBiasGradient(db->data(), dy, m_storage, call.inputs[0]->dim(0), m_biasChannels,
+        launchChannelBiasGradient(db->data(), dy, m_format, call.inputs[0]->dim(0), m_biasChannels,
                                   call.outputGrad->size() / std::max<int64_t>(1, call.inputs[0]->dim(0) * m_biasChannels),
                                   c.stream());
       else
@@ -157,20 +158,21 @@ class CudnnConvKernel final : public Kernel {
   }
 
  private:
-  // The activations' storage, known at the first call (the network's choice for this layer): a
-  // 16-bit one makes the filter 16-bit for cuDNN, on tensor cores.
-  void useStorage(Storage storage) {
-    if (storage == m_storage) return;
-    m_storage = storage;
-    NS_CUDNN_CHECK(cudnnSetFilter4dDescriptor(m_filter, cudnnTypeOf(storage), CUDNN_TENSOR_NCHW, m_filterDims[0],
-                                              m_filterDims[1], m_filterDims[2], m_filterDims[3]));
-    if (storage != Storage::Float32) NS_CUDNN_CHECK(cudnnSetConvolutionMathType(m_conv, CUDNN_TENSOR_OP_MATH));
+  // The activations' format, known at the first call (the network's choice for this layer): a
+  // 16-bit one makes the filter 16-bit for cuDNN, on tensor cores, in the activations' layout.
+  void useFormat(TensorFormat format) {
+    if (format == m_format) return;
+    m_format = format;
+    m_storage = format.storage;
+    NS_CUDNN_CHECK(cudnnSetFilter4dDescriptor(m_filter, cudnnTypeOf(format.storage), cudnnLayoutOf(format.layout),
+                                              m_filterDims[0], m_filterDims[1], m_filterDims[2], m_filterDims[3]));
+    if (format.storage != Storage::Float32) NS_CUDNN_CHECK(cudnnSetConvolutionMathType(m_conv, CUDNN_TENSOR_OP_MATH));
     m_batch = -1;  // descriptors and algorithms again
   }
 
   void fitFilter(CudaDeviceContext& c, Tensor& t) {
-    if (!t.allocator()) t = Tensor(c.deviceAllocator(), m_storage);
-    if (t.size() != m_filterCount) t.resize({m_filterCount});
+    if (!t.allocator() || t.format() != m_format) t = Tensor(c.deviceAllocator(), m_format);
+    if (t.size() != m_filterCount) t.resize({m_filterDims[0], m_filterDims[1], m_filterDims[2], m_filterDims[3]});
   }
 
   // The weights as cuDNN takes them: the float32 blob, or its 16-bit copy made now.
@@ -192,7 +194,7 @@ class CudnnConvKernel final : public Kernel {
     const int64_t n = call.output.size();
     const int64_t spatial = n / std::max<int64_t>(1, call.output.dim(0) * m_biasChannels);
     if (m_withBias)
-      launchChannelBias(y, m_storage, call.params[1]->data(), n, m_biasChannels, spatial, m_relu, c.stream());
+      launchChannelBias(y, m_format, call.params[1]->data(), n, m_biasChannels, spatial, m_relu, c.stream());
     else if (m_relu)
       NS_CUDNN_CHECK(cudnnActivationForward(c.cudnn(), m_reluDesc, &one, outDesc(), y, &zero, outDesc(), y));
   }
@@ -202,12 +204,13 @@ class CudnnConvKernel final : public Kernel {
 
   void plan(CudaDeviceContext& c, int64_t batch) {
     if (batch == m_batch) return;
-    m_x.set(batch, m_convIn[0], m_convIn[1], m_convIn[2], m_storage);
-    m_y.set(batch, m_convOut[0], m_convOut[1], m_convOut[2], m_storage);
+    m_x.set(batch, m_convIn[0], m_convIn[1], m_convIn[2], m_format);
+    m_y.set(batch, m_convOut[0], m_convOut[1], m_convOut[2], m_format);
     ConvProblem problem{m_x.get(), m_filter, m_conv, m_y.get(), batch * numel(m_convIn), m_filterCount,
                         batch * numel(m_convOut), m_deterministic,
                         format("input {} and output {}", shapeToString(m_convIn), shapeToString(m_convOut))};
-    const ConvAlgorithms a = convAlgorithms(c, problem, format("batch {} {} storage {}", batch, m_key, storageName(m_storage)));
+    const ConvAlgorithms a = convAlgorithms(c, problem, format("batch {} {} storage {} {}", batch, m_key, storageName(m_storage),
+                                                           m_format.layout == Layout::ChannelsLast ? "NHWC" : "NCHW"));
     m_fwdAlgo = a.forward;
     m_dataAlgo = a.backwardData;
     m_filterAlgo = a.backwardFilter;
@@ -228,6 +231,7 @@ class CudnnConvKernel final : public Kernel {
   int64_t m_filterCount = 0;
   std::array<int, 4> m_filterDims{};  // (K, C / group, kh, kw)
   Storage m_storage = Storage::Float32;
+  TensorFormat m_format;
   Tensor m_w16, m_dw16;  // 16-bit activations: the weights' copy and the filter gradient for cuDNN
   std::string m_key;  // Note [cuDNN convolution algorithms]: the problem, less the batch size
   int64_t m_batch = -1;

@@ -57,6 +57,7 @@ CudaDeviceContext::CudaDeviceContext(std::string id, CudaOptions options)
   NS_CUDA_CHECK(runtime.streamCreate(&m_commStream));
   NS_CUDA_CHECK(runtime.eventCreate(&m_downloadsQueued));
   m_activationStorage = gpuActivationStorage(options.precision);
+  m_channelsLast = gpuChannelsLast(m_activationStorage);
   if (runtime.simulated()) {
     // Note [Simulated kernels]: the CPU kernels, on the compute stream's thread.
     m_hostKernels = std::make_unique<CpuDeviceContext>(m_id + " (CPU kernels)", 1);
@@ -199,17 +200,17 @@ void CudaDeviceContext::scale(float* dst, const float* src, int64_t n, float s) 
 
 void CudaDeviceContext::convert(Tensor& dst, const Tensor& src) {
   NS_CHECK(dst.size() == src.size(), "{}: a conversion between tensors of {} and {} values", m_id, dst.size(), src.size());
-  if (dst.storage() == src.storage()) {
+  if (dst.format() == src.format()) {
     NS_CUDA_CHECK(gpuRuntime().memcpyAsync(dst.raw(), src.raw(), static_cast<size_t>(src.bytes()),
                                            cudaMemcpyDeviceToDevice, m_stream));
     return;
   }
-  launchConvert(dst.raw(), dst.storage(), src.raw(), src.storage(), src.size(), m_stream);
+  launchConvert(dst.raw(), dst.storage(), src.raw(), src.storage(), src.size(), layoutMap(dst, src), m_stream);
 }
 
 void CudaDeviceContext::accumulateTensor(Tensor& acc, const Tensor& x) {
   NS_CHECK(acc.size() == x.size(), "{}: adding a tensor of {} values to one of {}", m_id, x.size(), acc.size());
-  launchAccumulateConverted(acc.raw(), acc.storage(), x.raw(), x.storage(), x.size(), m_stream);
+  launchAccumulateConverted(acc.raw(), acc.storage(), x.raw(), x.storage(), x.size(), layoutMap(acc, x), m_stream);
 }
 
 void* CudaDeviceContext::workspace(size_t bytes) {

@@ -76,6 +76,8 @@ class CudaDeviceContext final : public DeviceContext {
   void scale(float* dst, const float* src, int64_t n, float s) override;
   // Note [16-bit activations]: gpuActivationStorage(precision) (engine/core/precision.h).
   Storage activationStorage() const override { return m_activationStorage; }
+  // Note [Channels last]: gpuChannelsLast(activationStorage()).
+  bool channelsLast() const override { return m_channelsLast; }
   void convert(Tensor& dst, const Tensor& src) override;
   void accumulateTensor(Tensor& acc, const Tensor& x) override;
 
@@ -101,6 +103,7 @@ class CudaDeviceContext final : public DeviceContext {
   int m_ordinal = 0;
   CudaOptions m_options;
   Storage m_activationStorage = Storage::Float32;
+  bool m_channelsLast = false;
   cudaStream_t m_stream = nullptr;
   cudaStream_t m_commStream = nullptr;
   cudaEvent_t m_downloadsQueued = nullptr;  // recorded after each queueDownload()

@@ -11,10 +11,11 @@ namespace netsmith::cuda {
 namespace {
 
 template <typename F>
-__global__ void channelSums(float* db, const typename F::Bits* dy, int64_t batch, int64_t C, int64_t S) {
+__global__ void channelSums(float* db, const typename F::Bits* dy, int64_t batch, int64_t C, int64_t S, bool last) {
   const int64_t c = blockIdx.x;
   double sum = 0.0;
-  for (int64_t j = threadIdx.x; j < batch * S; j += blockDim.x) sum += F::load(dy[(j / S * C + c) * S + j % S]);
+  for (int64_t j = threadIdx.x; j < batch * S; j += blockDim.x)  // j: (sample, position)
+    sum += F::load(dy[last ? j * C + c : (j / S * C + c) * S + j % S]);
   sum = blockSum(sum);
   if (threadIdx.x == 0) db[c] = static_cast<float>(sum);
 }
@@ -55,23 +56,24 @@ void launchScale(float* dst, const float* src, int64_t n, float s, cudaStream_t 
 void launchAdd(float* dst, const float* a, const float* b, int64_t n, cudaStream_t stream) {
   launchElementwise("add", stream, n, body::Add{}, dst, a, b);
 }
-void launchConvert(void* dst, Storage dstStorage, const void* src, Storage srcStorage, int64_t n, cudaStream_t stream) {
+void launchConvert(void* dst, Storage dstStorage, const void* src, Storage srcStorage, int64_t n, LayoutMap map,
+                   cudaStream_t stream) {
   withFormat(dstStorage, [&](auto out) {
     withFormat(srcStorage, [&](auto in) {
       using Out = decltype(out);
       using In = decltype(in);
-      launchElementwise("convert", stream, n, body::Convert<Out, In>{}, static_cast<typename Out::Bits*>(dst),
+      launchElementwise("convert", stream, n, body::Convert<Out, In>{map}, static_cast<typename Out::Bits*>(dst),
                         static_cast<const typename In::Bits*>(src));
     });
   });
 }
-void launchAccumulateConverted(void* acc, Storage accStorage, const void* x, Storage xStorage, int64_t n,
+void launchAccumulateConverted(void* acc, Storage accStorage, const void* x, Storage xStorage, int64_t n, LayoutMap map,
                                cudaStream_t stream) {
   withFormat(accStorage, [&](auto out) {
     withFormat(xStorage, [&](auto in) {
       using Out = decltype(out);
       using In = decltype(in);
-      launchElementwise("accumulate", stream, n, body::AccumulateConverted<Out, In>{},
+      launchElementwise("accumulate", stream, n, body::AccumulateConverted<Out, In>{map},
                         static_cast<typename Out::Bits*>(acc), static_cast<const typename In::Bits*>(x));
     });
   });
@@ -84,21 +86,25 @@ void launchAdd(void* dst, const void* a, const void* b, Storage storage, int64_t
                       static_cast<const Bits*>(b));
   });
 }
-void launchChannelBias(void* y, Storage storage, const float* b, int64_t n, int64_t C, int64_t S, bool relu,
+void launchChannelBias(void* y, TensorFormat format, const float* b, int64_t n, int64_t C, int64_t S, bool relu,
                        cudaStream_t stream) {
-  withFormat(storage, [&](auto format) {
-    using F = decltype(format);
-    launchElementwise("channel bias", stream, n, body::ChannelBias<F>{C, S, relu}, static_cast<typename F::Bits*>(y), b);
+  const bool last = format.layout == Layout::ChannelsLast;
+  withFormat(format.storage, [&](auto f) {
+    using F = decltype(f);
+    launchElementwise("channel bias", stream, n, body::ChannelBias<F>{C, S, relu, last}, static_cast<typename F::Bits*>(y),
+                      b);
   });
 }
-void launchChannelBiasGradient(float* db, const void* dy, Storage storage, int64_t batch, int64_t C, int64_t S,
+void launchChannelBiasGradient(float* db, const void* dy, TensorFormat format, int64_t batch, int64_t C, int64_t S,
                                cudaStream_t stream) {
   NS_CHECK(!gpuRuntime().simulated(), "the channel bias gradient kernel runs on real GPUs only");
   if (C <= 0) return;
-  withFormat(storage, [&](auto format) {
-    using F = decltype(format);
+  const bool last = format.layout == Layout::ChannelsLast;
+  withFormat(format.storage, [&](auto f) {
+    using F = decltype(f);
     const LaunchShape shape = perBlock("channelBiasGradient", C, kThreads);
-    channelSums<F><<<gridOf(shape), shape.block, 0, stream>>>(db, static_cast<const typename F::Bits*>(dy), batch, C, S);
+    channelSums<F><<<gridOf(shape), shape.block, 0, stream>>>(db, static_cast<const typename F::Bits*>(dy), batch, C, S,
+                                                               last);
   });
   NS_CUDA_CHECK_LAUNCH();
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "engine/core/channels_last.h"
 #include "engine/core/half_floats.h"
 
 namespace netsmith::cuda {
@@ -20,15 +21,17 @@ void launchAdd(void* dst, const void* a, const void* b, Storage storage, int64_t
 // Note [Reduction tree]'s order.
 // Note [16-bit activations] (engine/model/network.cpp): dst[i] = src[i] rounded to dst's storage;
 // acc[i] += x[i], the sum in float32 stored in acc's storage. n counts values.
-void launchConvert(void* dst, Storage dstStorage, const void* src, Storage srcStorage, int64_t n, cudaStream_t stream);
-void launchAccumulateConverted(void* acc, Storage accStorage, const void* x, Storage xStorage, int64_t n,
+// With `map`, between layouts too (Note [Channels last]): value i of dst is value map.source(i) of src.
+void launchConvert(void* dst, Storage dstStorage, const void* src, Storage srcStorage, int64_t n, LayoutMap map,
+                   cudaStream_t stream);
+void launchAccumulateConverted(void* acc, Storage accStorage, const void* x, Storage xStorage, int64_t n, LayoutMap map,
                                cudaStream_t stream);
-// y (batch, C, S) in `storage` += b[c] (float32), then max(·, 0) when relu; n = batch·C·S.
-void launchChannelBias(void* y, Storage storage, const float* b, int64_t n, int64_t C, int64_t S, bool relu,
+// y (batch, C, S) in `format` += b[c] (float32), then max(·, 0) when relu; n = batch·C·S.
+void launchChannelBias(void* y, TensorFormat format, const float* b, int64_t n, int64_t C, int64_t S, bool relu,
                        cudaStream_t stream);
-// db[c] = Σ over batch and S of dy (batch, C, S) in `storage`: one block per channel, the sum in
+// db[c] = Σ over batch and S of dy (batch, C, S) in `format`: one block per channel, the sum in
 // double in a fixed order (deterministic). Real GPUs only (simulated ones run the CPU kernels).
-void launchChannelBiasGradient(float* db, const void* dy, Storage storage, int64_t batch, int64_t C, int64_t S,
+void launchChannelBiasGradient(float* db, const void* dy, TensorFormat format, int64_t batch, int64_t C, int64_t S,
                                cudaStream_t stream);
 void launchTreeSum(float* out, const float* parts, int ranks, int64_t count, cudaStream_t stream);
 

@@ -31,13 +31,18 @@ namespace netsmith::cuda {
 // activation and activation gradient in the context's activationStorage(), and parameters and
 // their gradients in float32.
 enum class Activations { Float32Only, Also16Bit };
+// Whether it also takes (N, C, H, W) activations channels last (Note [Channels last],
+// engine/core/channels_last.h): every input, the output and their gradients in NHWC order.
+enum class Layouts { ChannelsFirstOnly, AlsoChannelsLast };
 
 inline void addCudaKernel(OpRegistry& registry, const char* op, KernelFactory factory,
-                          Activations activations = Activations::Float32Only) {
+                          Activations activations = Activations::Float32Only,
+                          Layouts layouts = Layouts::ChannelsFirstOnly) {
   OpSchema* schema = registry.findMutable(op);
   NS_CHECK(schema, "the CUDA backend has kernels for '{}', which is not registered", op);
   schema->kernels["cuda"] = std::move(factory);
   if (activations == Activations::Also16Bit) schema->takes16BitActivations.insert("cuda");
+  if (layouts == Layouts::AlsoChannelsLast) schema->takesChannelsLast.insert("cuda");
 }
 
 inline cudnnDataType_t cudnnTypeOf(Storage storage) {
@@ -49,6 +54,10 @@ inline cudnnDataType_t cudnnTypeOf(Storage storage) {
   return CUDNN_DATA_FLOAT;
 }
 
+inline cudnnTensorFormat_t cudnnLayoutOf(Layout layout) {
+  return layout == Layout::ChannelsLast ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+}
+
 // Owners of cuDNN descriptors (created on construction, destroyed with the owner).
 class TensorDesc {
  public:
@@ -56,10 +65,12 @@ class TensorDesc {
   ~TensorDesc() { cudnnDestroyTensorDescriptor(m_desc); }
   TensorDesc(const TensorDesc&) = delete;
   TensorDesc& operator=(const TensorDesc&) = delete;
-  // Plain NCHW, float32 or a tensor's 16-bit storage (Note [16-bit activations]).
-  void set(int64_t n, int64_t c, int64_t h, int64_t w, Storage storage = Storage::Float32) {
-    NS_CUDNN_CHECK(cudnnSetTensor4dDescriptor(m_desc, CUDNN_TENSOR_NCHW, cudnnTypeOf(storage), static_cast<int>(n),
-                                              static_cast<int>(c), static_cast<int>(h), static_cast<int>(w)));
+  // (n, c, h, w) in NCHW or NHWC order, float32 or a tensor's 16-bit storage (Note [16-bit
+  // activations], Note [Channels last]).
+  void set(int64_t n, int64_t c, int64_t h, int64_t w, TensorFormat format = {}) {
+    NS_CUDNN_CHECK(cudnnSetTensor4dDescriptor(m_desc, cudnnLayoutOf(format.layout), cudnnTypeOf(format.storage),
+                                              static_cast<int>(n), static_cast<int>(c), static_cast<int>(h),
+                                              static_cast<int>(w)));
   }
   cudnnTensorDescriptor_t get() const { return m_desc; }
 

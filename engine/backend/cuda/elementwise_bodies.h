@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "engine/core/channels_last.h"
 #include "engine/core/half_floats.h"
 #include "engine/core/host_device.h"
 
@@ -20,16 +21,19 @@ struct Scale {
 };
 // Note [16-bit activations]: between storages, each value through float32 (Out and In are the
 // formats of engine/core/half_floats.h).
+// Between layouts too (Note [Channels last]): value i of the destination is map.source(i).
 template <typename Out, typename In>
 struct Convert {
+  LayoutMap map;
   NS_HOST_DEVICE void operator()(int64_t i, typename Out::Bits* dst, const typename In::Bits* src) const {
-    dst[i] = Out::store(In::load(src[i]));
+    dst[i] = Out::store(In::load(src[map.source(i)]));
   }
 };
 template <typename Out, typename In>
 struct AccumulateConverted {
+  LayoutMap map;
   NS_HOST_DEVICE void operator()(int64_t i, typename Out::Bits* acc, const typename In::Bits* x) const {
-    acc[i] = Out::store(Out::load(acc[i]) + In::load(x[i]));
+    acc[i] = Out::store(Out::load(acc[i]) + In::load(x[map.source(i)]));
   }
 };
 template <typename F>
@@ -45,8 +49,9 @@ template <typename F>
 struct ChannelBias {
   int64_t C, S;
   bool relu = false;
+  bool channelsLast = false;  // Note [Channels last]
   NS_HOST_DEVICE void operator()(int64_t i, typename F::Bits* y, const float* b) const {
-    const float v = F::load(y[i]) + b[(i / S) % C];
+    const float v = F::load(y[i]) + b[channelAt(i, C, S, channelsLast)];
     y[i] = F::store(relu ? (v > 0.0f ? v : 0.0f) : v);
   }
 };

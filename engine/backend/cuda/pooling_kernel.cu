@@ -26,6 +26,11 @@ class CudaPoolingKernel final : public Kernel {
   }
 
  private:
+  // Note [Channels last]: the activations' layout.
+  pool::Planes planesOf(const KernelCall& call) const {
+    return {m_channels, call.inputs[0]->layout() == Layout::ChannelsLast};
+  }
+
   template <typename F>
   static const typename F::Bits* in(const Tensor& t) { return static_cast<const typename F::Bits*>(t.raw()); }
   template <typename F>
@@ -39,11 +44,11 @@ class CudaPoolingKernel final : public Kernel {
     if (m_max) {
       int* argmax = nullptr;
       if (call.training) argmax = argmaxBuffer(c, n);
-      launchGridStride("maxPoolingForward", c.stream(), n, pool::MaxForwardOf<F>{m_h, m_w}, in<F>(*call.inputs[0]),
-                       out<F>(call.output), argmax);
+      launchGridStride("maxPoolingForward", c.stream(), n, pool::MaxForwardOf<F>{m_h, m_w, planesOf(call)},
+                       in<F>(*call.inputs[0]), out<F>(call.output), argmax);
       m_argmaxPlanes = call.training ? planes : -1;
     } else {
-      launchGridStride("averagePoolingForward", c.stream(), n, pool::AverageForwardOf<F>{m_h, m_w, m_includingPad},
+      launchGridStride("averagePoolingForward", c.stream(), n, pool::AverageForwardOf<F>{m_h, m_w, m_includingPad, planesOf(call)},
                        in<F>(*call.inputs[0]), out<F>(call.output));
     }
   }
@@ -58,14 +63,14 @@ class CudaPoolingKernel final : public Kernel {
     if (m_max) {
       if (m_argmaxPlanes != planes) {  // backward after an inference forward: find the maxima again
         const int64_t outs = call.output.size();
-        launchGridStride("maxPoolingArgmax", c.stream(), outs, pool::MaxForwardOf<F>{m_h, m_w}, in<F>(*call.inputs[0]),
-                         static_cast<typename F::Bits*>(nullptr), argmaxBuffer(c, outs));
+        launchGridStride("maxPoolingArgmax", c.stream(), outs, pool::MaxForwardOf<F>{m_h, m_w, planesOf(call)},
+                         in<F>(*call.inputs[0]), static_cast<typename F::Bits*>(nullptr), argmaxBuffer(c, outs));
         m_argmaxPlanes = planes;
       }
-      launchGridStride("maxPoolingBackward", c.stream(), n, pool::MaxBackwardOf<F>{m_h, m_w}, in<F>(*call.outputGrad),
+      launchGridStride("maxPoolingBackward", c.stream(), n, pool::MaxBackwardOf<F>{m_h, m_w, planesOf(call)}, in<F>(*call.outputGrad),
                        argmaxInts(), out<F>(*dx));
     } else {
-      launchGridStride("averagePoolingBackward", c.stream(), n, pool::AverageBackwardOf<F>{m_h, m_w, m_includingPad},
+      launchGridStride("averagePoolingBackward", c.stream(), n, pool::AverageBackwardOf<F>{m_h, m_w, m_includingPad, planesOf(call)},
                        in<F>(*call.outputGrad), out<F>(*dx));
     }
   }

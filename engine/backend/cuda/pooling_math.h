@@ -30,6 +30,26 @@ struct Axis {
   NS_HOST_DEVICE int lastCovering(int i) const { return minOf((i + pad) / stride, out - 1); }
 };
 
+// Where a (sample, channel) plane of a (N, C, h, w) tensor lies: channels first (its h·w values
+// together) or channels last (Note [Channels last]: every C-th value). Planes are numbered n·C + c
+// in both.
+struct Planes {
+  int64_t C = 0;      // read only when last
+  bool last = false;
+  // Element i: its plane, row and column.
+  NS_HOST_DEVICE void decode(int64_t i, int h, int w, int64_t& plane, int& y, int& x) const {
+    const int64_t spatial = last ? i / C : i;
+    x = static_cast<int>(spatial % w);
+    y = static_cast<int>((spatial / w) % h);
+    plane = last ? (spatial / (static_cast<int64_t>(w) * h)) * C + i % C : spatial / (static_cast<int64_t>(w) * h);
+  }
+  // Where the plane's first value is, and how far apart its values are.
+  NS_HOST_DEVICE int64_t base(int64_t plane, int h, int w) const {
+    return last ? (plane / C) * h * w * C + plane % C : plane * h * w;
+  }
+  NS_HOST_DEVICE int64_t stride() const { return last ? C : 1; }
+};
+
 // 1 / the divisor of output (oh, ow): the window inside the padded input or inside the input.
 NS_HOST_DEVICE inline float averageScale(const Axis& h, const Axis& w, int oh, int ow, bool includingPad) {
   const int count = includingPad ? h.paddedExtent(oh) * w.paddedExtent(ow)
@@ -44,16 +64,18 @@ NS_HOST_DEVICE inline float averageScale(const Axis& h, const Axis& w, int oh, i
 template <typename F>
 struct MaxForwardOf {
   Axis h, w;
+  Planes planes = {};
   NS_HOST_DEVICE void operator()(int64_t i, const typename F::Bits* x, typename F::Bits* y, int* argmax) const {
-    const int ow = static_cast<int>(i % w.out);
-    const int oh = static_cast<int>((i / w.out) % h.out);
-    const int64_t plane = i / (static_cast<int64_t>(w.out) * h.out);
-    const typename F::Bits* xp = x + plane * h.in * w.in;
+    int64_t plane;
+    int oh, ow;
+    planes.decode(i, h.out, w.out, plane, oh, ow);
+    const typename F::Bits* xp = x + planes.base(plane, h.in, w.in);
+    const int64_t s = planes.stride();
     int where = h.begin(oh) * w.in + w.begin(ow);
-    float best = F::load(xp[where]);
+    float best = F::load(xp[where * s]);
     for (int ih = h.begin(oh); ih < h.end(oh); ++ih)
       for (int iw = w.begin(ow); iw < w.end(ow); ++iw) {
-        const float v = F::load(xp[ih * w.in + iw]);
+        const float v = F::load(xp[(ih * w.in + iw) * s]);
         if (v > best) {  // strict: ties keep the first in row-major order
           best = v;
           where = ih * w.in + iw;
@@ -69,16 +91,17 @@ using MaxForward = MaxForwardOf<Float32Format>;
 template <typename F>
 struct MaxBackwardOf {
   Axis h, w;
+  Planes planes = {};
   NS_HOST_DEVICE void operator()(int64_t i, const typename F::Bits* dy, const int* argmax, typename F::Bits* dx) const {
-    const int iw = static_cast<int>(i % w.in);
-    const int ih = static_cast<int>((i / w.in) % h.in);
-    const int64_t plane = i / (static_cast<int64_t>(w.in) * h.in);
+    int64_t plane;
+    int ih, iw;
+    planes.decode(i, h.in, w.in, plane, ih, iw);
     const int self = ih * w.in + iw;
-    const int64_t outBase = plane * h.out * w.out;
+    const int64_t outBase = planes.base(plane, h.out, w.out), s = planes.stride();
     float sum = 0.0f;
     for (int oh = h.firstCovering(ih); oh <= h.lastCovering(ih); ++oh)
       for (int ow = w.firstCovering(iw); ow <= w.lastCovering(iw); ++ow) {
-        const int64_t o = outBase + oh * w.out + ow;
+        const int64_t o = outBase + (oh * w.out + ow) * s;
         if (argmax[o] == self) sum += F::load(dy[o]);
       }
     dx[i] = F::store(sum);
@@ -91,14 +114,16 @@ template <typename F>
 struct AverageForwardOf {
   Axis h, w;
   bool includingPad;
+  Planes planes = {};
   NS_HOST_DEVICE void operator()(int64_t i, const typename F::Bits* x, typename F::Bits* y) const {
-    const int ow = static_cast<int>(i % w.out);
-    const int oh = static_cast<int>((i / w.out) % h.out);
-    const int64_t plane = i / (static_cast<int64_t>(w.out) * h.out);
-    const typename F::Bits* xp = x + plane * h.in * w.in;
+    int64_t plane;
+    int oh, ow;
+    planes.decode(i, h.out, w.out, plane, oh, ow);
+    const typename F::Bits* xp = x + planes.base(plane, h.in, w.in);
+    const int64_t s = planes.stride();
     float sum = 0.0f;
     for (int ih = h.begin(oh); ih < h.end(oh); ++ih)
-      for (int iw = w.begin(ow); iw < w.end(ow); ++iw) sum += F::load(xp[ih * w.in + iw]);
+      for (int iw = w.begin(ow); iw < w.end(ow); ++iw) sum += F::load(xp[(ih * w.in + iw) * s]);
     y[i] = F::store(sum * averageScale(h, w, oh, ow, includingPad));
   }
 };
@@ -109,15 +134,16 @@ template <typename F>
 struct AverageBackwardOf {
   Axis h, w;
   bool includingPad;
+  Planes planes = {};
   NS_HOST_DEVICE void operator()(int64_t i, const typename F::Bits* dy, typename F::Bits* dx) const {
-    const int iw = static_cast<int>(i % w.in);
-    const int ih = static_cast<int>((i / w.in) % h.in);
-    const int64_t plane = i / (static_cast<int64_t>(w.in) * h.in);
-    const int64_t outBase = plane * h.out * w.out;
+    int64_t plane;
+    int ih, iw;
+    planes.decode(i, h.in, w.in, plane, ih, iw);
+    const int64_t outBase = planes.base(plane, h.out, w.out), s = planes.stride();
     float sum = 0.0f;
     for (int oh = h.firstCovering(ih); oh <= h.lastCovering(ih); ++oh)
       for (int ow = w.firstCovering(iw); ow <= w.lastCovering(iw); ++ow)
-        sum += F::load(dy[outBase + oh * w.out + ow]) * averageScale(h, w, oh, ow, includingPad);
+        sum += F::load(dy[outBase + (oh * w.out + ow) * s]) * averageScale(h, w, oh, ow, includingPad);
     dx[i] = F::store(sum);
   }
 };

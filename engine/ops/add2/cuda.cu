@@ -22,7 +22,8 @@ class Add2Kernel final : public Kernel {
 
 void register_add2(OpRegistry& registry) {
   addCudaKernel(registry, "Add2", [](const KernelSetup&) { return std::make_unique<Add2Kernel>(); },
-                Activations::Also16Bit);
+                Activations::Also16Bit,
+                Layouts::AlsoChannelsLast);  // element-wise: any layout
 }
 
 }  // namespace netsmith::cuda

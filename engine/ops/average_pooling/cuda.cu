@@ -8,7 +8,7 @@ void register_average_pooling(OpRegistry& registry) {
   addCudaKernel(registry, "AveragePooling", [](const KernelSetup& setup) {
     return makeCudaPoolingKernel(ops::poolingGeometry("AveragePooling", setup.inputShapes.at(0), setup.params), false,
                                  setup.params.flag("including_pad"));
-  }, Activations::Also16Bit);
+  }, Activations::Also16Bit, Layouts::AlsoChannelsLast);
 }
 
 }  // namespace netsmith::cuda

@@ -24,14 +24,14 @@ using bn::kSlices;
 // mode 1 (gradients):  bn::addGradientTerm with mean[c].
 template <typename F>
 __global__ void channelPartials(int mode, const typename F::Bits* x, const typename F::Bits* dy, const float* mean,
-                                int64_t batch, int64_t C, int64_t S, double* partials) {
+                                int64_t batch, int64_t C, int64_t S, bool last, double* partials) {
   const int64_t c = blockIdx.x;
   const int slice = static_cast<int>(blockIdx.y);
   const bn::Range range = bn::sliceOf(batch * S, slice);
-  const float shift = mode == 0 ? F::load(x[c * S]) : mean[c];
+  const float shift = mode == 0 ? F::load(x[bn::valueIndex(0, c, C, S, last)]) : mean[c];
   double a = 0.0, b = 0.0;
   for (int64_t j = range.begin + threadIdx.x; j < range.end; j += blockDim.x) {
-    const int64_t at = bn::valueIndex(j, c, C, S);
+    const int64_t at = bn::valueIndex(j, c, C, S, last);
     if (mode == 0)
       bn::addStatisticsTerm(F::load(x[at]), shift, a, b);
     else
@@ -47,14 +47,15 @@ __global__ void channelPartials(int mode, const typename F::Bits* x, const typen
 
 // Pass 2 of the statistics: mean, 1/std, running statistics. One thread per channel.
 template <typename F>
-__global__ void finishStatistics(const double* partials, const typename F::Bits* x, int64_t C, int64_t S, int64_t count,
+__global__ void finishStatistics(const double* partials, const typename F::Bits* x, int64_t C, int64_t S, bool last,
+                                 int64_t count,
                                  float eps, float decay, double unbias, float* mean, float* invStd, float* runningMean,
                                  float* runningVar) {
   const int64_t c = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (c >= C) return;
   double sum, sumSquares;
   bn::sumPartials(partials, c, sum, sumSquares);
-  bn::finishStatistics(sum, sumSquares, F::load(x[c * S]), count, eps, decay, unbias, mean[c], invStd[c], runningMean[c],
+  bn::finishStatistics(sum, sumSquares, F::load(x[bn::valueIndex(0, c, C, S, last)]), count, eps, decay, unbias, mean[c], invStd[c], runningMean[c],
                        runningVar[c]);
 }
 
@@ -89,6 +90,7 @@ class BatchNormalizationKernel final : public Kernel {
 
   // params: beta, gamma, mean (running), var (running), each (C).
   void forward(KernelCall& call) override {
+    m_last = call.output.layout() == Layout::ChannelsLast;
     withFormat(call.output.storage(), [&](auto format) { forwardIn<decltype(format)>(call); });
   }
 
@@ -100,6 +102,7 @@ class BatchNormalizationKernel final : public Kernel {
   }
 
   void backward(KernelCall& call) override {
+    m_last = call.inputs[0]->layout() == Layout::ChannelsLast;
     withFormat(call.inputs[0]->storage(), [&](auto format) { backwardIn<decltype(format)>(call); });
   }
 
@@ -117,10 +120,10 @@ class BatchNormalizationKernel final : public Kernel {
       const double unbias = count > 1 ? static_cast<double>(count) / static_cast<double>(count - 1) : 1.0;
       const LaunchShape partialsShape = perChannelSlice("batchNormalizationStatistics", C, kSlices, kThreads);
       channelPartials<F><<<gridOf(partialsShape), partialsShape.block, 0, c.stream()>>>(0, in<F>(x), nullptr, nullptr,
-                                                                                        batch, C, S, partials());
+                                                                                        batch, C, S, m_last, partials());
       const LaunchShape finishShape = perThread("batchNormalizationFinishStatistics", C, 128);
       finishStatistics<F><<<gridOf(finishShape), finishShape.block, 0, c.stream()>>>(
-          partials(), in<F>(x), C, S, count, m_eps, m_decay, unbias, mean(), invStd(), call.params[2]->data(),
+          partials(), in<F>(x), C, S, m_last, count, m_eps, m_decay, unbias, mean(), invStd(), call.params[2]->data(),
           call.params[3]->data());
     } else {
       const LaunchShape runningShape = perThread("batchNormalizationRunningStatistics", C, 128);
@@ -128,7 +131,7 @@ class BatchNormalizationKernel final : public Kernel {
           call.params[2]->data(), call.params[3]->data(), C, m_eps, mean(), invStd());
     }
     NS_CUDA_CHECK_LAUNCH();
-    launchGridStride("batchNormalizationNormalize", c.stream(), x.size(), bn::NormalizeOf<F>{C, S, m_relu}, in<F>(x),
+    launchGridStride("batchNormalizationNormalize", c.stream(), x.size(), bn::NormalizeOf<F>{C, S, m_relu, m_last}, in<F>(x),
                      static_cast<typename F::Bits*>(call.output.raw()), mean(), invStd(), call.params[1]->data(),
                      call.params[0]->data());
   }
@@ -144,14 +147,14 @@ class BatchNormalizationKernel final : public Kernel {
     const int64_t batch = x.dim(0), C = m_channels, S = m_spatial;
     const LaunchShape partialsShape = perChannelSlice("batchNormalizationGradientSums", C, kSlices, kThreads);
     channelPartials<F><<<gridOf(partialsShape), partialsShape.block, 0, c.stream()>>>(
-        1, in<F>(x), in<F>(*call.outputGrad), mean(), batch, C, S, partials());
+        1, in<F>(x), in<F>(*call.outputGrad), mean(), batch, C, S, m_last, partials());
     const LaunchShape finishShape = perThread("batchNormalizationFinishGradients", C, 128);
     finishGradients<<<gridOf(finishShape), finishShape.block, 0, c.stream()>>>(
         partials(), call.params[1]->data(), invStd(), C, batch * S, m_usedBatchStats, dbeta ? dbeta->data() : nullptr,
         dgamma ? dgamma->data() : nullptr, coefficients());
     NS_CUDA_CHECK_LAUNCH();
     if (dx)
-      launchGridStride("batchNormalizationInputGradient", c.stream(), x.size(), bn::InputGradientOf<F>{C, S}, in<F>(x),
+      launchGridStride("batchNormalizationInputGradient", c.stream(), x.size(), bn::InputGradientOf<F>{C, S, m_last}, in<F>(x),
                        in<F>(*call.outputGrad), mean(), coefficients(), static_cast<typename F::Bits*>(dx->raw()));
   }
 
@@ -165,6 +168,7 @@ class BatchNormalizationKernel final : public Kernel {
   bool m_batchStat;
   bool m_usedBatchStats = false;
   bool m_relu = false;  // Note [GPU fused epilogues]
+  bool m_last = false;  // the activations channels last (Note [Channels last])
   Tensor m_stats;     // mean (C), invStd (C), k1..k3 per channel (3C)
   Tensor m_partials;  // (C, kSlices, 2) doubles
 };
@@ -180,7 +184,7 @@ void register_batch_normalization(OpRegistry& registry) {
         x.at(0), spatial, static_cast<float>(setup.params.number("eps")),
         static_cast<float>(setup.params.number("decay_rate")), setup.params.flag("batch_stat"),
         setup.device.deviceAllocator());
-  }, Activations::Also16Bit);
+  }, Activations::Also16Bit, Layouts::AlsoChannelsLast);
 }
 
 }  // namespace netsmith::cuda

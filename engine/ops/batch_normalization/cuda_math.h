@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "engine/core/channels_last.h"
 #include "engine/core/half_floats.h"
 #include "engine/core/host_device.h"
 
@@ -27,14 +28,18 @@ NS_HOST_DEVICE inline Range sliceOf(int64_t count, int slice) {
   return {begin, count < begin + len ? count : begin + len};
 }
 
-// Where the j-th value of channel c (j over batch·S) is.
-NS_HOST_DEVICE inline int64_t valueIndex(int64_t j, int64_t c, int64_t C, int64_t S) {
+// Where the j-th value of channel c (j over batch·S, in the same order in either layout, so the
+// sums are the same) is; last: channels last (Note [Channels last]).
+NS_HOST_DEVICE inline int64_t valueIndex(int64_t j, int64_t c, int64_t C, int64_t S, bool last = false) {
+  if (last) return j * C + c;
   const int64_t n = j / S, i = j % S;
   return (n * C + c) * S + i;
 }
 
 // The channel of element i of (batch, C, S).
-NS_HOST_DEVICE inline int64_t channelOf(int64_t i, int64_t C, int64_t S) { return (i / S) % C; }
+NS_HOST_DEVICE inline int64_t channelOf(int64_t i, int64_t C, int64_t S, bool last = false) {
+  return channelAt(i, C, S, last);
+}
 
 // Statistics term: a += x − shift, b += (x − shift)², shift = the channel's first value (sample
 // 0's), which keeps E[d²] − E[d]² accurate when the mean is large against the spread.
@@ -116,9 +121,10 @@ template <typename F>
 struct NormalizeOf {
   int64_t C, S;
   bool relu = false;
+  bool last = false;  // channels last (Note [Channels last])
   NS_HOST_DEVICE void operator()(int64_t i, const typename F::Bits* x, typename F::Bits* y, const float* mean,
                                  const float* invStd, const float* gamma, const float* beta) const {
-    const int64_t c = channelOf(i, C, S);
+    const int64_t c = channelOf(i, C, S, last);
     const float v = normalize(F::load(x[i]), mean[c], invStd[c], gamma[c], beta[c]);
     y[i] = F::store(relu ? (v > 0.0f ? v : 0.0f) : v);
   }
@@ -129,9 +135,10 @@ using Normalize = NormalizeOf<Float32Format>;
 template <typename F>
 struct InputGradientOf {
   int64_t C, S;
+  bool last = false;
   NS_HOST_DEVICE void operator()(int64_t i, const typename F::Bits* x, const typename F::Bits* dy, const float* mean,
                                  const float* k, typename F::Bits* dx) const {
-    const int64_t c = channelOf(i, C, S);
+    const int64_t c = channelOf(i, C, S, last);
     dx[i] = F::store(inputGradient(F::load(x[i]), F::load(dy[i]), mean[c], k + c * 3));
   }
 };

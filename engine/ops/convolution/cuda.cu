@@ -6,7 +6,8 @@ namespace netsmith::cuda {
 
 void register_convolution(OpRegistry& registry) {
   addCudaKernel(registry, "Convolution", [](const KernelSetup& setup) { return makeCudnnConvKernel(setup, false); },
-                Activations::Also16Bit);
+                Activations::Also16Bit,
+                Layouts::AlsoChannelsLast);
 }
 
 }  // namespace netsmith::cuda

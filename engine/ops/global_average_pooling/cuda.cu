@@ -8,11 +8,14 @@
 namespace netsmith::cuda {
 namespace {
 
+// Channels last (Note [Channels last]): plane n·C + c starts at n·planeSize·C + c, every C-th value.
 template <typename F>
-__global__ void planeMeans(const typename F::Bits* x, typename F::Bits* y, int64_t planeSize, float scale) {
-  const typename F::Bits* xp = x + blockIdx.x * planeSize;
+__global__ void planeMeans(const typename F::Bits* x, typename F::Bits* y, int64_t planeSize, float scale,
+                           int64_t channels, bool last) {
+  const int64_t plane = blockIdx.x, stride = last ? channels : 1;
+  const typename F::Bits* xp = x + (last ? (plane / channels) * planeSize * channels + plane % channels : plane * planeSize);
   float sum = 0.0f;
-  for (int64_t i = threadIdx.x; i < planeSize; i += blockDim.x) sum += F::load(xp[i]);
+  for (int64_t i = threadIdx.x; i < planeSize; i += blockDim.x) sum += F::load(xp[i * stride]);
   sum = blockSum(sum);
   if (threadIdx.x == 0) y[blockIdx.x] = F::store(planeMean(sum, scale));
 }
@@ -38,7 +41,7 @@ class GlobalAveragePoolingKernel final : public Kernel {
       using F = decltype(format);
       planeMeans<F><<<gridOf(shape), shape.block, 0, ctx(call).stream()>>>(
           static_cast<const typename F::Bits*>(call.inputs[0]->raw()), static_cast<typename F::Bits*>(call.output.raw()),
-          m_planeSize, scale());
+          m_planeSize, scale(), m_channels, call.inputs[0]->layout() == Layout::ChannelsLast);
     });
     NS_CUDA_CHECK_LAUNCH();
   }
@@ -49,7 +52,8 @@ class GlobalAveragePoolingKernel final : public Kernel {
     withFormat(dx->storage(), [&](auto format) {
       using F = decltype(format);
       launchGridStride("globalAveragePoolingBackward", ctx(call).stream(), dx->size(),
-                       SpreadOf<F>{body::GlobalAverageSpread{m_planeSize, scale()}},
+                       SpreadOf<F>{body::GlobalAverageSpread{m_planeSize, scale(), m_channels,
+                                                             dx->layout() == Layout::ChannelsLast}},
                        static_cast<const typename F::Bits*>(call.outputGrad->raw()), static_cast<typename F::Bits*>(dx->raw()));
     });
   }
@@ -67,7 +71,7 @@ void register_global_average_pooling(OpRegistry& registry) {
   addCudaKernel(registry, "GlobalAveragePooling", [](const KernelSetup& setup) {
     const Shape& x = setup.inputShapes.at(0);
     return std::make_unique<GlobalAveragePoolingKernel>(x.at(0), x.at(1) * x.at(2));
-  }, Activations::Also16Bit);
+  }, Activations::Also16Bit, Layouts::AlsoChannelsLast);
 }
 
 }  // namespace netsmith::cuda

@@ -20,10 +20,13 @@ namespace body {
 struct GlobalAverageSpread {
   int64_t planeSize;
   float scale;
+  int64_t channels = 0;  // read only when channelsLast
+  bool channelsLast = false;  // dx in NHWC order (Note [Channels last]); dy (N, C, 1, 1) either way
   // F: the activations' format (Note [16-bit activations]).
   template <typename F = Float32Format>
   NS_HOST_DEVICE void spread(int64_t i, const typename F::Bits* dy, typename F::Bits* dx) const {
-    dx[i] = F::store(F::load(dy[i / planeSize]) * scale);
+    const int64_t plane = channelsLast ? (i / (planeSize * channels)) * channels + i % channels : i / planeSize;
+    dx[i] = F::store(F::load(dy[plane]) * scale);
   }
   NS_HOST_DEVICE void operator()(int64_t i, const float* dy, float* dx) const { spread<Float32Format>(i, dy, dx); }
 };

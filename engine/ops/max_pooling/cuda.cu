@@ -7,7 +7,7 @@ namespace netsmith::cuda {
 void register_max_pooling(OpRegistry& registry) {
   addCudaKernel(registry, "MaxPooling", [](const KernelSetup& setup) {
     return makeCudaPoolingKernel(ops::poolingGeometry("MaxPooling", setup.inputShapes.at(0), setup.params), true, false);
-  }, Activations::Also16Bit);
+  }, Activations::Also16Bit, Layouts::AlsoChannelsLast);
 }
 
 }  // namespace netsmith::cuda

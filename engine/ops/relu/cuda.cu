@@ -6,7 +6,8 @@ namespace netsmith::cuda {
 
 void register_relu(OpRegistry& registry) {
   addCudaKernel(registry, "ReLU", [](const KernelSetup&) { return makeCudnnActivationKernel(CUDNN_ACTIVATION_RELU, 0.0); },
-                Activations::Also16Bit);
+                Activations::Also16Bit,
+                Layouts::AlsoChannelsLast);  // element-wise: any layout
 }
 
 }  // namespace netsmith::cuda

@@ -7,7 +7,8 @@ namespace netsmith::cuda {
 void register_relu6(OpRegistry& registry) {
   addCudaKernel(registry, "ReLU6",
                 [](const KernelSetup&) { return makeCudnnActivationKernel(CUDNN_ACTIVATION_CLIPPED_RELU, 6.0); },
-                Activations::Also16Bit);
+                Activations::Also16Bit,
+                Layouts::AlsoChannelsLast);  // element-wise: any layout
 }
 
 }  // namespace netsmith::cuda

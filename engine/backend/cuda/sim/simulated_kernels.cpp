@@ -10,6 +10,7 @@
 // cuda_solver.cu). A simulated GPU computes in float32 with one thread. Activations it stores in
 // 16 bits (Note [16-bit activations], engine/model/network.cpp) reach the CPU kernel widened to
 // float32, and what the kernel writes is rounded back as it is stored: the bits a GPU stores.
+// Activations it keeps channels last (Note [Channels last]) reach it in NCHW order the same way.
 #include <vector>
 
 #include "engine/backend/cuda/cuda_check.h"
@@ -22,38 +23,45 @@ namespace {
 struct TensorRef {
   void* data = nullptr;  // null: no tensor in this slot
   Shape shape;
-  Storage storage = Storage::Float32;
+  TensorFormat format;
 };
 
 TensorRef refOf(const Tensor* t) {
-  return t ? TensorRef{const_cast<void*>(t->raw()), t->shape(), t->storage()} : TensorRef{};
+  return t ? TensorRef{const_cast<void*>(t->raw()), t->shape(), t->format()} : TensorRef{};
 }
 
-// The CPU kernel's tensor for a slot: a view of float32 memory, or a float32 copy of 16-bit
-// values (`read`: widened from them; else left to the kernel to write).
+// Position i of the NCHW tensor the CPU kernel sees, in the slot's memory order.
+LayoutMap toSlot(const TensorRef& ref, bool slotIsDestination) {
+  if (ref.format.layout == Layout::ChannelsFirst) return {};
+  const int64_t C = ref.shape.at(1), S = ref.shape.at(2) * ref.shape.at(3);
+  return slotIsDestination ? LayoutMap{C, S, true, false} : LayoutMap{C, S, false, true};
+}
+
+// The CPU kernel's tensor for a slot: a view of float32 NCHW memory, else an NCHW float32 copy of
+// its values (`read`: widened and reordered from them; else left to the kernel to write).
 Tensor hostTensor(const TensorRef& ref, DeviceMemoryAccess& m, bool read) {
   const int64_t n = numel(ref.shape);
-  if (ref.storage == Storage::Float32) return Tensor::view(m.at(static_cast<float*>(ref.data), n), ref.shape);
+  if (ref.format == TensorFormat{}) return Tensor::view(m.at(static_cast<float*>(ref.data), n), ref.shape);
   Tensor wide(ref.shape);
-  const uint16_t* bits = m.at(static_cast<const uint16_t*>(ref.data), n);
-  if (read)
-    withFormat(ref.storage, [&](auto format) {
-      using F = decltype(format);
-      if constexpr (sizeof(typename F::Bits) == 2)
-        for (int64_t i = 0; i < n; ++i) wide[i] = F::load(bits[i]);
-    });
+  if (!read) return wide;
+  const LayoutMap from = toSlot(ref, false);
+  withFormat(ref.format.storage, [&](auto format) {
+    using F = decltype(format);
+    const auto* values = m.at(static_cast<const typename F::Bits*>(ref.data), n);
+    for (int64_t i = 0; i < n; ++i) wide[i] = F::load(values[from.source(i)]);
+  });
   return wide;
 }
 
-// What the kernel wrote into a 16-bit slot's float32 copy, rounded into the slot.
+// What the kernel wrote into a copy made by hostTensor, rounded and reordered into the slot.
 void storeWritten(const TensorRef& ref, const Tensor& wide, DeviceMemoryAccess& m) {
-  if (!ref.data || ref.storage == Storage::Float32) return;
+  if (!ref.data || ref.format == TensorFormat{}) return;
   const int64_t n = numel(ref.shape);
-  uint16_t* bits = m.at(static_cast<uint16_t*>(ref.data), n);
-  withFormat(ref.storage, [&](auto format) {
+  const LayoutMap from = toSlot(ref, true);
+  withFormat(ref.format.storage, [&](auto format) {
     using F = decltype(format);
-    if constexpr (sizeof(typename F::Bits) == 2)
-      for (int64_t i = 0; i < n; ++i) bits[i] = F::store(wide[i]);
+    auto* values = m.at(static_cast<typename F::Bits*>(ref.data), n);
+    for (int64_t j = 0; j < n; ++j) values[j] = F::store(wide[from.source(j)]);
   });
 }
 
