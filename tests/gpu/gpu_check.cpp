@@ -62,8 +62,34 @@ void upload(DeviceContext& device, Tensor& dst, const Tensor& host) {
 
 Tensor download(DeviceContext& device, const Tensor& src) {
   Tensor host(src.shape());
+  if (src.format() != TensorFormat{}) {  // 16-bit or channels last: through a float32 NCHW copy
+    Tensor wide(src.shape(), device.deviceAllocator());
+    device.convert(wide, src);
+    device.download(host.data(), wide.data(), wide.size());
+    return host;
+  }
   device.download(host.data(), src.data(), src.size());
   return host;
+}
+
+// The values a 16-bit activation can hold, for both sides: the check then measures the kernels,
+// not the rounding of their inputs (which moves a pooling's maximum when two values round to one).
+void roundTo(Storage storage, Tensor& t) {
+  withFormat(storage, [&](auto f) {
+    using F = decltype(f);
+    for (int64_t i = 0; i < t.size(); ++i) t[i] = F::load(F::store(t[i]));
+  });
+}
+
+// An activation of the GPU in `format` (Note [16-bit activations], Note [Channels last]).
+void uploadAs(DeviceContext& device, Tensor& dst, const Tensor& host, TensorFormat format) {
+  if (format == TensorFormat{}) return upload(device, dst, host);
+  Tensor wide(device.deviceAllocator());
+  upload(device, wide, host);
+  dst = Tensor(device.deviceAllocator(), format);
+  dst.resize(host.shape());
+  device.convert(dst, wide);
+  device.synchronize();  // `wide` goes now
 }
 
 // max |a − b| / max |a|: the error of b relative to the size of a (absolute when a is all 0).
@@ -145,9 +171,14 @@ void fillInput(Tensor& t, Rng& rng, const std::string& op, float scale) {
     t[i] = op == "BinaryCrossEntropy" ? rng.uniform(0.05f, 0.95f) : scale * rng.uniform(-2.0f, 2.0f);
 }
 
+// activations: the GPU's activations (inputs, output and their gradients) in float32 NCHW, or as a GPU
+// storing 16-bit activations keeps them (Note [16-bit activations], Note [Channels last]).
 OpResult checkExample(const OpSchema& schema, const Example& example, const std::string& device,
-                      const std::string& precision, DeviceContext& cpu, DeviceContext& gpu) {
+                      const std::string& precision, DeviceContext& cpu, DeviceContext& gpu,
+                      TensorFormat activations = {}) {
   OpResult r{schema.name, example.variant, precision};
+  if (activations.storage != Storage::Float32)
+    r.variant += activations.layout == Layout::ChannelsLast ? ", 16-bit NHWC" : ", 16-bit";
   try {
     const Json params = validateParams(schema, example.params, "params");
     const OpParams p(params);
@@ -163,10 +194,12 @@ OpResult checkExample(const OpSchema& schema, const Example& example, const std:
     for (const Shape& s : example.inputs) {
       xs.emplace_back(withBatch(kBatch, s));
       fillInput(xs.back(), rng, schema.name, example.inputScale);
+      roundTo(activations.storage, xs.back());
       xsGpu.emplace_back(memory);
-      upload(gpu, xsGpu.back(), xs.back());
+      uploadAs(gpu, xsGpu.back(), xs.back(), activations);
       dxs.emplace_back(withBatch(kBatch, s));
-      dxsGpu.emplace_back(withBatch(kBatch, s), memory);
+      dxsGpu.emplace_back(memory, activations);
+      dxsGpu.back().resize(withBatch(kBatch, s));
     }
     for (const ParamBlob& b : blobs) {
       ws.emplace_back(b.shape);
@@ -205,7 +238,8 @@ OpResult checkExample(const OpSchema& schema, const Example& example, const std:
       dwCpu.push_back(blobs[i].trainable ? &dws[i] : nullptr);
       dwGpu.push_back(blobs[i].trainable ? &dwsGpu[i] : nullptr);
     }
-    Tensor y(withBatch(kBatch, outShape)), yGpu(withBatch(kBatch, outShape), memory);
+    Tensor y(withBatch(kBatch, outShape)), yGpu(memory, activations);
+    yGpu.resize(withBatch(kBatch, outShape));
     // Note [GPU tolerances]: each tensor against its own bound, from the terms behind a value.
     const double macs = schema.multiplyAdds ? static_cast<double>(kBatch) *
                                                   static_cast<double>(schema.multiplyAdds(example.inputs, outShape, p))
@@ -242,7 +276,8 @@ OpResult checkExample(const OpSchema& schema, const Example& example, const std:
     // weights, positive).
     Tensor dy(y.shape()), dyGpu(memory);
     for (int64_t i = 0; i < dy.size(); ++i) dy[i] = schema.isLoss() ? rng.uniform(0.1f, 1.0f) : rng.uniform(-1.0f, 1.0f);
-    upload(gpu, dyGpu, dy);
+    roundTo(activations.storage, dy);
+    uploadAs(gpu, dyGpu, dy, activations);
     KernelCall c{cpu, inCpu, pCpu, y};
     KernelCall g{gpu, inGpu, pGpu, yGpu};
     c.target = schema.isLoss() ? &target : nullptr;
@@ -348,7 +383,20 @@ std::vector<OpResult> checkOps(const std::string& device, const std::string& pre
       r.error = "no example input works (" + why + "): declare one in the op's schema.cpp";
       out.push_back(r);
     }
-    for (const Example& e : examples) out.push_back(checkExample(*schema, e, device, precision, cpu, *gpu));
+    for (const Example& e : examples) {
+      out.push_back(checkExample(*schema, e, device, precision, cpu, *gpu));
+      // The same example as a GPU storing 16-bit activations runs it, where its kernel takes them.
+      const Storage narrow = gpu->activationStorage();
+      if (narrow == Storage::Float32 || !schema->takes16BitActivations.count("cuda")) continue;
+      bool images = !schema->isLoss() && gpu->channelsLast() && schema->takesChannelsLast.count("cuda");
+      for (const Shape& in : e.inputs) images = images && in.size() == 3;
+      TensorFormat format{narrow, Layout::ChannelsFirst};
+      out.push_back(checkExample(*schema, e, device, precision, cpu, *gpu, format));
+      if (images) {
+        format.layout = Layout::ChannelsLast;
+        out.push_back(checkExample(*schema, e, device, precision, cpu, *gpu, format));
+      }
+    }
   }
   return out;
 }
