@@ -186,8 +186,8 @@ if peak.get("fp32"):
     print("measured peak (cuBLAS 8192^3 GEMM of float32 matrices, TFLOP/s): " + ", ".join(f"{k} {v:.1f}" for k, v in peak.items() if isinstance(v, float)))
 else:
     print("measured peak: not measured (no GPU)")
-print("float: IEEE float32 on both sides (TF32 off in PyTorch); bfloat16: Netsmith bf16 tensor-core compute with float32")
-print("storage, PyTorch autocast(bfloat16). expert: torch.compile + channels_last + cudnn.benchmark (+ fused optimizer step).")
+print("float: IEEE float32 on both sides (TF32 off in PyTorch); bfloat16: Netsmith bf16 activations (NHWC in image layers) and tensor cores with float32")
+print("weights, PyTorch autocast(bfloat16). expert: torch.compile + channels_last + cudnn.benchmark (+ fused optimizer step).")
 print("goal per row: netsmith >= 1.5x eager and >= expert; ResNet-18 bfloat16 also >= 35% of the bf16 peak.")
 hdr = (f"{'model':<16}{'batch':>6} {'precision':<9}| {'netsmith/s':>10} {'eager/s':>10} {'expert/s':>10} | {'vs eager':>8} {'vs expert':>9} |"
        f" {'TFLOP/s':>8} {'% peak':>7} | {'same net':>9} | goal")
