@@ -50,15 +50,21 @@ class TestSimStepGraphs : public QObject {
 
   void graphsTrainTheEagerParameters_data() {
     QTest::addColumn<QString>("sample");
-    QTest::newRow("MLP") << "fashion_mnist_mlp";
-    QTest::newRow("LeNet") << "fashion_mnist_lenet";
-    QTest::newRow("ResNet (BatchNormalization)") << "fashion_mnist_resnet";
+    QTest::addColumn<QString>("precision");
+    QTest::newRow("MLP") << "fashion_mnist_mlp" << "float";
+    QTest::newRow("LeNet") << "fashion_mnist_lenet" << "float";
+    QTest::newRow("ResNet (BatchNormalization)") << "fashion_mnist_resnet" << "float";
+    // Note [16-bit activations], Note [Channels last]: the conversions are captured too.
+    QTest::newRow("ResNet in bfloat16") << "fashion_mnist_resnet" << "bfloat16";
   }
   void graphsTrainTheEagerParameters() {
     QFETCH(QString, sample);
-    const Json project = sampleProject(sample.toStdString());
-    const GraphRun eager = train(sample.toStdString(), project, 1, false);
-    const GraphRun graphs = train(sample.toStdString(), project, 1, true);
+    QFETCH(QString, precision);
+    Json project = sampleProject(sample.toStdString());
+    project["config"]["precision"] = precision.toStdString();
+    const std::string name = sample.toStdString() + "-" + precision.toStdString();
+    const GraphRun eager = train(name, project, 1, false);
+    const GraphRun graphs = train(name, project, 1, true);
     QCOMPARE(QString::fromStdString(graphs.sha), QString::fromStdString(eager.sha));
     QCOMPARE(eager.launches, int64_t{0});
     // 10 steps an epoch: the first two of each epoch eager (after a change of memory), then graphs.
