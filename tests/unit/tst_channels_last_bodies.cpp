@@ -4,10 +4,12 @@
 // argmax, average, forward and backward), BatchNormalization (the order of its channel sums,
 // normalize, input gradient), GlobalAveragePooling's backward and the convolution's bias
 // epilogue; in float32 and in bfloat16 storage. And the layout conversions themselves:
-// layoutSource, DeviceContext::convert and accumulateTensor between layouts.
+// layoutSource, DeviceContext::convert and accumulateTensor between layouts. And the bodies only
+// 16-bit activations use: ReLU's and ReLU6's clamps (cuDNN's activations run on float32).
 // netsmith-test-labels: asan
 #include <QtTest>
 
+#include <algorithm>
 #include <vector>
 
 #include "engine/backend/cuda/elementwise_bodies.h"
@@ -198,6 +200,27 @@ class ChannelsLastBodiesTest : public QObject {
     batchNormalizationIn<Float32Format>();
     batchNormalizationIn<BFloat16Format>();
   }
+  // body::ClampForward/ClampBackward against the CPU ReLU's and ReLU6's rules, in bfloat16.
+  void clampBodiesAreReluAndRelu6() {
+    using F = BFloat16Format;
+    const std::vector<float> x = {-3.0f, -0.0f, 0.0f, 0.5f, 5.5f, 6.0f, 7.25f};
+    std::vector<uint16_t> xb, dy, y(x.size()), dx(x.size());
+    for (float v : x) xb.push_back(F::store(v)), dy.push_back(F::store(1.5f));
+    for (const float ceiling : {0.0f, 6.0f}) {
+      forEach(int64_t(x.size()), body::ClampForward<F>{ceiling}, static_cast<const uint16_t*>(xb.data()), y.data());
+      // ReLU's backward reads its output, ReLU6's its input.
+      const std::vector<uint16_t>& v = ceiling > 0 ? xb : y;
+      forEach(int64_t(x.size()), body::ClampBackward<F>{ceiling}, static_cast<const uint16_t*>(v.data()),
+              static_cast<const uint16_t*>(dy.data()), dx.data());
+      for (size_t i = 0; i < x.size(); ++i) {
+        const float want = ceiling > 0 ? std::min(std::max(x[i], 0.0f), ceiling) : std::max(x[i], 0.0f);
+        QCOMPARE(F::load(y[i]), want);
+        const bool passes = x[i] > 0 && (ceiling == 0 || x[i] < ceiling);
+        QCOMPARE(F::load(dx[i]), passes ? 1.5f : 0.0f);
+      }
+    }
+  }
+
   void spreadsAndBiases() {
     spreadsAndBiasesIn<Float32Format>();
     spreadsAndBiasesIn<Float16Format>();

@@ -108,6 +108,22 @@ void launchChannelBiasGradient(float* db, const void* dy, TensorFormat format, i
   });
   NS_CUDA_CHECK_LAUNCH();
 }
+void launchClampForward(const void* x, void* y, Storage storage, int64_t n, float ceiling, cudaStream_t stream) {
+  withFormat(storage, [&](auto f) {
+    using F = decltype(f);
+    using Bits = typename F::Bits;
+    launchElementwise("relu", stream, n, body::ClampForward<F>{ceiling}, static_cast<const Bits*>(x), static_cast<Bits*>(y));
+  });
+}
+void launchClampBackward(const void* v, const void* dy, void* dx, Storage storage, int64_t n, float ceiling,
+                         cudaStream_t stream) {
+  withFormat(storage, [&](auto f) {
+    using F = decltype(f);
+    using Bits = typename F::Bits;
+    launchElementwise("relu backward", stream, n, body::ClampBackward<F>{ceiling}, static_cast<const Bits*>(v),
+                      static_cast<const Bits*>(dy), static_cast<Bits*>(dx));
+  });
+}
 void launchTreeSum(float* out, const float* parts, int ranks, int64_t count, cudaStream_t stream) {
   if (count <= 0) return;
   if (GpuRuntime& runtime = gpuRuntime(); runtime.simulated()) {

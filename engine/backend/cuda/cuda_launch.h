@@ -33,6 +33,11 @@ void launchChannelBias(void* y, TensorFormat format, const float* b, int64_t n, 
 // double in a fixed order (deterministic). Real GPUs only (simulated ones run the CPU kernels).
 void launchChannelBiasGradient(float* db, const void* dy, TensorFormat format, int64_t batch, int64_t C, int64_t S,
                                cudaStream_t stream);
+// ReLU (ceiling 0) or ReLU6 (ceiling 6) over n 16-bit values (body::ClampForward/ClampBackward);
+// v: the output for ReLU, the input for ReLU6.
+void launchClampForward(const void* x, void* y, Storage storage, int64_t n, float ceiling, cudaStream_t stream);
+void launchClampBackward(const void* v, const void* dy, void* dx, Storage storage, int64_t n, float ceiling,
+                         cudaStream_t stream);
 void launchTreeSum(float* out, const float* parts, int ranks, int64_t count, cudaStream_t stream);
 
 }  // namespace netsmith::cuda

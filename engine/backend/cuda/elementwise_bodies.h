@@ -55,6 +55,29 @@ struct ChannelBias {
     y[i] = F::store(relu ? (v > 0.0f ? v : 0.0f) : v);
   }
 };
+// ReLU (ceiling 0: none) and ReLU6 (ceiling 6) on 16-bit activations (Note [16-bit activations]),
+// where cuDNN's activations are left to float32: forward min(max(x, 0), ceiling); backward passes
+// dy where 0 < v < ceiling, v the output for ReLU (which reads only its output: a fused producer
+// never writes its input) and the input for ReLU6, as cuDNN's do.
+template <typename F>
+struct ClampForward {
+  float ceiling = 0.0f;
+  NS_HOST_DEVICE void operator()(int64_t i, const typename F::Bits* x, typename F::Bits* y) const {
+    const float v = F::load(x[i]);
+    const float r = v > 0.0f ? v : 0.0f;
+    y[i] = F::store(ceiling > 0.0f && r > ceiling ? ceiling : r);
+  }
+};
+template <typename F>
+struct ClampBackward {
+  float ceiling = 0.0f;
+  NS_HOST_DEVICE void operator()(int64_t i, const typename F::Bits* v, const typename F::Bits* dy,
+                                 typename F::Bits* dx) const {
+    const float at = F::load(v[i]);
+    const bool passes = at > 0.0f && (ceiling <= 0.0f || at < ceiling);
+    dx[i] = passes ? dy[i] : F::store(0.0f);
+  }
+};
 struct Add {
   NS_HOST_DEVICE void operator()(int64_t i, float* dst, const float* a, const float* b) const { dst[i] = a[i] + b[i]; }
 };
