@@ -622,11 +622,14 @@ BenchResult benchTraining(const std::string& projectPath, const std::string& dev
         start = Clock::now();
         lossSum = 0;
       }
+      // The trainer's order (Note [Loss read after the step is queued], engine/train/replica.cpp):
+      // forward, backward and the update queued, then the loss read.
       const auto k = static_cast<size_t>(it % 4);
-      lossSum += meanOf(net.forward(xs[k], ys[k], true, RandomKey{1, 0, static_cast<uint64_t>(it), nullptr}));
+      net.queueForward(xs[k], ys[k], true, RandomKey{1, 0, static_cast<uint64_t>(it), nullptr});
       net.backward((solver ? solver->lossScale() : 1.0f) / static_cast<float>(batch));
       if (solver) solver->step(slots, lr);
       else opt->step(slots, lr);
+      lossSum += meanOf(net.queuedLoss());
     }
     ctx->synchronize();
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
