@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "engine/core/channels_last.h"
+#include "engine/core/conversion_bodies.h"
 #include "engine/core/error.h"
 
 namespace netsmith {
@@ -49,15 +50,12 @@ namespace {
 
 void DeviceContext::convert(Tensor& dst, const Tensor& src) {
   checkSameSize(dst, src, "convert");
-  withFormat(dst.storage(), [&](auto out) {
-    withFormat(src.storage(), [&](auto in) {
-      using Out = decltype(out);
-      using In = decltype(in);
-      auto* d = static_cast<typename Out::Bits*>(dst.raw());
-      const auto* s = static_cast<const typename In::Bits*>(src.raw());
-      const LayoutMap m = layoutMap(dst, src);
-      for (int64_t i = 0; i < src.size(); ++i) d[i] = Out::store(In::load(s[m.source(i)]));
-    });
+  withFormats(dst.storage(), src.storage(), [&](auto out, auto in) {
+    using Out = decltype(out);
+    using In = decltype(in);
+    const body::Convert<Out, In> convert{layoutMap(dst, src)};
+    for (int64_t i = 0; i < src.size(); ++i)
+      convert(i, static_cast<typename Out::Bits*>(dst.raw()), static_cast<const typename In::Bits*>(src.raw()));
   });
 }
 
@@ -67,15 +65,12 @@ void DeviceContext::accumulateTensor(Tensor& acc, const Tensor& x) {
     accumulate(acc.data(), x.data(), acc.size());
     return;
   }
-  withFormat(acc.storage(), [&](auto out) {
-    withFormat(x.storage(), [&](auto in) {
-      using Out = decltype(out);
-      using In = decltype(in);
-      auto* a = static_cast<typename Out::Bits*>(acc.raw());
-      const auto* s = static_cast<const typename In::Bits*>(x.raw());
-      const LayoutMap m = layoutMap(acc, x);
-      for (int64_t i = 0; i < x.size(); ++i) a[i] = Out::store(Out::load(a[i]) + In::load(s[m.source(i)]));
-    });
+  withFormats(acc.storage(), x.storage(), [&](auto out, auto in) {
+    using Out = decltype(out);
+    using In = decltype(in);
+    const body::AccumulateConverted<Out, In> add{layoutMap(acc, x)};
+    for (int64_t i = 0; i < x.size(); ++i)
+      add(i, static_cast<typename Out::Bits*>(acc.raw()), static_cast<const typename In::Bits*>(x.raw()));
   });
 }
 

@@ -5,9 +5,9 @@
 // __float2bfloat16_rn do; NaN stays NaN (quiet), ±inf stays ±inf.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include "engine/core/host_device.h"
 
@@ -33,9 +33,7 @@ NS_HOST_DEVICE inline uint32_t floatBits(float f) {
 #ifdef __CUDA_ARCH__
   return __float_as_uint(f);
 #else
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
+  return std::bit_cast<uint32_t>(f);
 #endif
 }
 
@@ -43,9 +41,7 @@ NS_HOST_DEVICE inline float bitsFloat(uint32_t u) {
 #ifdef __CUDA_ARCH__
   return __uint_as_float(u);
 #else
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
+  return std::bit_cast<float>(u);
 #endif
 }
 

@@ -14,6 +14,7 @@
 
 #include "engine/backend/cuda/elementwise_bodies.h"
 #include "engine/backend/cuda/pooling_math.h"
+#include "engine/backend/cpu/cpu_device.h"
 #include "engine/core/channels_last.h"
 #include "engine/core/device_context.h"
 #include "engine/core/rng.h"
@@ -56,17 +57,6 @@ Pair<typename F::Bits> randomPair(int64_t N, int64_t C, int64_t H, int64_t W, ui
   return p;
 }
 
-class FakeDevice final : public DeviceContext {
- public:
-  const std::string& backend() const override { return m_name; }
-  const std::string& id() const override { return m_name; }
-  void synchronize() override {}
-  double busySeconds() const override { return 0; }
-  int parallelism() const override { return 1; }
-
- private:
-  std::string m_name = "host";
-};
 
 }  // namespace
 
@@ -174,7 +164,7 @@ class ChannelsLastBodiesTest : public QObject {
   }
 
   void deviceContextConvertsBetweenLayouts() {
-    FakeDevice device;
+    CpuDeviceContext device("cpu:0", 1, Precision::Float);  // DeviceContext's host conversions
     Tensor first(Shape{2, 3, 2, 2});
     for (int64_t i = 0; i < first.size(); ++i) first[i] = static_cast<float>(i);
     Tensor last(nullptr, Storage::BFloat16, Layout::ChannelsLast);

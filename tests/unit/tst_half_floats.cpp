@@ -12,7 +12,7 @@
 #include <limits>
 #include <vector>
 
-#include "engine/core/device_context.h"
+#include "engine/backend/cpu/cpu_device.h"
 #include "engine/core/half_floats.h"
 #include "engine/core/rng.h"
 
@@ -145,17 +145,7 @@ class HalfFloatsTest : public QObject {
 
   // The host defaults of DeviceContext (what the CPU backend and every test on the host use).
   void deviceContextConvertsAndAccumulates() {
-    class HostOnly final : public DeviceContext {
-     public:
-      const std::string& backend() const override { return m_name; }
-      const std::string& id() const override { return m_name; }
-      void synchronize() override {}
-      double busySeconds() const override { return 0; }
-      int parallelism() const override { return 1; }
-
-     private:
-      std::string m_name = "host";
-    } device;
+    CpuDeviceContext device("cpu:0", 1, Precision::Float);  // DeviceContext's host conversions
     Tensor x(Shape{5});
     const float values[5] = {1.0f, 1.00390625f /* 1 + 2^-8: a bfloat16 tie */, -3.3f, 70000.0f, 1e-8f};
     std::copy(values, values + 5, x.data());

@@ -6,6 +6,7 @@
 #include "engine/backend/cuda/cuda_kernels.cuh"
 #include "engine/backend/cuda/cuda_launch.h"
 #include "engine/backend/cuda/elementwise_bodies.h"
+#include "engine/core/conversion_bodies.h"
 
 namespace netsmith::cuda {
 namespace {
@@ -58,24 +59,20 @@ void launchAdd(float* dst, const float* a, const float* b, int64_t n, cudaStream
 }
 void launchConvert(void* dst, Storage dstStorage, const void* src, Storage srcStorage, int64_t n, LayoutMap map,
                    cudaStream_t stream) {
-  withFormat(dstStorage, [&](auto out) {
-    withFormat(srcStorage, [&](auto in) {
-      using Out = decltype(out);
-      using In = decltype(in);
-      launchElementwise("convert", stream, n, body::Convert<Out, In>{map}, static_cast<typename Out::Bits*>(dst),
-                        static_cast<const typename In::Bits*>(src));
-    });
+  withFormats(dstStorage, srcStorage, [&](auto out, auto in) {
+    using Out = decltype(out);
+    using In = decltype(in);
+    launchElementwise("convert", stream, n, netsmith::body::Convert<Out, In>{map}, static_cast<typename Out::Bits*>(dst),
+                      static_cast<const typename In::Bits*>(src));
   });
 }
 void launchAccumulateConverted(void* acc, Storage accStorage, const void* x, Storage xStorage, int64_t n, LayoutMap map,
                                cudaStream_t stream) {
-  withFormat(accStorage, [&](auto out) {
-    withFormat(xStorage, [&](auto in) {
-      using Out = decltype(out);
-      using In = decltype(in);
-      launchElementwise("accumulate", stream, n, body::AccumulateConverted<Out, In>{map},
-                        static_cast<typename Out::Bits*>(acc), static_cast<const typename In::Bits*>(x));
-    });
+  withFormats(accStorage, xStorage, [&](auto out, auto in) {
+    using Out = decltype(out);
+    using In = decltype(in);
+    launchElementwise("accumulate", stream, n, netsmith::body::AccumulateConverted<Out, In>{map},
+                      static_cast<typename Out::Bits*>(acc), static_cast<const typename In::Bits*>(x));
   });
 }
 void launchAdd(void* dst, const void* a, const void* b, Storage storage, int64_t n, cudaStream_t stream) {

@@ -19,23 +19,6 @@ struct Accumulate {
 struct Scale {
   NS_HOST_DEVICE void operator()(int64_t i, float* dst, const float* src, float s) const { dst[i] = src[i] * s; }
 };
-// Note [16-bit activations]: between storages, each value through float32 (Out and In are the
-// formats of engine/core/half_floats.h).
-// Between layouts too (Note [Channels last]): value i of the destination is map.source(i).
-template <typename Out, typename In>
-struct Convert {
-  LayoutMap map;
-  NS_HOST_DEVICE void operator()(int64_t i, typename Out::Bits* dst, const typename In::Bits* src) const {
-    dst[i] = Out::store(In::load(src[map.source(i)]));
-  }
-};
-template <typename Out, typename In>
-struct AccumulateConverted {
-  LayoutMap map;
-  NS_HOST_DEVICE void operator()(int64_t i, typename Out::Bits* acc, const typename In::Bits* x) const {
-    acc[i] = Out::store(Out::load(acc[i]) + In::load(x[map.source(i)]));
-  }
-};
 template <typename F>
 struct AddStored {
   NS_HOST_DEVICE void operator()(int64_t i, typename F::Bits* dst, const typename F::Bits* a,
