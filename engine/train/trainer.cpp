@@ -13,6 +13,7 @@
 #include "engine/core/error.h"
 #include "engine/model/checkpoint.h"
 #include "engine/train/early_stopping.h"
+#include "engine/train/step_team.h"
 #include "engine/train/training_run.h"
 
 namespace fs = std::filesystem;
@@ -107,14 +108,62 @@ bool TrainingRun::trainIteration(std::span<const int64_t> order, RunControl& con
 // still end in the worker pool, as with a hand-off per step (a worker failure); those of the
 // loop's own work (an events file that cannot be written, a failure agreed on) are carried
 // back and rethrown on the trainer's thread, as before.
+// Note [Worker team loop]
+// Several workers in one process (GPUs, or CPU workers) go the way of Note [Solo worker loop]:
+// the epoch's iterations run in one pool task. Worker 0 leads: it runs the loop and its step,
+// and hands each step to the others through a StepTeam (two std::barrier phases a step, which
+// spin briefly before they sleep) instead of the trainer's thread waking every worker and
+// sleeping until all report back (a condition variable each way). The leader's time between
+// steps is the loop's own work, which the others wait out at the barrier. A failure keeps its
+// meaning: a worker whose step throws leaves the team (nobody waits for it) and its error goes to
+// the pool, which reports it as before; the leader then ends the loop quietly. When the leader's
+// own step throws, it reports the failure to the pool at once (the others are cancelled, their
+// communicators aborted) and waits for their shares to end before it unwinds: their share runs
+// on the loop's iteration, which must outlive them. The team is shared with the workers'
+// frames, so an abandoned worker still blocked in it holds it.
+template <typename Loop>
+void TrainingRun::trainAsTeam(const Loop& loop) {
+  auto shared = std::make_shared<StepTeam>(static_cast<int>(m_sync.workers().size()),
+                                           [this](const std::exception_ptr& e) { m_pool->reportFailure(0, e); });
+  std::exception_ptr loopFailure;
+  m_pool->runOnAll([&, shared](int w) {
+    const std::shared_ptr<StepTeam> team = shared;
+    if (w != 0) {
+      team->serve(w);
+      return;
+    }
+    bool inStep = false;
+    try {
+      loop([&](const WorkerPool::Task& task) {
+        inStep = true;
+        team->step(task);
+        inStep = false;
+      });
+    } catch (const StepTeam::TeammateFailed&) {
+      // The teammate's error is the pool's to report.
+    } catch (...) {
+      team->finish();
+      if (inStep) throw;  // the leader's own step failed
+      loopFailure = std::current_exception();
+      return;
+    }
+    team->finish();
+  });
+  if (loopFailure) std::rethrow_exception(loopFailure);
+}
+
 void TrainingRun::trainEpochIterations(std::span<const int64_t> order, RunControl& control,
                                        std::string& pendingFailure) {
   auto loop = [&](const WorkerRunner& onWorkers) {
     for (; m_position.epochUnfinished(); m_position.nextIteration())
       if (!trainIteration(order, control, pendingFailure, onWorkers)) break;
   };
-  if (m_sync.processes() > 1 || m_sync.workers().size() > 1) {
+  if (m_sync.processes() > 1) {
     loop([this](const WorkerPool::Task& task) { m_pool->runOnAll(task); });
+    return;
+  }
+  if (m_sync.workers().size() > 1) {
+    trainAsTeam(loop);
     return;
   }
   std::exception_ptr loopFailure;

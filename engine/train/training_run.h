@@ -79,6 +79,9 @@ class TrainingRun {
   bool trainIteration(std::span<const int64_t> order, RunControl& control, std::string& pendingFailure,
                       const WorkerRunner& onWorkers);
   void trainEpochIterations(std::span<const int64_t> order, RunControl& control, std::string& pendingFailure);
+  // Note [Worker team loop] (trainer.cpp): loop(onWorkers) on worker 0, the others stepping with it.
+  template <typename Loop>
+  void trainAsTeam(const Loop& loop);
   void emitIteration(int64_t iteration, double batchLoss, double lr);
   TrainResult fail(TrainResult result, const std::string& message);
 

@@ -22,6 +22,7 @@ struct WorkerPool::Shared {
   const Task* task = nullptr;
   int pending = 0;                            // workers still running the current task
   std::vector<char> busy;                     // per worker
+  std::vector<char> reported;                 // per worker: its failure in this task is recorded
   bool quit = false;
   bool failed = false;
   std::string cause;       // the first error that is not a CommError, named by device
@@ -40,35 +41,49 @@ struct WorkerPool::Shared {
         seen = generation;
         current = task;
       }
-      std::string error;
-      std::string reason;
-      bool isComm = false;
+      reported[static_cast<size_t>(w)] = 0;
       try {
         (*current)(w);
-      } catch (const CommError& e) {
-        error = e.what();
-        isComm = true;
-      } catch (const std::exception& e) {
-        reason = e.what();
       } catch (...) {
-        reason = "an unknown exception";
-      }
-      if (!reason.empty()) {
-        error = format("{} failed: {}", names[static_cast<size_t>(w)], reason);
-        if (onFailure) onFailure(w, reason);
+        record(w, std::current_exception());
       }
       {
         std::lock_guard lock(mutex);
-        if (!error.empty()) {
-          failed = true;
-          std::string& slot = isComm ? commError : cause;
-          if (slot.empty()) slot = error;
-        }
         busy[static_cast<size_t>(w)] = 0;
         --pending;
       }
       done.notify_all();
     }
+  }
+
+  // Worker w's failure, on its thread, once per task: the failure hook, the pool's error.
+  void record(int w, const std::exception_ptr& failure) {
+    if (reported[static_cast<size_t>(w)]) return;
+    reported[static_cast<size_t>(w)] = 1;
+    std::string error;
+    std::string reason;
+    bool isComm = false;
+    try {
+      std::rethrow_exception(failure);
+    } catch (const CommError& e) {
+      error = e.what();
+      isComm = true;
+    } catch (const std::exception& e) {
+      reason = e.what();
+    } catch (...) {
+      reason = "an unknown exception";
+    }
+    if (!reason.empty()) {
+      error = format("{} failed: {}", names[static_cast<size_t>(w)], reason);
+      if (onFailure) onFailure(w, reason);
+    }
+    {
+      std::lock_guard lock(mutex);
+      failed = true;
+      std::string& slot = isComm ? commError : cause;
+      if (slot.empty()) slot = error;
+    }
+    done.notify_all();
   }
 
   std::string failureMessage() const { return cause.empty() ? commError : cause; }
@@ -81,6 +96,7 @@ WorkerPool::WorkerPool(std::vector<std::string> deviceNames, double graceSeconds
   m_shared->graceSeconds = graceSeconds;
   m_shared->onFailure = std::move(onFailure);
   m_shared->busy.assign(m_shared->names.size(), 0);
+  m_shared->reported.assign(m_shared->names.size(), 0);
   for (size_t w = 0; w < m_shared->names.size(); ++w) {
     // Each thread keeps the shared state alive, so one that is abandoned never touches freed memory.
     m_shared->threads.emplace_back([shared = m_shared, w] { shared->workerLoop(static_cast<int>(w)); });
@@ -105,6 +121,8 @@ WorkerPool::~WorkerPool() {
 }
 
 int WorkerPool::size() const { return static_cast<int>(m_shared->names.size()); }
+
+void WorkerPool::reportFailure(int worker, const std::exception_ptr& failure) { m_shared->record(worker, failure); }
 
 void WorkerPool::runOnAll(const Task& task) {
   Shared& s = *m_shared;

@@ -42,6 +42,11 @@ class WorkerPool {
   // After a failure the pool is unusable: every later call throws the same WorkerFailure.
   void runOnAll(const Task& task);
 
+  // On worker `worker`'s thread, inside a task that will rethrow `failure` but must first wait for
+  // the others (Note [Worker team loop]): the failure counts now — the hook runs, cancelled()
+  // turns true — and only once when the task then throws it.
+  void reportFailure(int worker, const std::exception_ptr& failure);
+
   // True once a worker has failed: code that waits on a worker's thread (a test hook that
   // simulates a stall) gives way.
   bool cancelled() const;
