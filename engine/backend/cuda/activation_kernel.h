@@ -1,5 +1,7 @@
 // The CUDA kernel of the element-wise activations cuDNN provides (ReLU, ReLU6, Sigmoid, Tanh, ELU,
-// Swish): an activation's folder names the cuDNN mode and coefficient.
+// Swish): an activation's folder names the cuDNN mode and coefficient. ReLU and ReLU6 also take
+// 16-bit activations (Note [16-bit activations]), computed by the clamp bodies of
+// elementwise_bodies.h.
 #pragma once
 
 #include <cudnn.h>

@@ -1,4 +1,5 @@
-// ReLU on the GPU: cuDNN's activation (engine/backend/cuda/activation_kernel.h).
+// ReLU on the GPU: cuDNN's activation on float32, body::ClampForward/ClampBackward on 16-bit
+// activations (engine/backend/cuda/activation_kernel.h).
 #include "engine/backend/cuda/activation_kernel.h"
 #include "engine/backend/cuda/cuda_op.h"
 

@@ -1,4 +1,5 @@
-// ReLU6 on the GPU: cuDNN's clipped ReLU with ceiling 6 (engine/backend/cuda/activation_kernel.h).
+// ReLU6 on the GPU: cuDNN's clipped ReLU with ceiling 6 on float32, the clamp bodies on 16-bit
+// activations (engine/backend/cuda/activation_kernel.h).
 #include "engine/backend/cuda/activation_kernel.h"
 #include "engine/backend/cuda/cuda_op.h"
 
