@@ -458,12 +458,10 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
         if (!producer.gradWritten) {  // the first contribution, in another storage
           fitShape(acc, outputShapeOf(p));
           m_device.convert(acc, *scratch);
-        } else if (acc.format() == TensorFormat{} && scratch->format() == TensorFormat{}) {
-          m_device.accumulate(acc.data(), scratch->data(), acc.size());
         } else {
           m_device.accumulateTensor(acc, *scratch);
         }
-        producer.gradWritten = true;
+        producer.gradWritten = true;  // a later deferred port of this producer adds to it
       }
       producer.gradWritten = true;
     }

@@ -73,7 +73,7 @@ class CudnnConvKernel final : public Kernel {
     const void* x = call.inputs[0]->raw();
     const void* w = weights(c, *call.params[0]);
     void* y = call.output.raw();
-    if (m_storage != Storage::Float32) {
+    if (m_format.storage != Storage::Float32) {
       forward16(c, x, w, y, call);
       return;
     }
@@ -116,7 +116,7 @@ class CudnnConvKernel final : public Kernel {
     useFormat(call.inputs[0]->format());
     plan(c, call.inputs[0]->dim(0));
     const float one = 1.0f, zero = 0.0f;
-    const bool narrow = m_storage != Storage::Float32;
+    const bool narrow = m_format.storage != Storage::Float32;
     const void* x = call.inputs[0]->raw();
     // 16-bit: the copy the forward pass made of these weights (the optimizer runs after backward).
     const void* w = narrow ? m_w16.raw() : call.params[0]->raw();
@@ -163,7 +163,6 @@ class CudnnConvKernel final : public Kernel {
   void useFormat(TensorFormat format) {
     if (format == m_format) return;
     m_format = format;
-    m_storage = format.storage;
     NS_CUDNN_CHECK(cudnnSetFilter4dDescriptor(m_filter, cudnnTypeOf(format.storage), cudnnLayoutOf(format.layout),
                                               m_filterDims[0], m_filterDims[1], m_filterDims[2], m_filterDims[3]));
     if (format.storage != Storage::Float32) NS_CUDNN_CHECK(cudnnSetConvolutionMathType(m_conv, CUDNN_TENSOR_OP_MATH));
@@ -177,7 +176,7 @@ class CudnnConvKernel final : public Kernel {
 
   // The weights as cuDNN takes them: the float32 blob, or its 16-bit copy made now.
   const void* weights(CudaDeviceContext& c, const Tensor& w) {
-    if (m_storage == Storage::Float32) return w.raw();
+    if (m_format.storage == Storage::Float32) return w.raw();
     fitFilter(c, m_w16);
     c.convert(m_w16, w);
     return m_w16.raw();
@@ -209,7 +208,7 @@ class CudnnConvKernel final : public Kernel {
     ConvProblem problem{m_x.get(), m_filter, m_conv, m_y.get(), batch * numel(m_convIn), m_filterCount,
                         batch * numel(m_convOut), m_deterministic,
                         format("input {} and output {}", shapeToString(m_convIn), shapeToString(m_convOut))};
-    const ConvAlgorithms a = convAlgorithms(c, problem, format("batch {} {} storage {} {}", batch, m_key, storageName(m_storage),
+    const ConvAlgorithms a = convAlgorithms(c, problem, format("batch {} {} storage {} {}", batch, m_key, storageName(m_format.storage),
                                                            m_format.layout == Layout::ChannelsLast ? "NHWC" : "NCHW"));
     m_fwdAlgo = a.forward;
     m_dataAlgo = a.backwardData;
@@ -230,7 +229,6 @@ class CudnnConvKernel final : public Kernel {
   int64_t m_biasChannels = 0;
   int64_t m_filterCount = 0;
   std::array<int, 4> m_filterDims{};  // (K, C / group, kh, kw)
-  Storage m_storage = Storage::Float32;
   TensorFormat m_format;
   Tensor m_w16, m_dw16;  // 16-bit activations: the weights' copy and the filter gradient for cuDNN
   std::string m_key;  // Note [cuDNN convolution algorithms]: the problem, less the batch size

@@ -210,6 +210,7 @@ void CudaDeviceContext::convert(Tensor& dst, const Tensor& src) {
 
 void CudaDeviceContext::accumulateTensor(Tensor& acc, const Tensor& x) {
   NS_CHECK(acc.size() == x.size(), "{}: adding a tensor of {} values to one of {}", m_id, x.size(), acc.size());
+  if (acc.format() == TensorFormat{} && x.format() == TensorFormat{}) return accumulate(acc.data(), x.data(), x.size());
   launchAccumulateConverted(acc.raw(), acc.storage(), x.raw(), x.storage(), x.size(), layoutMap(acc, x), m_stream);
 }
 
