@@ -153,7 +153,7 @@ StudyDefinition defineStudy(const ParsedArgs& args, const Project& base) {
 }
 
 // A resume may raise the budgets and move the study to other devices; nothing else changes.
-void applyResumeOptions(const ParsedArgs& args, StudyDefinition& d) {
+void refuseChangesOnResume(const ParsedArgs& args) {
   for (const char* fixed : {"--set", "--range", "--search", "--seed", "--early-stop", "--early-stop-grace",
                             "--early-stop-factor", "--queue", "--max-epoch", "--early-stopping", "--train-samples",
                             "--validation-samples"})
@@ -161,6 +161,9 @@ void applyResumeOptions(const ParsedArgs& args, StudyDefinition& d) {
       throw UsageError{format("--resume continues the study as it was defined: {} cannot change (start a new study)", fixed)};
   if (!args.positional.empty())
     throw UsageError{format("--resume takes the study folder, not a project ('{}')", args.positional[0])};
+}
+
+void applyResumeOptions(const ParsedArgs& args, StudyDefinition& d) {
   if (auto n = args.positiveInteger("--trials")) d.trialBudget = *n;
   if (args.has("--time-budget")) d.timeBudgetSeconds = parseDuration(args.value("--time-budget"));
   try {
@@ -195,6 +198,7 @@ void printTable(study::StudyFolder& folder) {
 int runSweep(const ParsedArgs& args) {
   std::unique_ptr<study::StudyFolder> folder;
   if (args.has("--resume")) {
+    refuseChangesOnResume(args);
     try {
       folder = study::StudyFolder::open(args.value("--resume"));
     } catch (const Error& e) {
@@ -210,26 +214,33 @@ int runSweep(const ParsedArgs& args) {
     folder = study::StudyFolder::create(project.parent_path() / (project.stem().string() + ".runs"), d,
                                         protocol::jsonText(projectToPortableJson(base), 2) + "\n");
     // A grid's trials are all known: each is written and checked before anything trains, and
-    // logged, so a resume runs exactly them.
-    if (d.search == SearchKind::Grid) {
-      const auto sampler = d.parameters.empty() ? nullptr : study::makeSampler(d.search, d.parameters, d.seed);
-      for (int64_t i = 0; i < study::plannedTrials(d); ++i) {
-        const bool fromGrid = sampler && i < study::plannedTrials(d) - static_cast<int64_t>(d.queued.size());
-        const study::TrialValues values = fromGrid ? sampler->suggest(i, {}) : study::TrialValues{};
-        try {
-          folder->trials().push_back(study::prepareTrial(*folder, i, values));
-        } catch (const Error& e) {
-          std::error_code ignored;
-          const fs::path dir = folder->dir();
-          folder.reset();
-          fs::remove_all(dir, ignored);  // nothing trained: the study never began
-          std::string given;
-          for (size_t k = 0; k < values.size(); ++k)
-            given += (given.empty() ? "" : " ") + format("--set {}={}", d.parameters[k].name(), d.parameters[k].valueText(values[k]));
-          throw UsageError{format("{}: {}", given.empty() ? "--queue" : given, e.what())};
+    // logged, so a resume runs exactly them. A search's first trial is, and its ranges' ends.
+    const auto sampler = d.parameters.empty() ? nullptr : study::makeSampler(d.search, d.parameters, d.seed);
+    const bool grid = d.search == SearchKind::Grid;
+    const int64_t known = grid ? study::plannedTrials(d) : 1;
+    const int64_t fromGrid = study::plannedTrials(d) - static_cast<int64_t>(d.queued.size());
+    for (int64_t i = 0; i <= known; ++i) {
+      study::TrialValues values;
+      try {
+        if (i == known) {
+          if (!grid) study::checkRangeEnds(*folder, folder->trials().front().values);
+          break;
         }
-        folder->logTrial(folder->trials().back(), 0);
+        if (sampler && i < fromGrid) values = sampler->suggest(i, {});
+        folder->trials().push_back(study::prepareTrial(*folder, i, values));
+      } catch (const Error& e) {
+        std::error_code ignored;
+        const fs::path dir = folder->dir();
+        folder.reset();
+        fs::remove_all(dir, ignored);  // nothing trained: the study never began
+        std::string given;
+        for (size_t k = 0; k < values.size(); ++k)
+          given += (given.empty() ? "" : " ") + format("--set {}={}", d.parameters[k].name(), d.parameters[k].valueText(values[k]));
+        if (!grid && !values.empty()) given = format("trial 1 ({})", study::trialLabel(d.parameters, values));
+        throw UsageError{i == known ? std::string(e.what())
+                                    : format("{}: {}", given.empty() ? "--queue" : given, e.what())};
       }
+      folder->logTrial(folder->trials().back(), 0);
     }
   }
   const StudyDefinition& d = folder->definition();

@@ -30,6 +30,20 @@ T field(const Json& j, const char* key, const std::string& where) {
   }
 }
 
+// An unfinished trial whose run began was stopped (Ctrl-C, the console's Stop, a kill): a resume
+// continues it.
+std::string statusOf(const TrialRecord& t) {
+  if (t.ended()) return t.status;
+  return fs::exists(fs::path(t.runDir) / "run.json") ? "stopped" : "not run";
+}
+
+// [[epoch, error], ...]: the trial's validation curve as the study saw it.
+Json epochErrors(const TrialRecord& t) {
+  Json curve = Json::array();
+  for (const auto& e : t.epochs) curve.push_back({e.epoch, e.validationError});
+  return curve;
+}
+
 }  // namespace
 
 std::optional<double> TrialRecord::bestError() const {
@@ -249,11 +263,12 @@ Json StudyFolder::summary() const {
                     {"project", t.sourceProject},
                     {"trial_project", t.project},
                     {"device", t.devices},
-                    {"status", t.status.empty() ? "not run" : t.status},
+                    {"status", statusOf(t)},
                     {"final_validation_error", optionalNumber(t.finalError())},
                     {"best_validation_error", optionalNumber(t.bestError())},
                     {"best_epoch", t.bestEpoch()},
                     {"epochs", t.epochs.empty() ? 0 : t.epochs.back().epoch},
+                    {"validation_errors", epochErrors(t)},
                     {"stopped_early", t.stoppedEarly ? Json(*t.stoppedEarly) : Json(nullptr)},
                     {"seconds", t.seconds},
                     {"run", t.runDir},

@@ -11,6 +11,7 @@
 
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/core/error.h"
+#include "engine/optim/optimizer.h"
 #include "engine/project/project_io.h"
 #include "engine/protocol/events.h"
 #include "engine/protocol/json_fields.h"
@@ -54,7 +55,10 @@ int64_t plannedTrials(const StudyDefinition& d) {
   return std::min(d.trialBudget, gridSize(d)) + static_cast<int64_t>(d.queued.size());
 }
 
-TrialRecord prepareTrial(StudyFolder& folder, int64_t index, const TrialValues& values) {
+namespace {
+
+// The trial's record and project JSON (not yet written).
+std::pair<TrialRecord, Json> trialProject(StudyFolder& folder, int64_t index, const TrialValues& values) {
   const StudyDefinition& d = folder.definition();
   const int64_t fromGrid = std::min(d.trialBudget, gridSize(d));
   TrialRecord t;
@@ -84,9 +88,38 @@ TrialRecord prepareTrial(StudyFolder& folder, int64_t index, const TrialValues& 
   project["parallel"].erase("worker_load");
   t.project = (folder.dir() / format("{}-{}.nsproj", index + 1, folderSafe(t.label))).string();
   t.runDir = (runs / format("{}-sweep{}-{}", d.stamp, index + 1, folderSafe(t.label))).string();
+  return {t, project};
+}
+
+}  // namespace
+
+TrialRecord prepareTrial(StudyFolder& folder, int64_t index, const TrialValues& values) {
+  auto [t, project] = trialProject(folder, index, values);
   std::ofstream(t.project) << protocol::jsonText(project, 2) << "\n";
-  loadProject(t.project);  // throws naming the file and what is wrong
+  // Throws naming the file and what is wrong; the solver's own check runs when training starts.
+  Optimizer::create(loadProject(t.project).optimizer);
   return t;
+}
+
+void checkRangeEnds(StudyFolder& folder, const TrialValues& values) {
+  const auto& parameters = folder.definition().parameters;
+  const fs::path file = folder.dir() / ".range-check.nsproj";
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    if (!parameters[i].numeric()) continue;
+    for (const double end : {0.0, 1.0}) {
+      TrialValues at = values;
+      at[i] = parameters[i].fromUnit(end);
+      const Json project = trialProject(folder, 0, at).second;
+      std::ofstream(file) << protocol::jsonText(project, 2) << "\n";
+      try {
+        Optimizer::create(loadProject(file.string()).optimizer);
+      } catch (const Error& e) {
+        fs::remove(file);
+        NS_THROW("--range {}: the end {} is refused: {}", parameters[i].path, parameters[i].valueText(at[i]), e.what());
+      }
+    }
+  }
+  fs::remove(file);
 }
 
 namespace {

@@ -44,6 +44,10 @@ int64_t plannedTrials(const StudyDefinition& definition);
 // trial's settings when it does not. `index`: 0-based.
 TrialRecord prepareTrial(StudyFolder& folder, int64_t index, const TrialValues& values);
 
+// Checks that the project loads with each range's low and high end (the other settings as in
+// `values`); throws Error naming the range and the end the project refuses.
+void checkRangeEnds(StudyFolder& folder, const TrialValues& values);
+
 class StudyRunner {
  public:
   StudyRunner(StudyFolder& folder, StudyEvents events) : m_folder(folder), m_events(std::move(events)) {}

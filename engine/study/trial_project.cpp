@@ -1,6 +1,7 @@
 #include "engine/study/trial_project.h"
 
 #include "engine/core/error.h"
+#include "engine/optim/optimizer.h"
 
 namespace netsmith::study {
 
@@ -42,10 +43,25 @@ void setLayerParameter(Json& project, const std::string& path, const std::vector
   NS_THROW("{}: the network has no block '{}' (its blocks: {})", path, parts[1], names);
 }
 
+// Another solver keeps the optimizer settings it shares with the old one (weight_decay, a learning
+// rate of the same name) and drops the old one's own, which it would refuse: its defaults apply.
+void switchSolver(Json& optimizer, const Json& solver) {
+  NS_CHECK(solver.is_string(), "optimizer.solver: expected a solver's name, got {}", solver.dump());
+  const Json oldKeys = Optimizer::defaultHyperParameters(optimizer.value("solver", ""));
+  const Json newKeys = Optimizer::defaultHyperParameters(solver.get<std::string>());
+  for (const auto& [key, unused] : oldKeys.items())
+    if (!newKeys.contains(key)) optimizer.erase(key);
+  optimizer["solver"] = solver;
+}
+
 }  // namespace
 
 void setProjectValue(Json& project, const std::string& path, const Json& value) {
   const auto parts = splitPath(path);
+  if (path == "optimizer.solver" && project["optimizer"].is_object()) {
+    switchSolver(project["optimizer"], value);
+    return;
+  }
   if (parts.front() == "network") {
     setLayerParameter(project, path, parts, value);
     return;
