@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -75,8 +76,9 @@ RunCompareWindow::RunCompareWindow(const QString& folderA, const QString& nameA,
   splitter->setChildrenCollapsible(false);
   splitter->addWidget(m_table);
   splitter->addWidget(m_plot);
-  splitter->setStretchFactor(0, 5);
-  splitter->setStretchFactor(1, 6);
+  m_splitter = splitter;
+  splitter->setStretchFactor(0, 0);  // a wider window widens the chart
+  splitter->setStretchFactor(1, 1);
 
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(m_heading);
@@ -95,6 +97,19 @@ RunCompareWindow::RunCompareWindow(const QString& folderA, const QString& nameA,
 }
 
 RunCompareWindow::~RunCompareWindow() { delete m_chart; }
+
+void RunCompareWindow::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (m_sized) return;
+  m_sized = true;
+  // The table as wide as its columns (up to half the window), the chart the rest: a curve needs
+  // the width, and a table wider than its texts only spreads them apart.
+  int columns = 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width() + 4;
+  for (int c = 0; c < m_table->columnCount(); ++c) columns += m_table->columnWidth(c);
+  const int total = m_splitter->width();
+  const int table = std::min(columns, total / 2);
+  m_splitter->setSizes({table, total - table});
+}
 
 void RunCompareWindow::fillDifferences(const QString& folderA, const QString& folderB) {
   RunDiff diff;
@@ -129,9 +144,13 @@ void RunCompareWindow::fillDifferences(const QString& folderA, const QString& fo
     }
     heading->setExpanded(true);
   }
-  m_table->resizeColumnToContents(0);
-  m_table->setColumnWidth(0, std::min(m_table->columnWidth(0), 260));
-  m_table->setColumnWidth(1, 130);
+  // Each column as wide as its texts, within bounds: a long value (a dataset path) is elided in its
+  // middle and whole in its tooltip.
+  const int maxWidth[] = {280, 200, 200};
+  for (int c = 0; c < 3; ++c) {
+    m_table->resizeColumnToContents(c);
+    m_table->setColumnWidth(c, std::clamp(m_table->columnWidth(c) + 12, 60, maxWidth[c]));
+  }
 }
 
 }  // namespace netsmith::gui

@@ -12,6 +12,7 @@
 
 class QCustomPlot;
 class QLabel;
+class QSplitter;
 class QTreeWidget;
 
 namespace netsmith::gui {
@@ -31,6 +32,9 @@ class RunCompareWindow : public QWidget {
   // Why the runs could not be compared; empty when they were.
   QString error() const { return m_error; }
 
+ protected:
+  void showEvent(QShowEvent* event) override;
+
  private:
   void fillDifferences(const QString& folderA, const QString& folderB);
 
@@ -38,6 +42,8 @@ class RunCompareWindow : public QWidget {
   QCustomPlot* m_plot;
   LearningCurveChart* m_chart;
   QLabel* m_heading;
+  QSplitter* m_splitter;
+  bool m_sized = false;  // the splitter's first sizes are set when first shown
   QString m_error;
 };
 
