@@ -14,7 +14,7 @@ namespace {
 
 // A row's value as the project trains it: a solver hyper-parameter left out is the solver's
 // default (when the project's solver takes it), marked so.
-Json rowValue(const Setting& row, const Project& p, bool& isDefault) {
+Json diffRowValue(const Setting& row, const Project& p, bool& isDefault) {
   isDefault = false;
   Json v = row.get(p);
   if (!v.is_null() || row.solvers.empty()) return v;
@@ -32,8 +32,8 @@ Json rowValue(const Setting& row, const Project& p, bool& isDefault) {
 void diffSettingsTable(const Project& a, const Project& b, std::vector<ValueChange>& out) {
   for (const Setting& row : settingsTable()) {
     ValueChange c{row.path, row.label};
-    c.a = rowValue(row, a, c.aDefault);
-    c.b = rowValue(row, b, c.bDefault);
+    c.a = diffRowValue(row, a, c.aDefault);
+    c.b = diffRowValue(row, b, c.bDefault);
     if (c.a == c.b) continue;
     c.absentText = row.absentText;
     out.push_back(std::move(c));
@@ -41,7 +41,7 @@ void diffSettingsTable(const Project& a, const Project& b, std::vector<ValueChan
 }
 
 // The portable JSON without the network and without every key the settings table compares.
-Json otherSettings(const Project& p) {
+Json settingsOutsideTable(const Project& p) {
   Json j = projectToPortableJson(p);
   j.erase("network");
   for (const Setting& row : settingsTable()) {
@@ -64,10 +64,10 @@ Json otherSettings(const Project& p) {
   return j;
 }
 
-std::string childPath(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+std::string diffChildPath(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
 // Objects key by key; arrays and scalars whole (a device list is one setting).
-void diffJson(const Json& a, const Json& b, const std::string& path, std::vector<ValueChange>& out) {
+void diffSettingJson(const Json& a, const Json& b, const std::string& path, std::vector<ValueChange>& out) {
   if (a.is_object() && b.is_object()) {
     std::set<std::string> keys;
     for (const auto& [key, value] : a.items()) keys.insert(key);
@@ -75,7 +75,7 @@ void diffJson(const Json& a, const Json& b, const std::string& path, std::vector
     for (const std::string& key : keys) {
       const auto ia = a.find(key);
       const auto ib = b.find(key);
-      diffJson(ia == a.end() ? Json() : *ia, ib == b.end() ? Json() : *ib, childPath(path, key), out);
+      diffSettingJson(ia == a.end() ? Json() : *ia, ib == b.end() ? Json() : *ib, diffChildPath(path, key), out);
     }
     return;
   }
@@ -83,7 +83,7 @@ void diffJson(const Json& a, const Json& b, const std::string& path, std::vector
 }
 
 // A block's parameters with the op's defaults filled in; `defaulted` gets the names filled.
-Json filledParams(const NodeSpec& node, std::set<std::string>& defaulted) {
+Json paramsWithDefaults(const NodeSpec& node, std::set<std::string>& defaulted) {
   Json params = node.params.is_object() ? node.params : Json::object();
   if (const OpSchema* schema = OpRegistry::builtin().find(node.type))
     for (const ParamSpec& spec : schema->params)
@@ -98,8 +98,8 @@ std::vector<ValueChange> blockFields(const NodeSpec& a, const NodeSpec& b) {
   std::vector<ValueChange> fields;
   if (a.type != b.type) fields.push_back(ValueChange{"type", {}, a.type, b.type});
   std::set<std::string> defaultA, defaultB;
-  const Json pa = filledParams(a, defaultA);
-  const Json pb = filledParams(b, defaultB);
+  const Json pa = paramsWithDefaults(a, defaultA);
+  const Json pb = paramsWithDefaults(b, defaultB);
   std::set<std::string> keys;
   for (const auto& [key, value] : pa.items()) keys.insert(key);
   for (const auto& [key, value] : pb.items()) keys.insert(key);
@@ -117,7 +117,7 @@ std::vector<ValueChange> blockFields(const NodeSpec& a, const NodeSpec& b) {
   return fields;
 }
 
-const NodeSpec* findNode(const NetworkSpec& network, const std::string& id) {
+const NodeSpec* findDiffNode(const NetworkSpec& network, const std::string& id) {
   for (const NodeSpec& n : network.nodes)
     if (n.id == id) return &n;
   return nullptr;
@@ -125,7 +125,7 @@ const NodeSpec* findNode(const NetworkSpec& network, const std::string& id) {
 
 void diffBlocks(const NetworkSpec& a, const NetworkSpec& b, std::vector<BlockChange>& out) {
   for (const NodeSpec& na : a.nodes) {
-    const NodeSpec* nb = findNode(b, na.id);
+    const NodeSpec* nb = findDiffNode(b, na.id);
     BlockChange c;
     c.id = na.id;
     c.typeA = na.type;
@@ -140,7 +140,7 @@ void diffBlocks(const NetworkSpec& a, const NetworkSpec& b, std::vector<BlockCha
     if (!c.fields.empty()) out.push_back(std::move(c));
   }
   for (const NodeSpec& nb : b.nodes) {
-    if (findNode(a, nb.id)) continue;
+    if (findDiffNode(a, nb.id)) continue;
     BlockChange c;
     c.id = nb.id;
     c.kind = BlockChange::Kind::Added;
@@ -150,22 +150,22 @@ void diffBlocks(const NetworkSpec& a, const NetworkSpec& b, std::vector<BlockCha
   }
 }
 
-bool sameLink(const LinkSpec& x, const LinkSpec& y) { return x.from == y.from && x.to == y.to && x.port == y.port; }
+bool sameDiffLink(const LinkSpec& x, const LinkSpec& y) { return x.from == y.from && x.to == y.to && x.port == y.port; }
 
 // The links of `from` that `to` lacks, counted as a multiset (a link written twice is two).
-std::vector<LinkSpec> linksMissing(const std::vector<LinkSpec>& from, const std::vector<LinkSpec>& to) {
+std::vector<LinkSpec> linksMissingFrom(const std::vector<LinkSpec>& from, const std::vector<LinkSpec>& to) {
   std::vector<bool> used(to.size(), false);
   std::vector<LinkSpec> missing;
   for (const LinkSpec& link : from) {
     bool found = false;
     for (size_t i = 0; i < to.size() && !found; ++i)
-      if (!used[i] && sameLink(link, to[i])) used[i] = found = true;
+      if (!used[i] && sameDiffLink(link, to[i])) used[i] = found = true;
     if (!found) missing.push_back(link);
   }
   return missing;
 }
 
-Json valueChangeJson(const ValueChange& c, const char* nameKey) {
+Json diffValueChangeJson(const ValueChange& c, const char* nameKey) {
   Json j = {{nameKey, c.path}, {"a", c.a}, {"b", c.b}};
   if (!c.label.empty()) j["label"] = c.label;
   if (c.aDefault) j["a_default"] = true;
@@ -187,16 +187,16 @@ const char* blockChangeName(BlockChange::Kind kind) {
 ProjectDiff diffProjects(const Project& a, const Project& b) {
   ProjectDiff d;
   diffSettingsTable(a, b, d.settings);
-  diffJson(otherSettings(a), otherSettings(b), "", d.settings);
+  diffSettingJson(settingsOutsideTable(a), settingsOutsideTable(b), "", d.settings);
   diffBlocks(a.network, b.network, d.blocks);
-  for (const LinkSpec& l : linksMissing(a.network.links, b.network.links)) d.links.push_back({l, false});
-  for (const LinkSpec& l : linksMissing(b.network.links, a.network.links)) d.links.push_back({l, true});
+  for (const LinkSpec& l : linksMissingFrom(a.network.links, b.network.links)) d.links.push_back({l, false});
+  for (const LinkSpec& l : linksMissingFrom(b.network.links, a.network.links)) d.links.push_back({l, true});
   return d;
 }
 
 Json projectDiffToJson(const ProjectDiff& diff) {
   Json settings = Json::array();
-  for (const ValueChange& c : diff.settings) settings.push_back(valueChangeJson(c, "path"));
+  for (const ValueChange& c : diff.settings) settings.push_back(diffValueChangeJson(c, "path"));
   Json blocks = Json::array();
   for (const BlockChange& c : diff.blocks) {
     Json j = {{"id", c.id}, {"change", blockChangeName(c.kind)}};
@@ -205,7 +205,7 @@ Json projectDiffToJson(const ProjectDiff& diff) {
     if (c.kind == BlockChange::Kind::Removed) j["params_a"] = c.paramsA;
     if (c.kind == BlockChange::Kind::Added) j["params_b"] = c.paramsB;
     Json fields = Json::array();
-    for (const ValueChange& f : c.fields) fields.push_back(valueChangeJson(f, "field"));
+    for (const ValueChange& f : c.fields) fields.push_back(diffValueChangeJson(f, "field"));
     if (c.kind == BlockChange::Kind::Changed) j["fields"] = std::move(fields);
     blocks.push_back(std::move(j));
   }

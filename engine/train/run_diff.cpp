@@ -20,41 +20,41 @@ namespace {
 
 using protocol::FieldReader;
 
-enum class Group { Run, Result };
+enum class FigureGroup { Run, Result };
 
 // The figures of the Run and Result groups, declared once: the key (the JSON's), the words, how
 // the value is shown and what "not set" means for it.
 struct FigureSpec {
   const char* key;
   const char* label;
-  Group group;
+  FigureGroup group;
   FigureFormat format;
   const char* absent;
 };
 
 const FigureSpec kFigures[] = {
-    {"max_epoch", "Max epoch (--max-epoch)", Group::Run, FigureFormat::Plain, "the project's"},
-    {"early_stopping", "Early stopping (--early-stopping)", Group::Run, FigureFormat::Plain, "the project's"},
-    {"train_samples", "Training samples (--train-samples)", Group::Run, FigureFormat::Plain, "all"},
-    {"validation_samples", "Validation samples (--validation-samples)", Group::Run, FigureFormat::Plain, "all"},
-    {"devices", "Devices (--devices)", Group::Run, FigureFormat::Plain, "the project's"},
-    {"trained_on", "Devices trained on", Group::Run, FigureFormat::Plain, ""},
-    {"batch_per_device", "Batch per device", Group::Run, FigureFormat::Plain, ""},
-    {"logical_batch", "Logical batch", Group::Run, FigureFormat::Plain, ""},
-    {"effective_lr", "Learning rate used", Group::Run, FigureFormat::Plain, ""},
-    {"backend", "Backend", Group::Run, FigureFormat::Plain, ""},
-    {"status", "Status", Group::Result, FigureFormat::Plain, ""},
-    {"epochs", "Epochs trained", Group::Result, FigureFormat::Plain, ""},
-    {"final_train_loss", "Final training loss", Group::Result, FigureFormat::Loss, ""},
-    {"final_validation_loss", "Final validation loss", Group::Result, FigureFormat::Loss, "not validated"},
-    {"final_validation_error", "Final validation error", Group::Result, FigureFormat::Percent, "not validated"},
-    {"best_validation_error", "Best validation error", Group::Result, FigureFormat::Percent, "not validated"},
-    {"training_seconds", "Training time", Group::Result, FigureFormat::Seconds, ""},
-    {"samples_per_s", "Samples/s", Group::Result, FigureFormat::Rate, ""},
-    {"parameters_sha256", "Parameters (SHA-256)", Group::Result, FigureFormat::Hash, ""},
+    {"max_epoch", "Max epoch (--max-epoch)", FigureGroup::Run, FigureFormat::Plain, "the project's"},
+    {"early_stopping", "Early stopping (--early-stopping)", FigureGroup::Run, FigureFormat::Plain, "the project's"},
+    {"train_samples", "Training samples (--train-samples)", FigureGroup::Run, FigureFormat::Plain, "all"},
+    {"validation_samples", "Validation samples (--validation-samples)", FigureGroup::Run, FigureFormat::Plain, "all"},
+    {"devices", "Devices (--devices)", FigureGroup::Run, FigureFormat::Plain, "the project's"},
+    {"trained_on", "Devices trained on", FigureGroup::Run, FigureFormat::Plain, ""},
+    {"batch_per_device", "Batch per device", FigureGroup::Run, FigureFormat::Plain, ""},
+    {"logical_batch", "Logical batch", FigureGroup::Run, FigureFormat::Plain, ""},
+    {"effective_lr", "Learning rate used", FigureGroup::Run, FigureFormat::Plain, ""},
+    {"backend", "Backend", FigureGroup::Run, FigureFormat::Plain, ""},
+    {"status", "Status", FigureGroup::Result, FigureFormat::Plain, ""},
+    {"epochs", "Epochs trained", FigureGroup::Result, FigureFormat::Plain, ""},
+    {"final_train_loss", "Final training loss", FigureGroup::Result, FigureFormat::Loss, ""},
+    {"final_validation_loss", "Final validation loss", FigureGroup::Result, FigureFormat::Loss, "not validated"},
+    {"final_validation_error", "Final validation error", FigureGroup::Result, FigureFormat::Percent, "not validated"},
+    {"best_validation_error", "Best validation error", FigureGroup::Result, FigureFormat::Percent, "not validated"},
+    {"training_seconds", "Training time", FigureGroup::Result, FigureFormat::Seconds, ""},
+    {"samples_per_s", "Samples/s", FigureGroup::Result, FigureFormat::Rate, ""},
+    {"parameters_sha256", "Parameters (SHA-256)", FigureGroup::Result, FigureFormat::Hash, ""},
 };
 
-std::string readFile(const fs::path& path) {
+std::string readRunFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   NS_CHECK(in.good(), "{}: cannot open it", path.string());
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -63,7 +63,7 @@ std::string readFile(const fs::path& path) {
 }
 
 Json parseRunJson(const fs::path& file) {
-  const std::string text = readFile(file);
+  const std::string text = readRunFile(file);
   Json j;
   try {
     j = Json::parse(text);
@@ -77,18 +77,18 @@ Json parseRunJson(const fs::path& file) {
   return j;
 }
 
-Json optionalNumber(double v) { return std::isnan(v) ? Json() : Json(v); }
-Json optionalInteger(const std::optional<int64_t>& v) { return v ? Json(*v) : Json(); }
+Json figureNumber(double v) { return std::isnan(v) ? Json() : Json(v); }
+Json figureInteger(const std::optional<int64_t>& v) { return v ? Json(*v) : Json(); }
 
 // The Run and Result figures of a run: run.json's fields checked by type (an error names the file
 // and the path), and the learning curve's final figures.
-Json runFigures(const Json& record, const std::string& file, const protocol::LearningCurve& curve, const std::string& status) {
+Json figuresOfRun(const Json& record, const std::string& file, const protocol::LearningCurve& curve, const std::string& status) {
   const FieldReader r(record, file);
   const std::string format = r.text("format");
   if (!format.empty() && format != "netsmith-run") r.fail("format", "\"netsmith-run\"", record["format"]);
   Json f = Json::object();
   for (const char* key : {"max_epoch", "early_stopping", "train_samples", "validation_samples"})
-    f[key] = optionalInteger(r.optionalInteger(key));
+    f[key] = figureInteger(r.optionalInteger(key));
   f["devices"] = r.has("devices") ? Json(r.texts("devices")) : Json();
   f["trained_on"] = Json();
   f["logical_batch"] = Json();
@@ -97,8 +97,8 @@ Json runFigures(const Json& record, const std::string& file, const protocol::Lea
     std::vector<std::string> ids;
     training->forEachObject("devices", [&](const FieldReader& d) { ids.push_back(d.text("id")); });
     if (!ids.empty()) f["trained_on"] = ids;
-    f["logical_batch"] = optionalInteger(training->optionalInteger("logical_batch"));
-    f["effective_lr"] = optionalNumber(training->number("effective_lr"));
+    f["logical_batch"] = figureInteger(training->optionalInteger("logical_batch"));
+    f["effective_lr"] = figureNumber(training->number("effective_lr"));
   }
   f["backend"] = Json();
   f["batch_per_device"] = Json();
@@ -106,8 +106,8 @@ Json runFigures(const Json& record, const std::string& file, const protocol::Lea
   f["parameters_sha256"] = Json();
   if (const auto result = r.object("result")) {
     if (result->has("backend")) f["backend"] = result->text("backend");
-    f["batch_per_device"] = optionalInteger(result->optionalInteger("batch_per_device"));
-    f["samples_per_s"] = optionalNumber(result->number("samples_per_s"));
+    f["batch_per_device"] = figureInteger(result->optionalInteger("batch_per_device"));
+    f["samples_per_s"] = figureNumber(result->number("samples_per_s"));
     if (result->has("parameters_sha256")) f["parameters_sha256"] = result->text("parameters_sha256");
   }
   f["status"] = status;
@@ -126,7 +126,7 @@ Json runFigures(const Json& record, const std::string& file, const protocol::Lea
   f["training_seconds"] = curve.empty() ? Json() : Json(seconds);
   if (!curve.empty()) {
     const protocol::LearningCurveRow& last = curve.back();
-    f["final_train_loss"] = optionalNumber(last.trainLoss);
+    f["final_train_loss"] = figureNumber(last.trainLoss);
     if (last.validationLoss) f["final_validation_loss"] = *last.validationLoss;
     if (last.validationError) f["final_validation_error"] = *last.validationError;
   }
@@ -134,24 +134,24 @@ Json runFigures(const Json& record, const std::string& file, const protocol::Lea
 }
 
 // How the run ended: run.json's result, else whether a process still trains it.
-std::string runStatus(const Json& record, const std::string& file, const fs::path& folder) {
+std::string statusOfRun(const Json& record, const std::string& file, const fs::path& folder) {
   const FieldReader r(record, file);
   if (const auto result = r.object("result"))
     if (result->has("status")) return result->text("status");
   return runFolderInUse(folder) ? "running" : "not finished";
 }
 
-std::string numberText(double v, const char* format = "%.6g") {
+std::string diffNumberText(double v, const char* format = "%.6g") {
   if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, format, v);
   return buffer;
 }
 
-std::string jsonValueText(const Json& v) {
+std::string diffJsonText(const Json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number()) return numberText(v.get<double>());
+  if (v.is_number()) return diffNumberText(v.get<double>());
   if (v.is_array() && std::all_of(v.begin(), v.end(), [](const Json& e) { return e.is_string(); })) {
     std::string list;
     for (const Json& e : v) list += (list.empty() ? "" : ", ") + e.get<std::string>();
@@ -160,9 +160,9 @@ std::string jsonValueText(const Json& v) {
   return protocol::jsonText(v);
 }
 
-std::string valueText(const Json& v, bool isDefault, const std::string& absentText) {
+std::string diffValueText(const Json& v, bool isDefault, const std::string& absentText) {
   if (v.is_null()) return absentText.empty() ? "(not set)" : absentText;
-  return jsonValueText(v) + (isDefault ? " (default)" : "");
+  return diffJsonText(v) + (isDefault ? " (default)" : "");
 }
 
 std::string figureText(const FigureChange& c, const Json& v) {
@@ -170,7 +170,7 @@ std::string figureText(const FigureChange& c, const Json& v) {
   // 16 hex digits tell two runs' weights apart; the JSON keeps all 64.
   if (c.format == FigureFormat::Hash && v.is_string() && v.get<std::string>().size() > 16)
     return v.get<std::string>().substr(0, 16) + "…";
-  if (!v.is_number()) return jsonValueText(v);
+  if (!v.is_number()) return diffJsonText(v);
   const double x = v.get<double>();
   char buffer[64];
   switch (c.format) {
@@ -185,23 +185,23 @@ std::string figureText(const FigureChange& c, const Json& v) {
     case FigureFormat::Plain:
     case FigureFormat::Hash: break;
   }
-  return numberText(x);
+  return diffNumberText(x);
 }
 
 // "config.max_epoch (Max epoch)": the path, and the label when it says more than the key.
-std::string settingName(const ValueChange& c) {
+std::string diffSettingName(const ValueChange& c) {
   const std::string key = c.path.substr(c.path.rfind('.') == std::string::npos ? 0 : c.path.rfind('.') + 1);
   return c.label.empty() || c.label == key ? c.path : c.path + " (" + c.label + ")";
 }
 
 // "Affine n_outmaps=[10]": an added or removed block in one cell.
-std::string blockText(const std::string& type, const Json& params) {
+std::string diffBlockText(const std::string& type, const Json& params) {
   std::string text = type;
-  for (const auto& [key, value] : params.items()) text += (text == type ? " " : ", ") + key + "=" + jsonValueText(value);
+  for (const auto& [key, value] : params.items()) text += (text == type ? " " : ", ") + key + "=" + diffJsonText(value);
   return text;
 }
 
-std::string linkName(const LinkSpec& link) {
+std::string diffLinkName(const LinkSpec& link) {
   std::string name = "link " + link.from + " → " + link.to;
   if (link.port) name += format(" (port {})", *link.port);
   return name;
@@ -237,10 +237,10 @@ ComparedRun readComparedRun(const std::string& path) {
   side.record = parseRunJson(runJson);
   side.project = loadProject(side.projectFile, ProjectParseOptions{.checkNetwork = false});
   const fs::path curveFile = folder / "learning_curve.csv";
-  if (fs::exists(curveFile, ec)) side.curve = protocol::learningCurveFromCsv(readFile(curveFile), curveFile.string());
-  side.status = runStatus(side.record, runJson.string(), folder);
+  if (fs::exists(curveFile, ec)) side.curve = protocol::learningCurveFromCsv(readRunFile(curveFile), curveFile.string());
+  side.status = statusOfRun(side.record, runJson.string(), folder);
   // Checked here, so that a damaged run.json is an error when it is read, not when it is compared.
-  side.figures = runFigures(side.record, runJson.string(), side.curve, side.status);
+  side.figures = figuresOfRun(side.record, runJson.string(), side.curve, side.status);
   return side;
 }
 
@@ -254,7 +254,7 @@ RunDiff diffRuns(const ComparedRun& a, const ComparedRun& b) {
   for (const FigureSpec& spec : kFigures) {
     FigureChange c{spec.key, spec.label, fa.value(spec.key, Json()), fb.value(spec.key, Json()), spec.format, spec.absent};
     if (c.a == c.b) continue;
-    (spec.group == Group::Run ? d.run : d.result).push_back(std::move(c));
+    (spec.group == FigureGroup::Run ? d.run : d.result).push_back(std::move(c));
   }
   return d;
 }
@@ -262,27 +262,27 @@ RunDiff diffRuns(const ComparedRun& a, const ComparedRun& b) {
 std::vector<DiffRow> diffRows(const RunDiff& diff) {
   std::vector<DiffRow> rows;
   for (const ValueChange& c : diff.project.settings)
-    rows.push_back({"Settings", settingName(c), valueText(c.a, c.aDefault, c.absentText), valueText(c.b, c.bDefault, c.absentText)});
+    rows.push_back({"Settings", diffSettingName(c), diffValueText(c.a, c.aDefault, c.absentText), diffValueText(c.b, c.bDefault, c.absentText)});
   for (const BlockChange& block : diff.project.blocks) {
     switch (block.kind) {
       case BlockChange::Kind::Added:
-        rows.push_back({"Network", block.id + " (added)", "(none)", blockText(block.typeB, block.paramsB)});
+        rows.push_back({"Network", block.id + " (added)", "(none)", diffBlockText(block.typeB, block.paramsB)});
         break;
       case BlockChange::Kind::Removed:
-        rows.push_back({"Network", block.id + " (removed)", blockText(block.typeA, block.paramsA), "(none)"});
+        rows.push_back({"Network", block.id + " (removed)", diffBlockText(block.typeA, block.paramsA), "(none)"});
         break;
       case BlockChange::Kind::Changed: {
         const std::string name = block.typeA == block.typeB ? block.id + " (" + block.typeA + ")" : block.id;
         for (const ValueChange& f : block.fields) {
           const std::string field = f.path.rfind("params.", 0) == 0 ? f.path.substr(7) : f.path;
-          rows.push_back({"Network", name + ": " + field, valueText(f.a, f.aDefault, {}), valueText(f.b, f.bDefault, {})});
+          rows.push_back({"Network", name + ": " + field, diffValueText(f.a, f.aDefault, {}), diffValueText(f.b, f.bDefault, {})});
         }
         break;
       }
     }
   }
   for (const LinkChange& link : diff.project.links)
-    rows.push_back({"Network", linkName(link.link), link.added ? "(none)" : "linked", link.added ? "linked" : "(none)"});
+    rows.push_back({"Network", diffLinkName(link.link), link.added ? "(none)" : "linked", link.added ? "linked" : "(none)"});
   for (const auto* group : {&diff.run, &diff.result})
     for (const FigureChange& c : *group)
       rows.push_back({group == &diff.run ? "Run" : "Result", c.label, figureText(c, c.a), figureText(c, c.b)});

@@ -1,3 +1,4 @@
+// netsmith-test-labels: asan
 // netsmith-cli diff RUN_A RUN_B (Note [Run differences]) on two real, short Fashion-MNIST runs that
 // differ in the learning rate, a block's width and --max-epoch: the table and --json list those
 // and the runs' results (read back from each run's own learning_curve.csv, never a figure typed
