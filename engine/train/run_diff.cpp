@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -55,8 +57,12 @@ const FigureSpec kFigures[] = {
 };
 
 std::string readRunFile(const fs::path& path) {
+  // A folder opens as a stream on Linux and fails only when read, with the library's words.
+  std::error_code ec;
+  NS_CHECK(fs::is_regular_file(path, ec), "{}: is not a file (a folder, or something else); expected the run's file",
+           path.string());
   std::ifstream in(path, std::ios::binary);
-  NS_CHECK(in.good(), "{}: cannot open it", path.string());
+  NS_CHECK(in.good(), "{}: cannot open it: {}", path.string(), std::strerror(errno));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   NS_CHECK(!in.bad(), "{}: cannot read it", path.string());
   return text;
@@ -86,6 +92,7 @@ Json figuresOfRun(const Json& record, const std::string& file, const protocol::L
   const FieldReader r(record, file);
   const std::string format = r.text("format");
   if (!format.empty() && format != "netsmith-run") r.fail("format", "\"netsmith-run\"", record["format"]);
+  r.text("run_id");  // the JSON output names the run by it: a string, when present
   Json f = Json::object();
   for (const char* key : {"max_epoch", "early_stopping", "train_samples", "validation_samples"})
     f[key] = figureInteger(r.optionalInteger(key));

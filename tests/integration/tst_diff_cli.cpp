@@ -204,6 +204,11 @@ class TestDiffCli : public QObject {
     std::ofstream(badField + "/project.nsproj", std::ios::trunc) << snapshot.dump();
     expectError({q(badField), q(m_runB)}, badField + "/project.nsproj", "config.batch_size");
 
+    const std::string folderCurve = copyOfRunA("folder-curve");
+    fs::remove(folderCurve + "/learning_curve.csv");
+    fs::create_directory(folderCurve + "/learning_curve.csv");
+    expectError({q(folderCurve), q(m_runB)}, folderCurve + "/learning_curve.csv", "is not a file");
+
     const std::string curve = copyOfRunA("damaged-curve");
     std::ofstream(curve + "/learning_curve.csv", std::ios::app) << "3,abc,,,1,0.01\n";
     expectError({q(curve), q(m_runB)}, curve + "/learning_curve.csv", "line 4");
