@@ -1,4 +1,4 @@
-// netsmith-cli: train, validate, dataset, ops, devices. The engine's command line; the GUI drives the
+// netsmith-cli: train, validate, dataset, diff, ops, devices. The engine's command line; the GUI drives the
 // same `train --events -` (DESIGN.md §7).
 #include <unistd.h>
 
@@ -15,6 +15,7 @@
 #include "engine/protocol/json_fields.h"
 #include "engine/cli/args.h"
 #include "engine/cli/dataset_command.h"
+#include "engine/cli/diff_command.h"
 #include "engine/cli/eval_commands.h"
 #include "engine/cli/import_command.h"
 #include "engine/cli/progress_bar.h"
@@ -102,7 +103,7 @@ const CommandSpec kDevices{"devices",
                            0,
                            0};
 
-const std::vector<const CommandSpec*> kCommands{&kTrain, &kSweep, &kValidate, &kEvaluate, &kInfer, &kExport, &kImport, &kDataset, &kProject, &kOps, &kDevices};
+const std::vector<const CommandSpec*> kCommands{&kTrain, &kSweep, &kValidate, &kEvaluate, &kInfer, &kExport, &kImport, &kDataset, &kProject, &kDiff, &kOps, &kDevices};
 
 std::string mainHelp() {
   std::string s =
@@ -365,12 +366,12 @@ int dispatch(int argc, char** argv) {
   const std::map<std::string, int (*)(const ParsedArgs&)> handlers{
       {"train", runTrain},       {"sweep", runSweepWithSignals}, {"validate", runValidate}, {"evaluate", runEvaluate},
       {"infer", runInfer},       {"export", runExport},          {"import", runImport},     {"dataset", runDataset},
-      {"project", runProject},   {"ops", runOps},                {"devices", runDevices}};
+      {"project", runProject},   {"diff", runDiff},              {"ops", runOps},           {"devices", runDevices}};
   const auto it = handlers.find(args[0]);
   if (it == handlers.end()) {
     std::fprintf(stderr,
                  "netsmith-cli: unknown command '%s' (commands: train, sweep, validate, evaluate, infer, export, import, project, "
-                 "dataset, ops, devices; see --help)\n",
+                 "dataset, diff, ops, devices; see --help)\n",
                  args[0].c_str());
     return kExitUsage;
   }
