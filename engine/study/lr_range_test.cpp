@@ -1,6 +1,7 @@
 #include "engine/study/lr_range_test.h"
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <mutex>
 
@@ -19,6 +20,12 @@ namespace {
 constexpr double kSmoothing = 0.98;
 constexpr double kExplosion = 4;  // the smoothed loss this many times its smallest: the test ends
 constexpr size_t kSettle = 5;     // points before the explosion rule applies (the average settles)
+
+std::string threeDigits(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", v);
+  return text;
+}
 
 // Records the iterations and ends the training when the test is over.
 class RangeTestSink final : public EventSink {
@@ -44,8 +51,9 @@ class RangeTestSink final : public EventSink {
     double smallest = points.front().smoothed;
     for (const auto& p : points) smallest = std::min(smallest, p.smoothed);
     if (!std::isfinite(e.loss) || (points.size() > kSettle && points.back().smoothed > kExplosion * smallest)) {
-      m_result.stoppedBecause = format("the loss exploded at rate {} (smoothed {} against its smallest {})",
-                                       points.back().lr, points.back().smoothed, smallest);
+      m_result.stoppedBecause = format("the loss exploded at rate {} (smoothed {}, its smallest {})",
+                                       threeDigits(points.back().lr), threeDigits(points.back().smoothed),
+                                       threeDigits(smallest));
       m_control.requestStop();
     } else if (e.globalIteration >= m_iterations) {
       m_result.stoppedBecause = format("{} iterations done", m_iterations);
