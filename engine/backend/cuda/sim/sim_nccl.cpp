@@ -454,7 +454,7 @@ void SimNccl::leaveFolder(Comm& comm) {
   auto& inFolder = comm.clique->inFolder;
   if (!comm.clique->folder || !inFolder[static_cast<size_t>(comm.rank)]) return;
   inFolder[static_cast<size_t>(comm.rank)] = 0;
-  comm.clique->folder->leave(comm.rank);
+  comm.clique->folder->leave(comm.rank, !comm.clique->broken.empty());
 }
 
 std::string SimNccl::lastError(ncclComm_t handle) {

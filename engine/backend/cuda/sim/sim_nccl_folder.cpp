@@ -80,10 +80,38 @@ std::string doneFile(uint64_t seq, int rank) { return format("done-{}-{}", seq, 
 
 }  // namespace
 
+namespace {
+
+// A member file's process is still running (the simulated GPUs of a job are all on this machine).
+bool memberAlive(const fs::path& file) {
+  const auto text = readWhole(file);
+  const long pid = text ? std::atol(text->c_str()) : 0;
+  return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH);
+}
+
+// Folders of cliques whose every member's process has ended (a failed set-up keeps its members'
+// files for its peers; a killed job leaves its files): removed when a new clique is made.
+void removeAbandonedFolders(const fs::path& root, const fs::path& keep) {
+  std::error_code ec;
+  for (const auto& folder : fs::directory_iterator(root, ec)) {
+    if (folder.path() == keep || !folder.is_directory(ec)) continue;
+    bool members = false, alive = false;
+    for (const auto& entry : fs::directory_iterator(folder.path(), ec)) {
+      if (entry.path().filename().string().rfind("member-", 0) != 0) continue;
+      members = true;
+      alive = alive || memberAlive(entry.path());
+    }
+    if (members && !alive) fs::remove_all(folder.path(), ec);
+  }
+}
+
+}  // namespace
+
 CliqueFolder::CliqueFolder(const std::string& key) {
   const fs::path path = rootFolder() / key;
   fs::create_directories(path);
   m_path = path.string();
+  removeAbandonedFolders(rootFolder(), path);
 }
 
 void CliqueFolder::join(int rank, const CliqueMember& member) {
@@ -104,16 +132,15 @@ std::optional<std::vector<CliqueMember>> CliqueFolder::members(int ranks) const 
   return out;
 }
 
-void CliqueFolder::leave(int rank) {
+void CliqueFolder::leave(int rank, bool keepEntry) {
   std::error_code ec;
-  fs::remove(fs::path(m_path) / format("member-{}", rank), ec);
+  const std::string own = format("member-{}", rank);
+  if (!keepEntry) fs::remove(fs::path(m_path) / own, ec);
   for (const auto& entry : fs::directory_iterator(m_path, ec)) {
-    if (entry.path().filename().string().rfind("member-", 0) != 0) continue;
-    // A member whose process is gone (killed) does not hold the folder: the simulated GPUs of a
-    // job are all on this machine, so its process id says whether it still runs.
-    const auto text = readWhole(entry.path());
-    const long pid = text ? std::atol(text->c_str()) : 0;
-    if (pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)) return;
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("member-", 0) != 0 || name == own) continue;
+    // A member whose process is gone (killed) does not hold the folder.
+    if (memberAlive(entry.path())) return;
   }
   fs::remove_all(m_path, ec);
 }

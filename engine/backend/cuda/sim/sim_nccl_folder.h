@@ -33,8 +33,12 @@ class CliqueFolder {
   void join(int rank, const CliqueMember& member);
   // Every rank's membership once all `ranks` have joined; nullopt before.
   std::optional<std::vector<CliqueMember>> members(int ranks) const;
-  // This rank leaves; the last to leave removes the folder.
-  void leave(int rank);
+  // This rank leaves; the last to leave removes the folder. `keepEntry`: a communicator that
+  // failed to form (a duplicate GPU) keeps its member file, so a rank still settling sees the
+  // whole clique and fails as its peer did, as NCCL's ranks all see a duplicate GPU during their
+  // set-up; without it the peer waited for a member that had gone, and mpirun ended it before
+  // it could say why (the simulator's own race: a real NCCL does not have it).
+  void leave(int rank, bool keepEntry = false);
 
   // Collective #seq: this rank's part, then every rank's once all are there (nullopt before).
   void put(uint64_t seq, int rank, const RoundPart& part);
