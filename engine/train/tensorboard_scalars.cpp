@@ -62,9 +62,9 @@ TensorBoardPoint TensorBoardScalars::iteration(const protocol::IterationEvent& e
 TensorBoardPoint TensorBoardScalars::epoch(const protocol::EpochEvent& e) const {
   TensorBoardPoint p;
   p.step = e.epoch * m_iterationsPerEpoch;
-  add(p, "loss/train", e.trainLoss);
-  add(p, "loss/validation", e.validationLoss);
-  add(p, "validation/error", e.validationError);
+  add(p, kTrainLossTag, e.trainLoss);
+  add(p, kValidationLossTag, e.validationLoss);
+  add(p, kValidationErrorTag, e.validationError);
   add(p, "time/epoch_s", e.seconds);
   if (e.scaling) {
     add(p, "scaling/samples_per_s", e.scaling->samplesPerS);

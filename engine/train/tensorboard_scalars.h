@@ -29,6 +29,11 @@ namespace netsmith::training {
 //   `optimizer_ms`, `allreduce_wait_ms`, `other_ms`.
 // A figure that is not defined (null in the event: no validation set, a regression loss) is not
 // written. TensorBoard groups charts by the part of the tag before the first '/'.
+// The tags of the epoch's figures, which the HParams tab also shows (Note [TensorBoard HParams]).
+inline constexpr const char* kTrainLossTag = "loss/train";
+inline constexpr const char* kValidationLossTag = "loss/validation";
+inline constexpr const char* kValidationErrorTag = "validation/error";
+
 struct TensorBoardPoint {
   int64_t step = 0;
   std::vector<tensorboard::Scalar> scalars;

@@ -25,7 +25,7 @@ namespace netsmith::training {
 // later files say. run.json keeps the settings (`hparams`), so a resumed run writes them again.
 // TensorBoard shows one experiment for its whole logdir: runs whose settings have other names
 // (another study) show the names of the experiment it met first.
-inline constexpr const char* kTensorBoardMetrics[] = {"validation/error", "loss/validation", "loss/train"};
+inline constexpr const char* kTensorBoardMetrics[] = {kValidationErrorTag, kValidationLossTag, kTrainLossTag};
 
 // TrainOptions::hparams as the plugin's values. Throws Error naming the setting when a value is
 // not a number, a string or a bool, or when `hparams` is neither null nor an object.
