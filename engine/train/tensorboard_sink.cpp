@@ -26,12 +26,16 @@ TensorBoardSink::TensorBoardSink(const std::filesystem::path& runDir, tensorboar
   m_file.write(tensorboard::sessionStartInfoEvent(now, m_hparams));
 }
 
+void TensorBoardSink::giveUp(const Error& cause) {
+  m_failed = true;
+  throw SinkGaveUp(format("TensorBoard files are no longer written for this run: {}", cause.what()));
+}
+
 void TensorBoardSink::write(const std::string& event) {
   try {
     m_file.write(event);
   } catch (const Error& e) {
-    m_failed = true;
-    throw SinkGaveUp(format("TensorBoard files are no longer written for this run: {}", e.what()));
+    giveUp(e);
   }
 }
 
@@ -42,8 +46,7 @@ void TensorBoardSink::publish(const Json& json) {
     event = protocol::eventFromJson(json);
   } catch (const Error& e) {
     // The engine's own events always read back; one that does not is reported, not a failed run.
-    m_failed = true;
-    throw SinkGaveUp(format("TensorBoard files are no longer written for this run: {}", e.what()));
+    giveUp(e);
   }
   const double now = tensorboard::wallTimeNow();
   if (const auto* started = std::get_if<protocol::StartedEvent>(&event)) {

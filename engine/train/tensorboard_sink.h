@@ -4,9 +4,9 @@
 #pragma once
 
 #include <filesystem>
-#include <memory>
 #include <string>
 
+#include "engine/core/error.h"
 #include "engine/tensorboard/event_file.h"
 #include "engine/tensorboard/hparams_messages.h"
 #include "engine/train/events.h"
@@ -46,6 +46,8 @@ class TensorBoardSink final : public EventSink {
 
  private:
   void write(const std::string& event);
+  // Writes nothing more and throws SinkGaveUp saying why.
+  [[noreturn]] void giveUp(const Error& cause);
 
   tensorboard::EventFileWriter m_file;
   tensorboard::HParams m_hparams;
