@@ -9,7 +9,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "engine/core/atomic_file.h"
+#include "engine/core/write_faults.h"
 #include "engine/core/error.h"
 #include "engine/tensorboard/crc32c.h"
 #include "engine/tensorboard/event_file.h"
@@ -43,14 +43,6 @@ std::string bytesOf(std::initializer_list<int> values) {
 std::string readAll(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-std::vector<fs::path> eventFiles(const fs::path& dir) {
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename().string().find("tfevents") != std::string::npos) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  return files;
 }
 
 struct FaultsCleared {
