@@ -279,7 +279,14 @@ void TrainingRun::prepare(bool planOnly) {
     for (const auto& w : m_plan.warnings) m_bus.publish({{"event", "warning"}, {"message", w}});
   }
   m_position.setLength(m_plan.iterationsPerEpoch, maxEpoch);
-  m_schedule = std::make_unique<LearningRateSchedule>(m_plan.optimizer, m_plan.effectiveLr, m_plan.iterationsPerEpoch, maxEpoch);
+  if (const auto& range = m_options.learningRateRange) {
+    // The ramp is in the project's rates; lr_policy scales it for the devices as it scales the base.
+    m_schedule = std::make_unique<LearningRateSchedule>(
+        LearningRateSchedule::rangeTest(range->low * m_plan.lrScale, range->high * m_plan.lrScale, range->iterations));
+  } else {
+    m_schedule = std::make_unique<LearningRateSchedule>(m_plan.optimizer, m_plan.effectiveLr, m_plan.iterationsPerEpoch,
+                                                        maxEpoch);
+  }
   for (const DeviceInfo& info : trainingDevices()) m_deviceNames[info.id] = info.name;
   startWorkers();
   if (resumed) restoreFromCheckpoint();
