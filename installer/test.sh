@@ -10,11 +10,13 @@ export PATH="/usr/local/cuda/bin:$PATH"
 jobs=$(nproc)
 
 ./installer/build.sh -DNETSMITH_WITH_CUDA=ON
-# Note [Test Python] (tests/support/test_python.h): onnxruntime is not a Debian package; the ONNX
-# tests compare with it from a virtual environment over Debian's Python and its packages (torch,
-# numpy 1.24, onnx stay Debian's). Without network access pip fails: the tests then say, as skips,
-# what they compared with PyTorch only, and the run goes on.
+# Note [Test Python] (tests/support/test_python.h): onnxruntime and tensorboard are not Debian
+# packages; the ONNX tests compare with onnxruntime, and tst_tensorboard reads the runs' event files
+# with TensorBoard's own reader, from a virtual environment over Debian's Python and its packages
+# (torch, numpy 1.24, onnx stay Debian's). Without network access pip fails: the tests then say,
+# as skips, what they did not compare, and the run goes on.
 ort_version=1.32.0
+tensorboard_version=2.21.0
 venv=build/test-venv
 if [[ ! -x $venv/bin/python3 ]]; then
   /usr/bin/python3 -m venv --system-site-packages "$venv" ||
@@ -24,6 +26,11 @@ if [[ -x $venv/bin/python3 ]] && ! "$venv/bin/python3" -c 'import onnxruntime' 2
   "$venv/bin/python3" -m pip install --disable-pip-version-check --quiet --timeout 30 --retries 1 \
     "onnxruntime==$ort_version" ||
     echo "netsmith: pip could not install onnxruntime $ort_version: the ONNX tests compare with PyTorch only and say so" >&2
+fi
+if [[ -x $venv/bin/python3 ]] && ! "$venv/bin/python3" -c 'import tensorboard' 2>/dev/null; then
+  "$venv/bin/python3" -m pip install --disable-pip-version-check --quiet --timeout 30 --retries 1 \
+    "tensorboard==$tensorboard_version" ||
+    echo "netsmith: pip could not install tensorboard $tensorboard_version: tst_tensorboard checks the files' framing only and says so" >&2
 fi
 # Every label but gpu (a real GPU); CTest's label filters are regular expressions, hence the anchors.
 no_gpu='^gpu$'

@@ -40,6 +40,21 @@ int writeAll(int fd, const void* data, size_t bytes, WriteFault& fault) {
   return 0;
 }
 
+// Appends `bytes` to the end (`size`) of an open file in one write, or cuts a part that reached
+// the disk back off and throws Error naming `path`: a part of a line or record would be read as
+// damaged.
+void appendWhole(int fd, uint64_t& size, const fs::path& path, std::string_view bytes) {
+  WriteFault fault = takeWriteFault(path);
+  const int error = writeAll(fd, bytes.data(), bytes.size(), fault);
+  if (error == 0) {
+    size += bytes.size();
+    return;
+  }
+  const bool cut = ::ftruncate(fd, static_cast<off_t>(size)) == 0;
+  NS_THROW("{}: cannot append: {}{}", path.string(), std::strerror(error),
+           cut ? "" : " (and a part of what was written may remain at its end)");
+}
+
 fs::path folderOf(const fs::path& file) { return file.has_parent_path() ? file.parent_path() : fs::path("."); }
 
 }  // namespace
@@ -158,18 +173,21 @@ LineAppender::~LineAppender() {
   if (m_fd >= 0) ::close(m_fd);
 }
 
-void LineAppender::append(std::string_view lines) {
-  WriteFault fault = takeWriteFault(m_path);
-  const int error = writeAll(m_fd, lines.data(), lines.size(), fault);
-  if (error == 0) {
-    m_size += lines.size();
-    return;
-  }
-  // All or nothing: a part of a line would be read as a damaged event.
-  const bool cut = ::ftruncate(m_fd, static_cast<off_t>(m_size)) == 0;
-  NS_THROW("{}: cannot append: {}{}", m_path.string(), std::strerror(error),
-           cut ? "" : " (and a part of the line may remain at its end)");
+void LineAppender::append(std::string_view lines) { appendWhole(m_fd, m_size, m_path, lines); }
+
+// ---------------------------------------------------------------------------------------------
+// RecordAppender
+
+RecordAppender::RecordAppender(fs::path path) : m_path(std::move(path)) {
+  m_fd = ::open(m_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  NS_CHECK(m_fd >= 0, "{}: cannot create: {}", m_path.string(), std::strerror(errno));
 }
+
+RecordAppender::~RecordAppender() {
+  if (m_fd >= 0) ::close(m_fd);
+}
+
+void RecordAppender::append(std::string_view bytes) { appendWhole(m_fd, m_size, m_path, bytes); }
 
 // ---------------------------------------------------------------------------------------------
 // Clean-up and free space

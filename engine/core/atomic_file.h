@@ -9,7 +9,7 @@
 //   rename over NAME, fsync of the folder. Every step's result is checked; a failure removes
 //   the temporary file and throws Error naming the final file and the system's reason
 //   ("/r/run.json: cannot write: No space left on device"); NAME is then as it was.
-// - Appended lines (events.jsonl) go out in one write of whole lines; a short or failed write is
+// - Appended lines (events.jsonl) and records (TensorBoard's files) go out in one write each; a short or failed write is
 //   cut back off the file before the Error is thrown, and a line torn by a kill is dropped when
 //   the file is next opened.
 // - Temporaries left by a kill are removed when the folder is next claimed
@@ -67,6 +67,27 @@ class LineAppender {
   // Appends `lines` (ending with '\n') in one write: all of it, or nothing and an Error naming
   // the file and the system's reason ("/r/events.jsonl: cannot append: No space left on device").
   void append(std::string_view lines);
+  const std::filesystem::path& path() const { return m_path; }
+
+ private:
+  std::filesystem::path m_path;
+  int m_fd = -1;
+  uint64_t m_size = 0;
+};
+
+// Writes a new file of whole binary records (TensorBoard's event files, engine/tensorboard): each
+// append() in one write, as LineAppender does lines. Not thread-safe.
+class RecordAppender {
+ public:
+  // Creates `path`, which must not exist yet. Error names the file and the reason.
+  explicit RecordAppender(std::filesystem::path path);
+  ~RecordAppender();
+  RecordAppender(const RecordAppender&) = delete;
+  RecordAppender& operator=(const RecordAppender&) = delete;
+
+  // Appends `bytes` in one write: all of it, or nothing and an Error naming the file and the
+  // system's reason, so the file always ends with a whole record.
+  void append(std::string_view bytes);
   const std::filesystem::path& path() const { return m_path; }
 
  private:

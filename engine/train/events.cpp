@@ -33,15 +33,27 @@ void JsonLinesSink::publish(const Json& event) {
   }
 }
 
-void EventBus::publish(const Json& event) {
-  std::lock_guard lock(m_mutex);
-  std::exception_ptr first;
+void EventBus::deliver(const Json& event, std::vector<std::string>& gaveUp, std::exception_ptr& firstError) {
   for (EventSink* s : m_sinks) {
     try {
       s->publish(event);
+    } catch (const SinkGaveUp& e) {
+      gaveUp.emplace_back(e.what());
     } catch (const Error&) {
-      if (!first) first = std::current_exception();
+      if (!firstError) firstError = std::current_exception();
     }
+  }
+}
+
+void EventBus::publish(const Json& event) {
+  std::lock_guard lock(m_mutex);
+  std::exception_ptr first;
+  std::vector<std::string> gaveUp;
+  deliver(event, gaveUp, first);
+  // A sink gives up once, so the warnings' own delivery cannot give rise to more.
+  for (const std::string& message : gaveUp) {
+    std::vector<std::string> none;
+    deliver(protocol::WarningEvent{message}.toJson(), none, first);
   }
   if (first) std::rethrow_exception(first);
 }

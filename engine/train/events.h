@@ -6,8 +6,10 @@
 
 #include <concepts>
 #include <cstdio>
+#include <exception>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -26,6 +28,15 @@ class EventSink {
  public:
   virtual ~EventSink() = default;
   virtual void publish(const Json& event) = 0;
+};
+
+// Thrown by a sink whose output the run can do without (the TensorBoard files,
+// engine/train/tensorboard_sink.h) when it can no longer write: EventBus then publishes the
+// message as a `warning` event to every sink and the run goes on; the sink writes nothing more.
+// A sink that must not be lost (events.jsonl) throws Error instead, which fails the run.
+class SinkGaveUp : public std::runtime_error {
+ public:
+  explicit SinkGaveUp(const std::string& message) : std::runtime_error(message) {}
 };
 
 // Writes each event as one line and flushes, so a reader (the GUI) sees it at once.
@@ -47,7 +58,8 @@ class JsonLinesSink final : public EventSink {
 };
 
 // Fans events out to sinks; publish() may be called from any thread (one at a time is enforced).
-// Every sink gets the event; the first Error a sink threw is then rethrown.
+// Every sink gets the event; then every SinkGaveUp's message goes to every sink as a warning, and
+// the first Error a sink threw is rethrown.
 class EventBus {
  public:
   void add(EventSink* sink) {
@@ -67,6 +79,9 @@ class EventBus {
   }
 
  private:
+  // Gives every sink `event`; collects the messages of sinks that gave up, keeps the first Error.
+  void deliver(const Json& event, std::vector<std::string>& gaveUp, std::exception_ptr& firstError);
+
   std::mutex m_mutex;
   std::vector<EventSink*> m_sinks;
 };

@@ -126,10 +126,23 @@ void RunFiles::open(const Project& snapshot, const std::vector<std::string>& dev
   }
   m_eventsFile = JsonLinesSink::openFile((m_dir / "events.jsonl").string());
   m_bus.add(m_eventsFile.get());
+  openTensorBoard();
+}
+
+void RunFiles::openTensorBoard() {
+  try {
+    m_tensorboard = std::make_unique<TensorBoardSink>(m_dir, hparamsOf(settings().value("hparams", Json())));
+  } catch (const Error& e) {
+    // The run's own files do not need it: say so and train.
+    m_bus.publish(protocol::WarningEvent{format("no TensorBoard files for this session: {}", e.what())});
+    return;
+  }
+  m_bus.add(m_tensorboard.get());
 }
 
 void RunFiles::closeEvents() {
   if (m_eventsFile) m_bus.remove(m_eventsFile.get());
+  if (m_tensorboard) m_bus.remove(m_tensorboard.get());
 }
 
 void RunFiles::writeCheckpoint(const CheckpointData& data, int64_t epoch, int64_t iteration, int64_t globalIteration,

@@ -1,6 +1,6 @@
 // RunFiles: the run folder of a training run (one part of TrainingRun, training_run.h): which
-// folder, its run.json and lock (RunRecord), the disk it needs, events.jsonl on the events bus,
-// and every file the run writes there: checkpoints (named, written, pruned), learning_curve.csv,
+// folder, its run.json and lock (RunRecord), the disk it needs, events.jsonl and the TensorBoard
+// event file (tensorboard_sink.h) on the events bus, and every file the run writes there: checkpoints (named, written, pruned), learning_curve.csv,
 // classes.txt, best.nsparams, parameters.nsparams and run.json's result. What goes into a
 // checkpoint is the caller's (TrainingPosition and the replica); where and how it is kept is
 // this part's. Under mpirun only the leader writes (the callers see to it); every process knows
@@ -20,6 +20,7 @@
 #include "engine/train/parallel_plan.h"
 #include "engine/train/replica.h"
 #include "engine/train/run_record.h"
+#include "engine/train/tensorboard_sink.h"
 #include "engine/train/training_position.h"
 
 namespace netsmith::training {
@@ -67,12 +68,13 @@ class RunFiles {
 
   // The leader, before training: creates the folder of a new run (with the project snapshot and
   // run.json) or records a resume's session in run.json (`devices`: --devices), and appends the
-  // run's events to events.jsonl from here on.
+  // run's events to events.jsonl and a new TensorBoard event file from here on (with run.json's
+  // `hparams`; a TensorBoard file that cannot be created is a warning).
   // `maxEpoch`: the run's, so that a resume of a completed run leaves its record as it was.
   void open(const Project& snapshot, const std::vector<std::string>& devices, int64_t maxEpoch);
   // A resume from the checkpoint at the end of a completed run, with no epochs added.
   bool resumeTrainsNothing(int64_t maxEpoch) const;
-  // Stops writing events.jsonl (it leaves the bus).
+  // Stops writing events.jsonl and the TensorBoard file (they leave the bus).
   void closeEvents();
 
   // From here on a failure is recorded in run.json (recordFailure; best effort).
@@ -106,7 +108,10 @@ class RunFiles {
   std::optional<std::string> m_resumeFrom;  // the leader's choice of checkpoint
   Json m_training;
   Json m_deviceChange;
+  void openTensorBoard();
+
   std::unique_ptr<JsonLinesSink> m_eventsFile;  // the run's events.jsonl
+  std::unique_ptr<TensorBoardSink> m_tensorboard;  // this session's TensorBoard event file
 };
 
 }  // namespace netsmith::training

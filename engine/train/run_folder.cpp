@@ -86,6 +86,12 @@ void checkNoOtherRun(const fs::path& dir, const std::string& projectPath) {
   for (fs::directory_iterator it(dir / "checkpoints", ec), end; !ec && it != end; it.increment(ec))
     if (it->path().extension() == ".ckpt") ++checkpoints;
   if (checkpoints > 0) found.push_back(format("{} checkpoint{}", checkpoints, checkpoints == 1 ? "" : "s"));
+  // TensorBoard reads a folder's event files as one run: a new run's would join another's curves.
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().find("tfevents") != std::string::npos) {
+      found.push_back("TensorBoard event files");
+      break;
+    }
   const fs::path snapshot = dir / "project.nsproj";
   std::error_code sameEc;
   if (fs::exists(snapshot, ec) && !fs::equivalent(snapshot, projectPath, sameEc)) found.push_back("project.nsproj");

@@ -36,6 +36,10 @@ struct TrainOptions {
   bool acceptEditedSettings = false; // resume although project.nsproj was edited (Note [One run per folder])
   std::string faultInjection;       // test-only: fault_injection.h
   bool profile = false;             // time every layer: profile.json and a `profile` event (Note [Layer profile])
+  // A new run's settings to show in TensorBoard's HParams tab (a study's trial): an object of
+  // setting name -> number, string or bool; null or empty: none (Note [TensorBoard HParams]).
+  // run.json keeps them, so a resume ignores this and writes the run's own.
+  Json hparams;
   EventBus* events = nullptr;       // the trainer adds the run's events.jsonl itself
   RunControl* control = nullptr;
   std::optional<LearningRateRange> learningRateRange;

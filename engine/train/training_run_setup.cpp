@@ -189,13 +189,16 @@ void TrainingRun::prepare(bool planOnly) {
     m_project = loadProject(m_files.projectSnapshotPath());
   } else {
     m_project = loadProject(m_options.projectPath);
-    m_files.chooseNew(m_options.runDir, m_project.path,
-                      {{"project", m_project.path},
-                       {"max_epoch", m_options.maxEpoch ? Json(*m_options.maxEpoch) : Json(nullptr)},
-                       {"early_stopping", m_options.earlyStopping ? Json(*m_options.earlyStopping) : Json(nullptr)},
-                       {"train_samples", m_options.trainSamples},
-                       {"validation_samples", m_options.validationSamples},
-                       {"devices", m_options.devices.empty() ? Json(nullptr) : Json(m_options.devices)}});
+    // What a resume keeps (run.json's settings).
+    Json kept = {{"project", m_project.path},
+                 {"max_epoch", m_options.maxEpoch ? Json(*m_options.maxEpoch) : Json(nullptr)},
+                 {"early_stopping", m_options.earlyStopping ? Json(*m_options.earlyStopping) : Json(nullptr)},
+                 {"train_samples", m_options.trainSamples},
+                 {"validation_samples", m_options.validationSamples},
+                 {"devices", m_options.devices.empty() ? Json(nullptr) : Json(m_options.devices)}};
+    // Note [TensorBoard HParams]: checked now, before the run has a folder.
+    if (!hparamsOf(m_options.hparams).empty()) kept["hparams"] = m_options.hparams;
+    m_files.chooseNew(m_options.runDir, m_project.path, std::move(kept));
   }
   const Json& settings = m_files.settings();
   // A resume on other devices (Note [Resume on other devices]): loads written for the run's own

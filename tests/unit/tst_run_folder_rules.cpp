@@ -198,6 +198,9 @@ class RunFolderRulesTest : public QObject {
     checkNoOtherRun(dir, (dir / "project.nsproj").string());
     // ... but it is another project's snapshot for any other project file.
     QVERIFY(errorOf([&] { checkNoOtherRun(dir, "/elsewhere/p.nsproj"); }).contains("project.nsproj"));
+    // TensorBoard would show a new run's curves as that run's.
+    writeRaw(dir / "events.out.tfevents.1700000000.host.42", "");
+    QVERIFY(errorOf([&] { checkNoOtherRun(dir, (dir / "project.nsproj").string()); }).contains("(TensorBoard event files)"));
     writeRaw(dir / "run.json", R"({"run_id": "abc"})");
     const QString e = errorOf([&] { checkNoOtherRun(dir, (dir / "project.nsproj").string()); });
     QVERIFY2(e.contains("already holds another run abc") && e.contains("--resume " + tmp.path()), qPrintable(e));
