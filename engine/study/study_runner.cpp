@@ -139,6 +139,17 @@ class TrialSink final : public EventSink {
   std::function<void(int64_t, double)> m_onEpoch;
 };
 
+// A trial's settings as TensorBoard's HParams take them: by the settings' short names, numbers,
+// strings and flags as they are, anything else (a list) as its JSON text.
+Json trialHParams(const StudyDefinition& d, const TrialRecord& t) {
+  Json hparams = Json::object();
+  for (size_t i = 0; i < t.values.size() && i < d.parameters.size(); ++i) {
+    const Json& v = t.values[i];
+    hparams[d.parameters[i].name()] = v.is_number() || v.is_string() || v.is_boolean() ? v : Json(v.dump());
+  }
+  return hparams;
+}
+
 class Session {
  public:
   Session(StudyFolder& folder, const StudyEvents& events, const RunControl& stop)
@@ -260,6 +271,8 @@ class Session {
         if (m_events.trialStarted) m_events.trialStarted(t);
       }
       options.devices = devices;
+      // TensorBoard's HParams view lists the trial with its settings (Note [TensorBoard HParams]).
+      options.hparams = trialHParams(m_d, m_folder.trials()[static_cast<size_t>(index)]);
       options.maxEpoch = m_d.maxEpoch;
       options.earlyStopping = m_d.earlyStopping;
       options.trainSamples = m_d.trainSamples;

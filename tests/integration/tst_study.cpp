@@ -92,6 +92,9 @@ class StudyTest : public QObject {
         QVERIFY(alpha >= 1e-7 && alpha <= 10);
         std::ifstream in(row["trial_project"].get<std::string>());
         QCOMPARE(Json::parse(in)["optimizer"]["alpha"].get<double>(), alpha);
+        // TensorBoard's HParams view gets the trial's settings (run.json keeps what the run wrote).
+        std::ifstream record(fs::path(row["run"].get<std::string>()) / "run.json");
+        QCOMPARE(Json::parse(record)["hparams"]["alpha"].get<double>(), alpha);
         if (row["status"] != "stopped_early") continue;
         ++early;
         // Marked, with the rule's reason, before the last epoch; its run folder kept a checkpoint.
