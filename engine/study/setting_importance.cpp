@@ -13,15 +13,17 @@ namespace {
 // parameter does not hold (a choice not among its choices).
 std::vector<int> binsOf(const SearchParameter& p, const std::vector<const Observation*>& trials, size_t index) {
   std::vector<int> bins(trials.size(), -1);
-  if (!p.numeric()) {
+  const bool numbers = std::all_of(p.choices.begin(), p.choices.end(), [](const Json& c) { return c.is_number(); });
+  if (!p.numeric() && !numbers) {
     for (size_t t = 0; t < trials.size(); ++t)
       if (auto c = p.choiceIndex(trials[t]->values[index])) bins[t] = static_cast<int>(*c);
     return bins;
   }
-  std::vector<std::pair<double, size_t>> order;  // (place in [0, 1], trial)
+  // A range, or a list of numbers (a grid's --set): binned in the order of the values.
+  std::vector<std::pair<double, size_t>> order;  // (value's place, trial)
   for (size_t t = 0; t < trials.size(); ++t) {
     const Json& v = trials[t]->values[index];
-    if (v.is_number()) order.emplace_back(p.toUnit(v.get<double>()), t);
+    if (v.is_number()) order.emplace_back(p.numeric() ? p.toUnit(v.get<double>()) : v.get<double>(), t);
   }
   std::sort(order.begin(), order.end());
   const size_t n = order.size();
@@ -47,7 +49,8 @@ double epsilonSquared(const std::vector<double>& errors, const std::vector<int>&
     ++n;
   }
   const size_t k = groups.size();
-  if (n < 2 || k < 2) return 0;
+  // One trial per group leaves no variance within groups to tell an effect from chance.
+  if (n < 2 || k < 2 || n <= k) return 0;
   const double mean = sum / static_cast<double>(n);
   double total = 0;
   for (size_t t = 0; t < errors.size(); ++t)
@@ -58,7 +61,7 @@ double epsilonSquared(const std::vector<double>& errors, const std::vector<int>&
     const double m = g.first / static_cast<double>(g.second);
     between += static_cast<double>(g.second) * (m - mean) * (m - mean);
   }
-  const double withinMean = n > k ? (total - between) / static_cast<double>(n - k) : 0.0;
+  const double withinMean = (total - between) / static_cast<double>(n - k);
   return std::clamp((between - static_cast<double>(k - 1) * withinMean) / total, 0.0, 1.0);
 }
 

@@ -5,8 +5,10 @@
 // setting's binned means explain — a one-way analysis of variance per setting (an "fANOVA-lite":
 // fANOVA fits a random forest and splits the variance of its prediction; we split the trials'
 // own errors by one setting at a time). The trials are grouped by the setting's value: a choice
-// by its value, a numeric range into k equal-count bins of its values, k = round(√n) within
-// [2, 5] for n trials (equal values share a bin). Explained variance is then
+// of words by its value, a numeric range (or a list of numbers, as a grid's) into k equal-count
+// bins of its values, k = round(√n) within [2, 5] for n trials (equal values share a bin); groups
+// of one trial each say nothing (no variance within them to compare with) and give 0.
+// Explained variance is then
 //     ε² = (SS_between − (k − 1)·MS_within) / SS_total,   clipped to [0, 1]
 // (epsilon-squared: η² = SS_between / SS_total less what k groups would explain by chance, so a
 // setting the error does not depend on reads about 0, not k/n). The bars show each setting's ε²

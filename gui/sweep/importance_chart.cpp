@@ -63,8 +63,11 @@ void ImportanceChart::setStudy(const std::vector<study::SearchParameter>& parame
     for (size_t k = 0; k < order.size(); ++k) {
       const auto& s = m_importance[order[k]];
       auto* label = new QCPItemText(this);
-      label->position->setCoords(s.share + 0.02, static_cast<double>(k + 1));
-      label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+      // Inside a long bar (white), after a short one.
+      const bool inside = s.share > 0.7;
+      label->position->setCoords(inside ? s.share - 0.02 : s.share + 0.02, static_cast<double>(k + 1));
+      label->setPositionAlignment((inside ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
+      if (inside) label->setColor(Qt::white);
       label->setText(tr("%1 %  (ε² %2)").arg(s.share * 100, 0, 'f', 0).arg(s.explained, 0, 'f', 2));
     }
   }

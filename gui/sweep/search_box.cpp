@@ -42,6 +42,8 @@ QWidget* SearchBox::buildQueue() {
   auto* page = new QWidget(this);
   m_queue = new QListWidget(page);
   m_queue->setObjectName(QStringLiteral("sweepQueue"));
+  // A few lines: the box stands beside the settings, and the results below need the height.
+  m_queue->setMaximumHeight(90);
   m_queue->setToolTip(tr("Other projects, queued after the settings' trainings, each trained once with its own settings on the next free device"));
   auto* add = new QPushButton(tr("Queue projects…"), page);
   auto* remove = new QPushButton(tr("Remove"), page);

@@ -70,7 +70,7 @@ void StudyLog::applyTo(std::vector<SweepRow>& rows, const QStringList& axisPaths
     row.project = text(t.sourceProject);
     row.values.clear();
     if (t.values.size() == parameters.size())
-      for (size_t i : order) row.values << valueTextOf(t.values[i]);
+      for (size_t i : order) row.values << text(parameters[i].valueText(t.values[i]));  // a drawn real: 3 digits
     row.trialProject = text(t.project);
     row.runFolder = text(t.runDir);
     if (!t.epochs.empty()) {

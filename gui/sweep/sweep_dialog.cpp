@@ -179,10 +179,13 @@ QWidget* SweepDialog::buildDevices() {
   m_devices->setObjectName(QStringLiteral("sweepDevices"));
   m_devices->setFlow(QListView::LeftToRight);
   m_devices->setWrapping(true);
-  m_devices->setMaximumHeight(64);
+  m_devices->setMaximumHeight(48);
   connect(m_devices, &QListWidget::itemChanged, this, &SweepDialog::updatePreview);
-  m_devicesNote = new QLabel(tr("Each trial trains on its own device, or group of devices: as many trials at once as groups."), box);
+  m_devices->setToolTip(tr("Each trial trains on its own device, or group of devices: as many trials at once as groups"));
+  // Says only why the devices could not be listed (hidden until then: the results need the height).
+  m_devicesNote = new QLabel(box);
   m_devicesNote->setWordWrap(true);
+  m_devicesNote->hide();
   m_devicesPerTrial = new QSpinBox(box);
   m_devicesPerTrial->setObjectName(QStringLiteral("sweepDevicesPerTrial"));
   m_devicesPerTrial->setRange(1, 64);
@@ -216,12 +219,14 @@ void SweepDialog::queryDevices() {
     m_devicesQuery = nullptr;
     if (r.exitCode != 0) {
       m_devicesNote->setText(tr("Devices could not be listed: %1").arg(r.errorText()));
+      m_devicesNote->show();
       return;
     }
     try {
       setAvailableDevices(devicesFromJson(Json::parse(r.standardOutput.toStdString())));
     } catch (const std::exception& e) {
       m_devicesNote->setText(tr("Devices could not be listed: %1").arg(QString::fromUtf8(e.what())));
+      m_devicesNote->show();
     }
   });
 }
@@ -272,7 +277,9 @@ QStringList SweepDialog::queuedProjects() const { return m_search->queuedProject
 void SweepDialog::setDevicesPerTrial(int n) { m_devicesPerTrial->setValue(n); }
 
 void SweepDialog::searchChanged() {
-  for (SweepAxisEditor* a : m_axes) a->setSearchMode(m_search->search() != study::SearchKind::Grid);
+  const bool grid = m_search->search() == study::SearchKind::Grid;
+  for (SweepAxisEditor* a : m_axes) a->setSearchMode(!grid);
+  m_useSecond->setText(grid ? tr("and a second setting (every combination)") : tr("and a second setting"));
   updatePreview();
 }
 

@@ -198,7 +198,8 @@ void SweepRunner::finish(int exitCode, const QString& message) {
     stoppedEarly += row.status == QLatin1String("stopped_early");
   }
   QString status;
-  if (exitCode == 0) status = tr("Completed: %1 trainings").arg(completed);
+  if (exitCode == 0 && stoppedEarly > 0) status = tr("Ended: %1 trials completed").arg(completed);
+  else if (exitCode == 0) status = tr("Completed: %1 trainings").arg(completed);
   else if (exitCode == 3) status = tr("Stopped: %1 of %2 trainings completed").arg(completed).arg(m_rows.size());
   else status = tr("%1 of %2 trainings completed: %3").arg(completed).arg(m_rows.size()).arg(message);
   if (stoppedEarly > 0) status += tr(", %1 stopped early").arg(stoppedEarly);

@@ -78,6 +78,20 @@ class TestSettingImportance : public QObject {
              qPrintable(QString("%1 %2 %3").arg(importance[0].share).arg(importance[1].share).arg(importance[2].share)));
   }
 
+  void aGridOfNumbersIsBinnedNotOneGroupPerValue() {
+    // Four learning rates, one trial each (a grid): as four groups they would "explain" all.
+    const std::vector<SearchParameter> grid{parseChoiceOption("optimizer.lr=0.0001,0.001,0.01,0.1")};
+    const std::vector<Observation> trials{{{0.0001}, 0.537}, {{0.001}, 0.329}, {{0.01}, 0.209}, {{0.1}, 0.231}};
+    const auto importance = settingImportance(grid, trials);
+    // Two bins, {1e-4, 1e-3} and {1e-2, 1e-1}: means 0.433 and 0.22 (worked by hand: ε² 0.51).
+    QVERIFY2(std::abs(importance[0].explained - 0.512) < 0.01, qPrintable(QString::number(importance[0].explained)));
+    QCOMPARE(importance[0].share, 1.0);
+    // Words, one trial each: nothing to say.
+    const std::vector<SearchParameter> words{parseChoiceOption("optimizer.solver=Adam,Sgd,Momentum,AdamW")};
+    const std::vector<Observation> once{{{"Adam"}, 0.5}, {{"Sgd"}, 0.3}, {{"Momentum"}, 0.2}, {{"AdamW"}, 0.25}};
+    QCOMPARE(settingImportance(words, once)[0].explained, 0.0);
+  }
+
   void tooFewOrFlatTrialsGiveZero() {
     auto trials = trialsOf([](const TrialValues& v) { return v[0].get<double>(); });
     // Failed trials have no error and are left out: three scored trials are too few.
