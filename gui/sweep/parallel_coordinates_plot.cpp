@@ -122,7 +122,8 @@ void ParallelCoordinatesPlot::setStudy(const std::vector<study::SearchParameter>
     if (error.high - error.low < 1e-9) error.high = error.low + 0.01;
   }
   m_axes.push_back(error);
-  drawAxes();
+  const bool anyFailed = std::any_of(trials.begin(), trials.end(), [](const auto& t) { return t.status == "failed"; });
+  drawAxes(anyFailed);
 
   // The selected trial last: on top of the others.
   std::vector<const study::TrialRecord*> order;
@@ -164,7 +165,7 @@ void ParallelCoordinatesPlot::setStudy(const std::vector<study::SearchParameter>
   replot(QCustomPlot::rpQueuedReplot);
 }
 
-void ParallelCoordinatesPlot::drawAxes() {
+void ParallelCoordinatesPlot::drawAxes(bool anyFailed) {
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   const double last = static_cast<double>(m_axes.size() - 1);
   for (size_t k = 0; k < m_axes.size(); ++k) {
@@ -193,7 +194,7 @@ void ParallelCoordinatesPlot::drawAxes() {
       mark->end->setCoords(x, place);
       mark->setPen(QPen(QColor(0x60, 0x60, 0x60)));
     }
-    if (isError) {
+    if (isError && anyFailed) {
       auto* failed = new QCPItemText(this);
       failed->position->setCoords(x + 0.03, kFailedPlace);
       failed->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);

@@ -42,7 +42,7 @@ class ParallelCoordinatesPlot : public QCustomPlot {
     std::vector<std::pair<double, QString>> ticks() const;  // (place, label)
   };
   static Axis axisFor(const study::SearchParameter& p);
-  void drawAxes();
+  void drawAxes(bool anyFailed);
 
   std::vector<Axis> m_axes;  // the settings', then the error's
   std::map<int, QCPGraph*> m_lines;
