@@ -99,8 +99,11 @@ ParallelCoordinatesPlot::ParallelCoordinatesPlot(QWidget* parent) : QCustomPlot(
   axisRect()->setMargins(QMargins(8, 8, 8, 8));
   setInteractions(QCP::iSelectPlottables);
   connect(this, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable* p, int, QMouseEvent*) {
+    // Found first, emitted after: selecting the row redraws the plot, which remakes m_lines.
+    int clicked = -1;
     for (const auto& [index, line] : m_lines)
-      if (line == p) emit trialClicked(index);
+      if (line == p) clicked = index;
+    if (clicked >= 0) emit trialClicked(clicked);
   });
 }
 

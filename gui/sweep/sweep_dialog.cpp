@@ -19,6 +19,7 @@
 #include "engine/core/error.h"
 #include "gui/run/cli_command.h"
 #include "gui/sweep/layer_settings.h"
+#include "gui/sweep/sweep_preview.h"
 
 namespace netsmith::gui {
 
@@ -348,39 +349,8 @@ void SweepDialog::updatePreview() {
     m_preview->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_preview->setText(error);
   } else {
-    QStringList parts;
-    for (const SweepAxis& a : r->axes) {
-      const QString name = a.setting.path.section(QLatin1Char('.'), -1);
-      if (a.range)
-        parts << tr("%1: %2 … %3%4%5")
-                     .arg(name, valueText(a.range->low), valueText(a.range->high), a.range->log ? tr(" (log)") : QString(),
-                          a.setting.integer ? tr(", whole numbers") : QString());
-      else
-        parts << QStringLiteral("%1: %2").arg(name, a.valueTexts().join(QStringLiteral(", ")));
-    }
-    const auto queued = r->queuedProjects.size();
-    if (queued > 0) parts << (queued == 1 ? tr("1 other project") : tr("%1 other projects").arg(queued));
-    const int groups = std::max(1, static_cast<int>(r->devices.size()) / r->devicesPerTrial);
-    const QString perTrial = r->devicesPerTrial > 1 ? tr(" (%1 devices each)").arg(r->devicesPerTrial) : QString();
     m_preview->setStyleSheet({});
-    if (r->isSearch()) {
-      const QString how = r->search == study::SearchKind::Random ? tr("Random search") : tr("Bayesian search (TPE)");
-      QString budget = tr("%1 trials").arg(r->trials);
-      if (r->timeBudgetMinutes > 0) budget += tr(" within %1 min").arg(r->timeBudgetMinutes);
-      const study::StopRule rule = r->earlyStop.value_or(study::StopRule::Asha);
-      const QString stopping = rule == study::StopRule::Off ? tr("no early stop")
-                               : rule == study::StopRule::Asha ? tr("weak trials stopped by ASHA")
-                                                               : tr("weak trials stopped by the median rule");
-      m_preview->setText(tr("%1: %2, %3 at a time%4, %5 — %6")
-                             .arg(how, budget)
-                             .arg(std::min(groups, r->trials))
-                             .arg(perTrial, stopping, parts.join(QStringLiteral("; "))));
-    } else {
-      const int trainings = static_cast<int>(r->plannedRows().size());
-      const int atOnce = std::min(trainings, groups);
-      const QString count = trainings == 1 ? tr("1 training") : tr("%1 trainings").arg(trainings);
-      m_preview->setText(tr("%1, %2 at a time%3 — %4").arg(count).arg(atOnce).arg(perTrial, parts.join(QStringLiteral("; "))));
-    }
+    m_preview->setText(previewText(*r));
   }
   updateButtons();
 }

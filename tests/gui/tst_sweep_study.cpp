@@ -5,6 +5,7 @@
 // and the importance bars with one per setting; "Open as project" giving the trial's project;
 // Resume continuing a stopped study; a damaged trials.jsonl or study.json said, not crashed on.
 #include <QComboBox>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -94,6 +95,10 @@ class TestSweepStudy : public QObject {
     QCOMPARE(valuesOf(args, "--devices"), QStringList{"cpu:0,cpu:1"});
     QCOMPARE(valuesOf(args, "--devices-per-trial"), QStringList{"2"});
     QVERIFY(request->plannedRows().empty());  // a search's trials come from its log
+    // The line beside Start says what will run.
+    QCOMPARE(dialog.findChild<QLabel*>("sweepPreview")->text(),
+             QStringLiteral("Bayesian search (TPE): 10 trials within 30 min, 1 at a time (2 devices each), weak trials stopped "
+                            "by the median rule — lr: 0.0001 … 0.1 (log); n_outmaps: 32 … 512 (log), whole numbers"));
 
     // A choice: listed values, checked against the setting's choices.
     QVERIFY(dialog.secondAxis()->choose("optimizer.solver"));
@@ -182,6 +187,40 @@ class TestSweepStudy : public QObject {
     QCOMPARE(dialog.table()->selectedTrial(), 2);
     QVERIFY(plot->lineOf(2)->pen().widthF() > 3);
     QVERIFY(plot->lineOf(3)->pen().widthF() < 2);
+    // A click on a line selects its row: a point of a line where no other line passes
+    // within QCustomPlot's selection tolerance (it takes the topmost line within it).
+    dialog.resize(1366, 768);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    plot->replot();
+    const auto pixelAt = [&](int trial, double key) {
+      const auto* d = plot->lineOf(trial)->data().data();
+      const int segment = key < 1 ? 0 : 1;
+      const double t = key - segment;
+      const double y = d->at(segment)->value + (d->at(segment + 1)->value - d->at(segment)->value) * t;
+      return QPointF(plot->xAxis->coordToPixel(key), plot->yAxis->coordToPixel(y));
+    };
+    QPointF click;
+    double clearance = 0;
+    int clicked = -1;
+    for (int trial = 0; trial < 8; ++trial) {
+      if (trial == 2) continue;  // the selected one
+      for (double key = 0.05; key < 1.96; key += 0.01) {
+        double nearest = 1e9;
+        for (int other = 0; other < 8; ++other)
+          if (other != trial) nearest = std::min(nearest, std::abs(pixelAt(other, key).y() - pixelAt(trial, key).y()));
+        if (nearest > clearance) {
+          clearance = nearest;
+          click = pixelAt(trial, key);
+          clicked = trial;
+        }
+      }
+    }
+    QVERIFY2(clearance > plot->selectionTolerance(), qPrintable(QString("clearance %1 px").arg(clearance)));
+    QTest::mouseClick(plot, Qt::LeftButton, {}, click.toPoint());
+    QCOMPARE(dialog.table()->selectedTrial(), clicked);
+    QVERIFY(plot->lineOf(clicked)->pen().widthF() > 3);
+    dialog.table()->selectTrial(2);
 
     // "Open as project": the selected trial's own project, with its values.
     QSignalSpy open(&dialog, &SweepDialog::openProjectRequested);
