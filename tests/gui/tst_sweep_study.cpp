@@ -2,8 +2,10 @@
 // random or Bayesian search with ranges, choices, a layer's parameter, budgets and devices per
 // trial; a real random study of the MLP sample whose rows come one by one from the study's
 // trials.jsonl, trials stopped early marked, the parallel-coordinates plot with a line per trial
-// and the importance bars with one per setting; "Open as project" giving the trial's project;
-// Resume continuing a stopped study; a damaged trials.jsonl or study.json said, not crashed on.
+// (dashed when stopped early, dotted when failed, thick when selected, a click selecting its row)
+// and the importance bars with one per setting; "Open as project" giving the trial's project,
+// which the main window opens; Resume continuing a stopped study; a damaged trials.jsonl or
+// study.json said, not crashed on.
 #include <QComboBox>
 #include <QLabel>
 #include <QPushButton>
@@ -11,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "gui/app/main_window.h"
 #include "gui/sweep/importance_chart.h"
 #include "gui/sweep/parallel_coordinates_plot.h"
 #include "gui/sweep/study_log.h"
@@ -61,6 +64,9 @@ class TestSweepStudy : public QObject {
  private slots:
   void initTestCase() {
     qputenv("NETSMITH_CLI", NETSMITH_CLI);
+    // The main window's settings and recovery copies in this test's folder.
+    qputenv("XDG_DATA_HOME", m_dir.filePath("data").toUtf8());
+    qputenv("XDG_CONFIG_HOME", m_dir.filePath("config").toUtf8());
     m_project = m_dir.filePath("mlp.nsproj");
     QVERIFY(QFile::copy(NETSMITH_SOURCE_DIR "/projects/fashion_mnist_mlp.nsproj", m_project));
   }
@@ -298,8 +304,39 @@ class TestSweepStudy : public QObject {
     QVERIFY2(broken.error().contains("study.json: not valid JSON"), qPrintable(broken.error()));
     view.setStudy(&broken, -1);  // no definition: an empty view, no crash
 
+    // A failed trial: grey and dotted at "failed" above the error axis, its row red.
+    QVERIFY(writeFile(copy + "/trials.jsonl", lines.join('\n') + "{\"event\":\"ended\",\"trial\":3,\"status\":\"failed\",\"message\":\"diverged\"}\n"));
+    QFile::remove(copy + "/study.json");
+    QVERIFY(QFile::copy(m_studyFolder + "/study.json", copy + "/study.json"));
+    StudyLog withFailure(copy);
+    withFailure.update();
+    view.setStudy(&withFailure, -1);
+    QCOMPARE(view.plot()->lineOf(3)->pen().style(), Qt::DotLine);
+    QVERIFY(view.plot()->lineOf(3)->data()->at(2)->value > 1);
+    QVERIFY(view.summaryText().contains("1 failed"));
+
     std::vector<SweepRow> summaryRows;
     QVERIFY(applySummary("[{\"trial\": 1, \"status\": 7}]", summaryRows, {}).has_value());
+  }
+
+  // Training ▸ Sweep… in the main window: "Open as project" opens the trial's project there.
+  void aTrialOpensInTheMainWindow() {
+    QVERIFY2(!m_studyFolder.isEmpty(), "needs aRandomStudyFillsItsRowsFromTheLog");
+    const QStringList trials = QDir(m_studyFolder).entryList({"3-*.nsproj"});
+    QCOMPARE(trials.size(), 1);
+    const QString trial = QDir(m_studyFolder).filePath(trials.first());
+    MainWindow w;
+    QVERIFY(w.openProject(m_project));
+    QAction* sweep = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+      if (a->text() == "S&weep…") sweep = a;
+    QVERIFY(sweep);
+    sweep->trigger();
+    auto* dialog = w.findChild<SweepDialog*>();
+    QVERIFY(dialog);
+    emit dialog->openProjectRequested(trial);
+    QCOMPARE(QFileInfo(w.document()->path()).canonicalFilePath(), QFileInfo(trial).canonicalFilePath());
+    dialog->hide();
   }
 
   // docs/screenshots/sweep-study.png: NETSMITH_STUDY_SCREENSHOT=FILE (run under Xvfb with QT_QPA_PLATFORM=xcb).
