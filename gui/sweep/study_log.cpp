@@ -55,7 +55,7 @@ void StudyLog::applyTo(std::vector<SweepRow>& rows, const QStringList& axisPaths
   for (const QString& path : axisPaths)
     for (size_t i = 0; i < parameters.size(); ++i)
       if (parameters[i].path == path.toStdString()) order.push_back(i);
-  if (order.size() != axisPaths.size() || axisPaths.isEmpty()) {
+  if (order.size() != static_cast<size_t>(axisPaths.size()) || axisPaths.isEmpty()) {
     order.clear();
     for (size_t i = 0; i < parameters.size(); ++i) order.push_back(i);
   }
