@@ -46,6 +46,45 @@ Json epochErrors(const TrialRecord& t) {
 
 }  // namespace
 
+void applyLogLine(std::vector<TrialRecord>& trials, const std::string& line, const std::string& where,
+                  size_t parameterCount, double& secondsUsed) {
+  const Json j = Json::parse(line, nullptr, false);
+  NS_CHECK(j.is_object(), "{}: not a JSON object: the study's log is damaged", where);
+  const auto event = field<std::string>(j, "event", where);
+  const auto index = field<int64_t>(j, "trial", where);
+  secondsUsed = std::max(secondsUsed, j.value("at", 0.0));
+  if (event == "trial") {
+    NS_CHECK(index == static_cast<int64_t>(trials.size()), "{}: trial {} suggested out of order", where, index + 1);
+    TrialRecord t;
+    t.index = index;
+    t.values = field<std::vector<Json>>(j, "values", where);
+    NS_CHECK(t.values.size() == parameterCount || t.values.empty(), "{}: {} values for {} settings", where,
+             t.values.size(), parameterCount);
+    t.label = field<std::string>(j, "label", where);
+    t.project = field<std::string>(j, "project", where);
+    t.sourceProject = field<std::string>(j, "source_project", where);
+    t.runDir = field<std::string>(j, "run", where);
+    trials.push_back(std::move(t));
+    return;
+  }
+  NS_CHECK(index >= 0 && index < static_cast<int64_t>(trials.size()), "{}: trial {} was never suggested", where,
+           index + 1);
+  TrialRecord& t = trials[static_cast<size_t>(index)];
+  if (event == "epoch") {
+    t.epochs.push_back({field<int64_t>(j, "epoch", where), field<double>(j, "validation_error", where)});
+  } else if (event == "stopped_early") {
+    t.stoppedEarly = field<std::string>(j, "reason", where);
+  } else if (event == "ended") {
+    t.status = field<std::string>(j, "status", where);
+    t.message = j.value("message", "");
+    t.devices = j.value("devices", "");
+    t.seconds = j.value("seconds", 0.0);
+    t.parametersSha256 = j.value("parameters_sha256", "");
+  } else {
+    NS_THROW("{}: unknown event '{}' (expected trial, epoch, stopped_early or ended)", where, event);
+  }
+}
+
 std::optional<double> TrialRecord::bestError() const {
   std::optional<double> best;
   for (const auto& e : epochs)
@@ -178,42 +217,8 @@ void StudyFolder::readLog() {
   while (std::getline(lines, line)) {
     ++number;
     if (line.empty()) continue;
-    const std::string where = format("{}:{}", file.string(), number);
-    const Json j = Json::parse(line, nullptr, false);
-    NS_CHECK(j.is_object(), "{}: not a JSON object: the study's log is damaged", where);
-    const auto event = field<std::string>(j, "event", where);
-    const auto index = field<int64_t>(j, "trial", where);
-    m_secondsUsed = std::max(m_secondsUsed, j.value("at", 0.0));
-    if (event == "trial") {
-      NS_CHECK(index == static_cast<int64_t>(m_trials.size()), "{}: trial {} suggested out of order", where, index + 1);
-      TrialRecord t;
-      t.index = index;
-      t.values = field<std::vector<Json>>(j, "values", where);
-      NS_CHECK(t.values.size() == m_definition.parameters.size() || t.values.empty(),
-               "{}: {} values for {} settings", where, t.values.size(), m_definition.parameters.size());
-      t.label = field<std::string>(j, "label", where);
-      t.project = field<std::string>(j, "project", where);
-      t.sourceProject = field<std::string>(j, "source_project", where);
-      t.runDir = field<std::string>(j, "run", where);
-      m_trials.push_back(std::move(t));
-      continue;
-    }
-    NS_CHECK(index >= 0 && index < static_cast<int64_t>(m_trials.size()), "{}: trial {} was never suggested", where,
-             index + 1);
-    TrialRecord& t = m_trials[static_cast<size_t>(index)];
-    if (event == "epoch") {
-      t.epochs.push_back({field<int64_t>(j, "epoch", where), field<double>(j, "validation_error", where)});
-    } else if (event == "stopped_early") {
-      t.stoppedEarly = field<std::string>(j, "reason", where);
-    } else if (event == "ended") {
-      t.status = field<std::string>(j, "status", where);
-      t.message = j.value("message", "");
-      t.devices = j.value("devices", "");
-      t.seconds = j.value("seconds", 0.0);
-      t.parametersSha256 = j.value("parameters_sha256", "");
-    } else {
-      NS_THROW("{}: unknown event '{}' (expected trial, epoch, stopped_early or ended)", where, event);
-    }
+    applyLogLine(m_trials, line, format("{}:{}", file.string(), number), m_definition.parameters.size(),
+                 m_secondsUsed);
   }
 }
 

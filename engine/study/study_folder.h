@@ -72,6 +72,13 @@ struct TrialRecord {
   Observation observation() const { return {values, status == "failed" ? std::nullopt : bestError()}; }
 };
 
+// Applies one line of trials.jsonl to `trials` (a `trial` line appends one; the others update
+// theirs) and raises `secondsUsed` to the line's time. `where` names the file and line for the
+// Error a damaged line throws. StudyFolder::open reads its log with it; the console follows a
+// running study's log with it too, without the folder's lock.
+void applyLogLine(std::vector<TrialRecord>& trials, const std::string& line, const std::string& where,
+                  size_t parameterCount, double& secondsUsed);
+
 class StudyFolder {
  public:
   // A new study: claims <runs>/<stamp>-sweep/ with one mkdir (a second sweep started in the same

@@ -155,7 +155,12 @@ void MainWindow::createMenus() {
   });
   training->addAction(tr("S&top"), this, [this] { m_training->stop(); });
   training->addAction(tr("S&weep…"), this, [this] {
-    showSweepDialog(this, &m_doc, m_training, [this] { showPage(QStringLiteral("training")); });
+    showSweepDialog(
+        this, &m_doc, m_training, [this] { showPage(QStringLiteral("training")); },
+        [this](const QString& project) {
+          // A trial opens as File ▸ Open opens a project: unsaved changes are asked about first.
+          if (maybeSave() && openProject(project)) showPage(QStringLiteral("edit"));
+        });
   });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));

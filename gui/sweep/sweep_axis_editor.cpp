@@ -80,6 +80,32 @@ SweepAxisEditor::SweepAxisEditor(QWidget* parent) : QWidget(parent) {
   connect(m_spacing, &QComboBox::currentIndexChanged, this, &SweepAxisEditor::edited);
 }
 
+void SweepAxisEditor::setRange(const QString& from, const QString& to, GridSpacing spacing) {
+  setSearchMode(true);
+  setGrid(from, to, m_count->value(), spacing);
+}
+
+void SweepAxisEditor::setSearchMode(bool search) {
+  m_search = search;
+  showModes();
+  emit edited();
+}
+
+void SweepAxisEditor::showModes() {
+  const int i = settingIndex();
+  const bool choice = i >= 0 && m_settings[static_cast<size_t>(i)].isChoice();
+  m_gridMode->setText(m_search ? tr("Range") : tr("Grid"));
+  m_gridMode->setToolTip(m_search ? tr("The search draws values between from and to (log: evenly in log space)")
+                                  : tr("Every value of an evenly spaced grid"));
+  m_count->setVisible(!m_search);
+  // A choice has no range or grid: its values are listed.
+  m_listMode->setVisible(!choice);
+  m_gridMode->setVisible(!choice);
+  if (choice) m_listMode->setChecked(true);
+  m_list->setPlaceholderText(choice ? tr("some of: %1").arg(m_settings[static_cast<size_t>(i)].choices.join(QStringLiteral(", ")))
+                                    : tr("values, such as 0.001, 0.003, 0.01"));
+}
+
 void SweepAxisEditor::setSettings(const std::vector<SweepSetting>& settings, const QString& preferred) {
   const QString before = chosenPath();
   const bool wasNone = m_setting->count() > 0 && before.isEmpty();
@@ -131,6 +157,7 @@ void SweepAxisEditor::showRange() {
   const int i = settingIndex();
   m_range->setText(i < 0 ? QString() : tr("Expected: %1").arg(m_settings[static_cast<size_t>(i)].expected));
   m_modes->setEnabled(i >= 0);
+  showModes();
 }
 
 std::optional<SweepAxis> SweepAxisEditor::axis(QString* error) const {
@@ -141,6 +168,28 @@ std::optional<SweepAxis> SweepAxisEditor::axis(QString* error) const {
   }
   SweepAxis axis;
   axis.setting = m_settings[static_cast<size_t>(i)];
+  if (axis.setting.isChoice()) {
+    axis.choices = splitValueList(m_list->text());
+    if (auto why = axis.problem()) {
+      *error = *why;
+      return std::nullopt;
+    }
+    return axis;
+  }
+  if (m_search && m_gridMode->isChecked()) {
+    bool okFrom = false, okTo = false;
+    const double from = m_from->text().toDouble(&okFrom), to = m_to->text().toDouble(&okTo);
+    if (!okFrom || !okTo) {
+      *error = tr("%1: give the range's ends as numbers (from … to).").arg(axis.setting.label);
+      return std::nullopt;
+    }
+    axis.range = SweepRange{from, to, static_cast<GridSpacing>(m_spacing->currentData().toInt()) == GridSpacing::Log};
+    if (auto why = axis.problem()) {
+      *error = *why;
+      return std::nullopt;
+    }
+    return axis;
+  }
   try {
     if (m_listMode->isChecked()) {
       axis.values = parseValueList(m_list->text());

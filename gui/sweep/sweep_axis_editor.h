@@ -1,7 +1,9 @@
-// One setting of a sweep and its values: the setting chosen from the project's numeric settings
-// (sweep_values.h), its range shown in the table's words, and the values typed as a list
-// ("0.001, 0.01") or made as a grid (from, to, count, linear or log). An integer setting's grid
-// is rounded to whole numbers.
+// One setting of a sweep and its values: the setting chosen from the project's numeric and
+// choice settings (sweep_values.h), its range shown in the table's words, and the values typed as
+// a list ("0.001, 0.01"; a choice setting's "Adam, AdamW") or made as a grid (from, to, count,
+// linear or log). In a random or Bayesian search the grid's place is taken by a range (from, to,
+// linear or log) the search draws from. An integer setting's grid is rounded to whole numbers,
+// its range gives whole numbers.
 #pragma once
 
 #include <QWidget>
@@ -34,6 +36,9 @@ class SweepAxisEditor : public QWidget {
   // As a user would fill the fields.
   void setList(const QString& text);
   void setGrid(const QString& from, const QString& to, int count, GridSpacing spacing);
+  void setRange(const QString& from, const QString& to, GridSpacing spacing);
+  // A search offers a range instead of a grid (a grid's from and to carry over).
+  void setSearchMode(bool search);
 
   // The setting and its values; nullopt with `error` set when a value is not a number, the grid
   // cannot be made, or a value is out of the setting's range (the sentence names the range).
@@ -46,10 +51,12 @@ class SweepAxisEditor : public QWidget {
 
  private:
   void showRange();
+  void showModes();
   int settingIndex() const;  // of the chosen setting in m_settings; -1 for none
 
   std::vector<SweepSetting> m_settings;
   bool m_noneAllowed = false;
+  bool m_search = false;
   QComboBox* m_setting;
   QLabel* m_range;
   QRadioButton* m_listMode;

@@ -9,13 +9,17 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QUrl>
 #include <QVBoxLayout>
 
 #include "engine/core/error.h"
 #include "gui/run/cli_command.h"
+#include "gui/sweep/layer_settings.h"
+#include "gui/sweep/sweep_preview.h"
 
 namespace netsmith::gui {
 
@@ -48,9 +52,11 @@ SweepDialog::SweepDialog(ProjectDocument* doc, QWidget* parent) : QDialog(parent
   unsavedRow->addWidget(m_unsaved, 1);
   unsavedRow->addWidget(m_save);
 
+  m_search = new SearchBox(this);
+  connect(m_search, &SearchBox::edited, this, &SweepDialog::searchChanged);
   auto* groups = new QHBoxLayout;
   groups->addWidget(buildSettings(), 5);
-  groups->addWidget(buildQueue(), 3);
+  groups->addWidget(m_search, 3);
   groups->addWidget(buildDevices(), 3);
 
   m_preview = new QLabel(this);
@@ -62,20 +68,23 @@ SweepDialog::SweepDialog(ProjectDocument* doc, QWidget* parent) : QDialog(parent
   m_showRun = new QPushButton(tr("Show in Training page"), this);
   m_showRun->setToolTip(tr("Overlay the selected row's learning curve in the Training page's run history (or double-click the row)"));
   m_openFolder = new QPushButton(tr("Open run folder"), this);
+  m_openProject = new QPushButton(tr("Open as project"), this);
+  m_openProject->setToolTip(tr("Open the selected trial's project (the project with its settings) in the console"));
+  m_resume = new QPushButton(tr("Resume"), this);
+  m_resume->setToolTip(tr("Continue the stopped study: the same trials, each from its newest checkpoint, then new ones (sweep --resume)"));
   auto* close = new QPushButton(tr("Close"), this);
   close->setToolTip(tr("A running sweep goes on; Training ▸ Sweep… shows it again"));
   connect(m_start, &QPushButton::clicked, this, &SweepDialog::start);
   connect(m_stop, &QPushButton::clicked, this, &SweepDialog::stop);
   connect(m_showRun, &QPushButton::clicked, this, &SweepDialog::showSelectedRun);
   connect(m_openFolder, &QPushButton::clicked, this, &SweepDialog::openSelectedFolder);
+  connect(m_openProject, &QPushButton::clicked, this, &SweepDialog::openSelectedProject);
+  connect(m_resume, &QPushButton::clicked, this, &SweepDialog::resume);
   connect(close, &QPushButton::clicked, this, &QDialog::hide);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(m_preview, 1);
-  for (QPushButton* b : {m_start, m_stop, m_showRun, m_openFolder, close}) buttons->addWidget(b);
+  for (QPushButton* b : {m_start, m_stop, m_resume, m_showRun, m_openProject, m_openFolder, close}) buttons->addWidget(b);
 
-  m_table = new SweepTable(this);
-  connect(m_table, &SweepTable::showRunRequested, this, &SweepDialog::showRunRequested);
-  connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &SweepDialog::updateButtons);
   m_status = new QLabel(this);
   m_status->setObjectName(QStringLiteral("sweepStatus"));
   m_status->setWordWrap(true);
@@ -85,12 +94,13 @@ SweepDialog::SweepDialog(ProjectDocument* doc, QWidget* parent) : QDialog(parent
   layout->addLayout(unsavedRow);
   layout->addLayout(groups);
   layout->addLayout(buttons);
-  layout->addWidget(m_table, 1);
+  layout->addWidget(buildResults(), 1);
   layout->addWidget(m_status);
 
   connect(&m_runner, &SweepRunner::rowsChanged, this, [this] {
     m_table->sweepModel()->setRows(m_runner.rows());
     m_table->resizeColumnsToContents();
+    refreshStudyView();
     updateButtons();
   });
   connect(&m_runner, &SweepRunner::statusChanged, m_status, &QLabel::setText);
@@ -104,7 +114,7 @@ SweepDialog::SweepDialog(ProjectDocument* doc, QWidget* parent) : QDialog(parent
   connect(m_doc, &ProjectDocument::pathChanged, this, &SweepDialog::projectChanged);
   projectChanged();
   setCheckedDevices({});
-  resize(1280, 700);
+  resize(1340, 740);
 }
 
 SweepDialog::~SweepDialog() { cancelCliCommand(m_devicesQuery); }
@@ -131,32 +141,38 @@ QWidget* SweepDialog::buildSettings() {
   return box;
 }
 
-QWidget* SweepDialog::buildQueue() {
-  auto* box = new QGroupBox(tr("Other projects (each trained once)"), this);
-  m_queue = new QListWidget(box);
-  m_queue->setObjectName(QStringLiteral("sweepQueue"));
-  m_queue->setToolTip(tr("Queued after the settings' trainings, each on the next free device, with its own settings"));
-  auto* add = new QPushButton(tr("Add…"), box);
-  auto* remove = new QPushButton(tr("Remove"), box);
-  connect(add, &QPushButton::clicked, this, [this] {
-    const QStringList files =
-        QFileDialog::getOpenFileNames(this, tr("Queue projects"), QFileInfo(m_doc->path()).absolutePath(),
-                                      tr("Netsmith projects (*.nsproj)"));
-    for (const QString& f : files) addQueuedProject(f);
+QWidget* SweepDialog::buildResults() {
+  m_table = new SweepTable(this);
+  m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(m_table, &SweepTable::showRunRequested, this, &SweepDialog::showRunRequested);
+  connect(m_table, &QWidget::customContextMenuRequested, this, &SweepDialog::showContextMenu);
+  connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    updateButtons();
+    refreshStudyView();
   });
-  connect(remove, &QPushButton::clicked, this, [this] {
-    delete m_queue->currentItem();
-    updatePreview();
-  });
-  auto* row = new QHBoxLayout;
-  row->addWidget(add);
-  row->addWidget(remove);
-  row->addStretch();
-  auto* layout = new QVBoxLayout(box);
-  layout->addWidget(m_queue, 1);
-  layout->addLayout(row);
-  return box;
+  m_studyView = new StudyView(this);
+  connect(m_studyView, &StudyView::trialClicked, m_table, &SweepTable::selectTrial);
+  // Side by side: at 1366×768 both keep about 650 px of width and the dialog's full height below
+  // the settings, where one above the other would leave each a strip.
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(m_table);
+  split->addWidget(m_studyView);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  split->setChildrenCollapsible(false);
+  return split;
 }
+
+void SweepDialog::showContextMenu(const QPoint& at) {
+  if (!m_table->indexAt(at).isValid()) return;
+  QMenu menu(this);
+  menu.addAction(tr("Show in Training page"), this, &SweepDialog::showSelectedRun)->setEnabled(m_showRun->isEnabled());
+  menu.addAction(tr("Open as project"), this, &SweepDialog::openSelectedProject)->setEnabled(m_openProject->isEnabled());
+  menu.addAction(tr("Open run folder"), this, &SweepDialog::openSelectedFolder)->setEnabled(m_openFolder->isEnabled());
+  menu.exec(m_table->viewport()->mapToGlobal(at));
+}
+
+void SweepDialog::refreshStudyView() { m_studyView->setStudy(m_runner.studyLog(), m_table->selectedTrial()); }
 
 QWidget* SweepDialog::buildDevices() {
   auto* box = new QGroupBox(tr("Devices and limits"), this);
@@ -164,16 +180,25 @@ QWidget* SweepDialog::buildDevices() {
   m_devices->setObjectName(QStringLiteral("sweepDevices"));
   m_devices->setFlow(QListView::LeftToRight);
   m_devices->setWrapping(true);
-  m_devices->setMaximumHeight(64);
+  m_devices->setMaximumHeight(48);
   connect(m_devices, &QListWidget::itemChanged, this, &SweepDialog::updatePreview);
-  m_devicesNote = new QLabel(tr("One training per ticked device at a time (the CLI's sweep gives each training one device)."), box);
+  m_devices->setToolTip(tr("Each trial trains on its own device, or group of devices: as many trials at once as groups"));
+  // Says only why the devices could not be listed (hidden until then: the results need the height).
+  m_devicesNote = new QLabel(box);
   m_devicesNote->setWordWrap(true);
+  m_devicesNote->hide();
+  m_devicesPerTrial = new QSpinBox(box);
+  m_devicesPerTrial->setObjectName(QStringLiteral("sweepDevicesPerTrial"));
+  m_devicesPerTrial->setRange(1, 64);
+  m_devicesPerTrial->setToolTip(tr("Devices each trial trains on, data-parallel (--devices-per-trial)"));
+  connect(m_devicesPerTrial, &QSpinBox::valueChanged, this, &SweepDialog::updatePreview);
   m_maxEpoch = limitBox(box, QStringLiteral("sweepMaxEpoch"), tr("the project's"), 100000);
   m_trainSamples = limitBox(box, QStringLiteral("sweepTrainSamples"), tr("all"), 1 << 30);
   m_validationSamples = limitBox(box, QStringLiteral("sweepValidationSamples"), tr("all"), 1 << 30);
   for (QSpinBox* b : {m_maxEpoch, m_trainSamples, m_validationSamples})
     connect(b, &QSpinBox::valueChanged, this, &SweepDialog::updatePreview);
   auto* form = new QFormLayout;
+  form->addRow(tr("Devices per trial"), m_devicesPerTrial);
   form->addRow(tr("Max epoch"), m_maxEpoch);
   form->addRow(tr("Training samples"), m_trainSamples);
   form->addRow(tr("Validation samples"), m_validationSamples);
@@ -195,12 +220,14 @@ void SweepDialog::queryDevices() {
     m_devicesQuery = nullptr;
     if (r.exitCode != 0) {
       m_devicesNote->setText(tr("Devices could not be listed: %1").arg(r.errorText()));
+      m_devicesNote->show();
       return;
     }
     try {
       setAvailableDevices(devicesFromJson(Json::parse(r.standardOutput.toStdString())));
     } catch (const std::exception& e) {
       m_devicesNote->setText(tr("Devices could not be listed: %1").arg(QString::fromUtf8(e.what())));
+      m_devicesNote->show();
     }
   });
 }
@@ -244,20 +271,17 @@ QStringList SweepDialog::checkedDevices() const {
   return out;
 }
 
-void SweepDialog::addQueuedProject(const QString& file) {
-  const QString absolute = QFileInfo(file).absoluteFilePath();
-  if (!queuedProjects().contains(absolute)) {
-    auto* item = new QListWidgetItem(QFileInfo(absolute).fileName(), m_queue);
-    item->setData(Qt::UserRole, absolute);
-    item->setToolTip(absolute);
-  }
-  updatePreview();
-}
+void SweepDialog::addQueuedProject(const QString& file) { m_search->addQueuedProject(file); }
 
-QStringList SweepDialog::queuedProjects() const {
-  QStringList out;
-  for (int i = 0; i < m_queue->count(); ++i) out << m_queue->item(i)->data(Qt::UserRole).toString();
-  return out;
+QStringList SweepDialog::queuedProjects() const { return m_search->queuedProjects(); }
+
+void SweepDialog::setDevicesPerTrial(int n) { m_devicesPerTrial->setValue(n); }
+
+void SweepDialog::searchChanged() {
+  const bool grid = m_search->search() == study::SearchKind::Grid;
+  for (SweepAxisEditor* a : m_axes) a->setSearchMode(!grid);
+  m_useSecond->setText(grid ? tr("and a second setting (every combination)") : tr("and a second setting"));
+  updatePreview();
 }
 
 void SweepDialog::setLimits(int maxEpoch, int trainSamples, int validationSamples) {
@@ -268,7 +292,8 @@ void SweepDialog::setLimits(int maxEpoch, int trainSamples, int validationSample
 
 void SweepDialog::projectChanged() {
   const Project& project = m_doc->settings();
-  const auto settings = sweepableSettings(project);
+  auto settings = sweepableSettings(project);
+  for (SweepSetting& s : layerSettings(m_doc->graph()->spec())) settings.push_back(std::move(s));
   m_axes[0]->setSettings(settings, learningRatePath(project));
   m_axes[1]->setSettings(settings, QStringLiteral("config.batch_size"));
   const bool saved = !m_doc->path().isEmpty();
@@ -277,12 +302,20 @@ void SweepDialog::projectChanged() {
   m_unsaved->setText(!saved ? tr("The sweep trains a project file: save the project first (File ▸ Save As…).")
                             : tr("The project has unsaved changes; the sweep trains the file as saved."));
   setWindowTitle(tr("Sweep — %1").arg(m_doc->displayName()));
+  m_search->setProjectFolder(QFileInfo(m_doc->path()).absolutePath());
   updatePreview();
 }
 
 std::optional<SweepRequest> SweepDialog::request(QString* error) const {
   SweepRequest r;
   r.project = m_doc->path().isEmpty() ? QString() : QFileInfo(m_doc->path()).absoluteFilePath();
+  r.search = m_search->search();
+  if (r.isSearch()) {
+    r.trials = m_search->trials();
+    r.timeBudgetMinutes = m_search->timeBudgetMinutes();
+    r.earlyStop = m_search->earlyStop();
+  }
+  r.devicesPerTrial = m_devicesPerTrial->value();
   // "none" as the first setting: each project trains once (a queue of projects).
   const int axes = m_axes[0]->chosenPath().isEmpty() ? 0 : m_useSecond->isChecked() ? 2 : 1;
   for (int i = 0; i < axes; ++i) {
@@ -290,7 +323,7 @@ std::optional<SweepRequest> SweepDialog::request(QString* error) const {
     if (!axis) return std::nullopt;
     r.axes.push_back(*axis);
   }
-  r.queuedProjects = queuedProjects();
+  if (!r.isSearch()) r.queuedProjects = queuedProjects();
   r.devices = checkedDevices();
   if (r.devices.isEmpty()) {
     *error = tr("Tick at least one device.");
@@ -316,19 +349,8 @@ void SweepDialog::updatePreview() {
     m_preview->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_preview->setText(error);
   } else {
-    QStringList parts;
-    for (const SweepAxis& a : r->axes) {
-      QStringList values;
-      for (double v : a.values) values << valueText(v);
-      parts << QStringLiteral("%1: %2").arg(a.setting.path.section(QLatin1Char('.'), -1), values.join(QStringLiteral(", ")));
-    }
-    const auto queued = r->queuedProjects.size();
-    if (queued > 0) parts << (queued == 1 ? tr("1 other project") : tr("%1 other projects").arg(queued));
-    const int trainings = static_cast<int>(r->plannedRows().size());
-    const int atOnce = std::min(trainings, static_cast<int>(r->devices.size()));
     m_preview->setStyleSheet({});
-    const QString count = trainings == 1 ? tr("1 training") : tr("%1 trainings").arg(trainings);
-    m_preview->setText(tr("%1, %2 at a time — %3").arg(count).arg(atOnce).arg(parts.join(QStringLiteral("; "))));
+    m_preview->setText(previewText(*r));
   }
   updateButtons();
 }
@@ -342,6 +364,8 @@ void SweepDialog::updateButtons() {
   const bool hasRun = !m_table->selectedRunFolder().isEmpty();
   m_showRun->setEnabled(hasRun);
   m_openFolder->setEnabled(hasRun);
+  m_openProject->setEnabled(!m_table->selectedTrialProject().isEmpty());
+  m_resume->setEnabled(m_runner.canResume());
 }
 
 bool SweepDialog::start() {
@@ -354,6 +378,16 @@ bool SweepDialog::start() {
   m_table->sweepModel()->setRequest(*r);
   m_table->sweepModel()->setRows(m_runner.rows());
   m_table->resizeColumnsToContents();
+  updateButtons();
+  return true;
+}
+
+bool SweepDialog::resume() {
+  if (!m_runner.canResume()) return false;
+  if (!m_runner.resume(m_runner.sweepFolder(), checkedDevices(), m_devicesPerTrial->value())) {
+    m_status->setText(m_runner.lastError());
+    return false;
+  }
   updateButtons();
   return true;
 }
@@ -373,6 +407,11 @@ QString SweepDialog::statusText() const { return m_status->text(); }
 void SweepDialog::showSelectedRun() {
   const QString folder = m_table->selectedRunFolder();
   if (!folder.isEmpty()) emit showRunRequested(folder);
+}
+
+void SweepDialog::openSelectedProject() {
+  const QString project = m_table->selectedTrialProject();
+  if (!project.isEmpty()) emit openProjectRequested(project);
 }
 
 void SweepDialog::openSelectedFolder() {

@@ -42,7 +42,9 @@ void RunFolderProgress::apply(const QByteArray& line, SweepRow& row) {
       [&](const auto& e) {
         using T = std::decay_t<decltype(e)>;
         if constexpr (std::is_same_v<T, protocol::StartedEvent>) {
-          if (!row.finished()) row.status = QStringLiteral("running");
+          // A start after an end is a resume of the run (a resumed study continues it).
+          m_finished = false;
+          row.status = QStringLiteral("running");
           for (const protocol::PlannedDevice& d : e.plan.devices)
             if (!d.idle()) {
               row.device = QString::fromStdString(d.id);

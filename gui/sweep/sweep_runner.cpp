@@ -1,7 +1,7 @@
 #include "gui/sweep/sweep_runner.h"
 
 #include <QDir>
-#include <QRegularExpression>
+#include <QFileInfo>
 
 #include "gui/run/cli_command.h"
 #include "gui/run/engine_process.h"
@@ -36,29 +36,39 @@ SweepRunner::~SweepRunner() {
 qint64 SweepRunner::processId() const { return m_process ? m_process->processId() : 0; }
 
 bool SweepRunner::start(const SweepRequest& request) {
-  if (m_process) {
-    m_lastError = tr("A sweep is running: stop it first.");
+  if (auto problem = request.problem(); problem && !m_process) {
+    m_lastError = *problem;
     return false;
   }
-  if (auto problem = request.problem()) {
-    m_lastError = *problem;
+  return launch(request);
+}
+
+bool SweepRunner::resume(const QString& studyFolder, const QStringList& devices, int devicesPerTrial) {
+  SweepRequest request = m_request;
+  request.resumeFolder = studyFolder;
+  request.devices = devices;
+  request.devicesPerTrial = devicesPerTrial;
+  return launch(request);
+}
+
+bool SweepRunner::launch(const SweepRequest& request) {
+  if (m_process) {
+    m_lastError = tr("A sweep is running: stop it first.");
     return false;
   }
   m_request = request;
   m_rows = request.plannedRows();
   m_progress.clear();
-  m_stamp.clear();
-  m_sweepFolder.clear();
   m_stdout.clear();
   m_stderr.clear();
   m_lastError.clear();
   m_stopRequested = false;
-  // What the runs folders held before: the sweep's folders are the new ones.
-  m_before.clear();
-  for (const SweepRow& row : m_rows) {
-    const QString runs = runsFolderOf(row.project);
-    if (!m_before.count(runs)) m_before[runs] = entriesOf(runs);
-  }
+  m_resumable = false;
+  m_log.reset();
+  m_sweepFolder = request.resumeFolder;
+  // What the runs folder held before: the study's folder is the new one.
+  m_before = entriesOf(runsFolderOf(request.project));
+  if (!m_sweepFolder.isEmpty()) m_log = std::make_unique<StudyLog>(m_sweepFolder);
 
   m_process = new QProcess(this);
   connect(m_process, &QProcess::readyReadStandardOutput, this, [this] { m_stdout += m_process->readAllStandardOutput(); });
@@ -71,7 +81,9 @@ bool SweepRunner::start(const SweepRequest& request) {
   m_process->setStandardInputFile(QProcess::nullDevice());
   m_process->start(engineProgram(), request.arguments(), QIODevice::ReadOnly);
   m_poll.start();
-  setStatus(m_rows.size() == 1 ? tr("Starting 1 training…") : tr("Starting %1 trainings…").arg(m_rows.size()));
+  if (!request.resumeFolder.isEmpty()) setStatus(tr("Resuming the study…"));
+  else if (request.isSearch()) setStatus(tr("Starting the study…"));
+  else setStatus(m_rows.size() == 1 ? tr("Starting 1 training…") : tr("Starting %1 trainings…").arg(m_rows.size()));
   emit rowsChanged();
   return true;
 }
@@ -86,43 +98,52 @@ void SweepRunner::stop() {
   });
 }
 
-void SweepRunner::findRunFolders() {
-  // Row k's folder is a new "<stamp>-sweep<k>-<label>" in its project's runs folder. The stamp has
-  // whole seconds, so a sweep started in the second another one started reuses its stamp (and
-  // its "<stamp>-sweep" folder): the folders are told apart from what was there before the start.
-  static const QRegularExpression runName(QStringLiteral("^(\\d{8}-\\d{6})-sweep(\\d+)-"));
-  std::map<QString, QStringList> listed;  // each runs folder read once per poll
-  for (const SweepRow& row : m_rows) {
-    if (m_progress.count(row.index)) continue;
-    const QString runs = runsFolderOf(row.project);
-    if (!listed.count(runs)) listed[runs] = QDir(runs).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-    for (const QString& name : listed[runs]) {
-      const auto match = runName.match(name);
-      if (!match.hasMatch() || match.captured(2).toInt() != row.index || m_before[runs].contains(name)) continue;
-      if (!m_stamp.isEmpty() && match.captured(1) != m_stamp) continue;
-      m_stamp = match.captured(1);
-      m_sweepFolder = QDir(runsFolderOf(m_request.project)).filePath(m_stamp + QStringLiteral("-sweep"));
-      m_progress[row.index] = std::make_unique<RunFolderProgress>(QDir(runs).filePath(name));
-      break;
-    }
+void SweepRunner::findStudyFolder() {
+  if (m_log) return;
+  // The CLI claims a new "<stamp>-sweep" folder with one mkdir (a stamp already taken waits for
+  // the next second), so ours is the one that was not there before the start; study.json is
+  // written right after the mkdir.
+  const QString runs = runsFolderOf(m_request.project);
+  for (const QString& name : QDir(runs).entryList({QStringLiteral("*-sweep")}, QDir::Dirs | QDir::NoDotAndDotDot)) {
+    if (m_before.contains(name) || !QFileInfo::exists(QDir(runs).filePath(name + QStringLiteral("/study.json")))) continue;
+    m_sweepFolder = QDir(runs).filePath(name);
+    m_log = std::make_unique<StudyLog>(m_sweepFolder);
+    return;
   }
 }
 
+void SweepRunner::followRunFolders() {
+  // A trial's run folder is named in the log before it trains; it exists once the trial starts.
+  for (const SweepRow& row : m_rows)
+    if (!row.runFolder.isEmpty() && !m_progress.count(row.index) && QFileInfo::exists(row.runFolder))
+      m_progress[row.index] = std::make_unique<RunFolderProgress>(row.runFolder);
+}
+
 void SweepRunner::poll() {
-  findRunFolders();
-  bool changed = false;
+  findStudyFolder();
+  bool changed = m_log && m_log->update();
+  const bool resuming = m_process && !m_request.resumeFolder.isEmpty();
+  QStringList axisPaths;
+  for (const SweepAxis& a : m_request.axes) axisPaths << a.setting.path;
+  if (m_log) m_log->applyTo(m_rows, axisPaths, resuming);
+  followRunFolders();
   for (SweepRow& row : m_rows) {
     const auto p = m_progress.find(row.index);
     if (p != m_progress.end()) changed = p->second->update(row) || changed;
   }
+  // The log has the last word on how a trial ended (a run stopped early reads "stopped" in its own folder).
+  if (m_log) m_log->applyTo(m_rows, axisPaths, resuming);
   if (!changed) return;
   int done = 0, running = 0;
   for (const SweepRow& row : m_rows) {
     done += row.finished();
     running += row.status == QLatin1String("running");
   }
-  if (!m_stopRequested)
-    setStatus(tr("%1 of %2 trainings done, %3 running").arg(done).arg(m_rows.size()).arg(running));
+  if (!m_stopRequested) {
+    const QString of = m_request.isSearch() || !m_request.resumeFolder.isEmpty() ? tr("%1 trials done, %2 running").arg(done).arg(running)
+                                                                                 : tr("%1 of %2 trainings done, %3 running").arg(done).arg(m_rows.size()).arg(running);
+    setStatus(m_log && !m_log->error().isEmpty() ? of + QStringLiteral(" — ") + m_log->error() : of);
+  }
   emit rowsChanged();
 }
 
@@ -146,12 +167,16 @@ void SweepRunner::onFinished(int exitCode, QProcess::ExitStatus status) {
   const QString stderrText = QString::fromUtf8(m_stderr).trimmed();
   QString message;
   std::optional<QString> summaryError;
-  if (!crashed && exitCode != 2) summaryError = applySummary(m_stdout, m_rows);
+  QStringList axisPaths;
+  for (const SweepAxis& a : m_request.axes) axisPaths << a.setting.path;
+  if (!crashed && exitCode != 2) summaryError = applySummary(m_stdout, m_rows, axisPaths);
+  // Stopped or killed before its budgets were used: `sweep --resume` continues it.
+  m_resumable = crashed || exitCode == 3;
   if (crashed || exitCode == 2 || summaryError) {
     // No summary: what the run folders said stands; the rest did not finish.
     const QString unfinished = m_stopRequested ? QStringLiteral("stopped") : QStringLiteral("failed");
     for (SweepRow& row : m_rows)
-      if (!row.finished()) row.status = row.runFolder.isEmpty() ? QStringLiteral("not run") : unfinished;
+      if (!row.finished()) row.status = QFileInfo::exists(row.runFolder) ? unfinished : QStringLiteral("not run");
     if (crashed) message = tr("the sweep was ended by signal %1 (%2)").arg(exitCode).arg(signalName(exitCode));
     else if (!stderrText.isEmpty()) message = stderrText;
     else if (summaryError) message = *summaryError;
@@ -167,11 +192,21 @@ void SweepRunner::onFinished(int exitCode, QProcess::ExitStatus status) {
 void SweepRunner::finish(int exitCode, const QString& message) {
   m_poll.stop();
   m_lastError = exitCode == 0 ? QString() : message;
-  int completed = 0;
-  for (const SweepRow& row : m_rows) completed += row.status == QLatin1String("completed");
-  if (exitCode == 0) setStatus(tr("Completed: %1 trainings").arg(completed));
-  else if (exitCode == 3) setStatus(tr("Stopped: %1 of %2 trainings completed").arg(completed).arg(m_rows.size()));
-  else setStatus(tr("%1 of %2 trainings completed: %3").arg(completed).arg(m_rows.size()).arg(message));
+  int completed = 0, stoppedEarly = 0;
+  for (const SweepRow& row : m_rows) {
+    completed += row.status == QLatin1String("completed");
+    stoppedEarly += row.status == QLatin1String("stopped_early");
+  }
+  QString status;
+  if (exitCode == 0 && stoppedEarly > 0) status = tr("Ended: %1 trials completed").arg(completed);
+  else if (exitCode == 0) status = tr("Completed: %1 trainings").arg(completed);
+  else if (exitCode == 3) status = tr("Stopped: %1 of %2 trainings completed").arg(completed).arg(m_rows.size());
+  else status = tr("%1 of %2 trainings completed: %3").arg(completed).arg(m_rows.size()).arg(message);
+  if (stoppedEarly > 0) status += tr(", %1 stopped early").arg(stoppedEarly);
+  if (m_resumable) status += tr(" — Resume continues the study");
+  // A damaged log line is said, not skipped: the rows it would have filled may be missing.
+  if (m_log && !m_log->error().isEmpty()) status += QStringLiteral(" — ") + m_log->error();
+  setStatus(status);
   emit rowsChanged();
   emit finished(exitCode, message);
 }

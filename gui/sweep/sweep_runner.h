@@ -1,9 +1,11 @@
 // SweepRunner: one `netsmith-cli sweep ... --json` child (found as every engine command is:
 // engineProgram(), gui/run/cli_command.h) and the table rows it fills.
 //
-// While it runs, the rows follow the trainings' run folders (sweep_progress.h): the CLI makes
-// each training's `<runs>/<stamp>-sweep<k>-<label>/` when it starts, so row k is the new folder
-// with its index. When the child ends, its JSON summary (stdout) gives every row its final figures.
+// While it runs, the rows follow the study's log (study_log.h: the study folder is the new
+// `<runs>/<stamp>-sweep/` with a study.json, or the folder resumed): each trial's values, run
+// folder, validation errors, early stop and end; and each started trial's run folder
+// (sweep_progress.h: running, its device, epochs as they come). When the child ends, its JSON
+// summary (stdout) gives every row its final figures.
 //
 // Stop sends SIGTERM: the CLI stops every training within one iteration (each writes a checkpoint
 // and can be resumed from the run history), marks the trainings it had not started "not run",
@@ -21,6 +23,7 @@
 
 #include "gui/sweep/sweep_progress.h"
 #include "gui/sweep/sweep_request.h"
+#include "gui/sweep/study_log.h"
 
 namespace netsmith::gui {
 
@@ -33,6 +36,9 @@ class SweepRunner : public QObject {
   // Starts the sweep; false (with the reason in lastError()) when a sweep runs or the request
   // has a problem(). The rows are the request's plannedRows() from here on.
   bool start(const SweepRequest& request);
+  // Continues the stopped study in `studyFolder` (`sweep --resume FOLDER --json`) on `devices`
+  // (empty: where it trained), its rows read again from its log.
+  bool resume(const QString& studyFolder, const QStringList& devices, int devicesPerTrial);
   // Asks the sweep to stop (SIGTERM, then SIGKILL after kStopGraceMs).
   void stop();
   bool isRunning() const { return m_process != nullptr; }
@@ -43,6 +49,10 @@ class SweepRunner : public QObject {
   const std::vector<SweepRow>& rows() const { return m_rows; }
   // `<runs>/<stamp>-sweep` once the CLI has made it (its variants' projects and summary.json).
   QString sweepFolder() const { return m_sweepFolder; }
+  // The study's log as read so far (null before the folder is found).
+  const StudyLog* studyLog() const { return m_log.get(); }
+  // Whether the last study ended before its budgets were used (stopped, killed): Resume continues it.
+  bool canResume() const { return !m_process && !m_sweepFolder.isEmpty() && m_resumable; }
   // A sentence for the status line: "2 of 4 trainings done", "completed", why it failed.
   QString statusText() const { return m_status; }
   QString lastError() const { return m_lastError; }
@@ -60,7 +70,9 @@ class SweepRunner : public QObject {
 
  private:
   void poll();
-  void findRunFolders();
+  bool launch(const SweepRequest& request);
+  void findStudyFolder();
+  void followRunFolders();
   void onFinished(int exitCode, QProcess::ExitStatus status);
   void onStartFailed();
   void setStatus(const QString& text);
@@ -70,9 +82,10 @@ class SweepRunner : public QObject {
   std::vector<SweepRow> m_rows;
   QProcess* m_process = nullptr;
   QTimer m_poll;
-  QString m_stamp;        // the sweep's "<YYYYMMDD-HHMMSS>", once its folder is seen
   QString m_sweepFolder;
-  std::map<QString, QSet<QString>> m_before;  // runs folder -> its entries before the start
+  QSet<QString> m_before;  // the project's runs folder's entries before the start
+  std::unique_ptr<StudyLog> m_log;
+  bool m_resumable = false;
   std::map<int, std::unique_ptr<RunFolderProgress>> m_progress;  // by row index
   QByteArray m_stdout;
   QByteArray m_stderr;

@@ -51,15 +51,20 @@ void SweepTableModel::setRequest(const SweepRequest& request) {
 }
 
 void SweepTableModel::setRows(const std::vector<SweepRow>& rows) {
-  const bool sameCount = rows.size() == m_rows.size();
-  if (!sameCount) beginResetModel();
+  // A search's trials arrive one by one: new rows are inserted, so the selection stays.
+  const int before = rowCount(), after = static_cast<int>(rows.size());
+  const bool grows = after > before, shrinks = after < before;
+  if (shrinks) beginResetModel();
+  if (grows) beginInsertRows({}, before, after - 1);
   m_rows = rows;
   m_best = -1;
   for (size_t i = 0; i < m_rows.size(); ++i)
-    if (m_rows[i].bestError && (m_best < 0 || *m_rows[i].bestError < *m_rows[static_cast<size_t>(m_best)].bestError))
+    if (m_rows[i].bestError && m_rows[i].status != QLatin1String("failed") &&
+        (m_best < 0 || *m_rows[i].bestError < *m_rows[static_cast<size_t>(m_best)].bestError))
       m_best = static_cast<int>(i);
-  if (!sameCount) return endResetModel();
-  if (!m_rows.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+  if (shrinks) return endResetModel();
+  if (grows) endInsertRows();
+  if (before > 0) emit dataChanged(index(0, 0), index(before - 1, columnCount() - 1));
 }
 
 int SweepTableModel::columnOf(const QString& header) const {
@@ -84,7 +89,7 @@ QVariant SweepTableModel::display(const SweepRow& row, const ColumnInfo& c, bool
     case Column::Device:
       return row.device;
     case Column::Status:
-      return row.status;
+      return row.statusText();
     case Column::FinalError:
       return percentText(row.finalError);
     case Column::BestError:
@@ -130,6 +135,10 @@ QVariant SweepTableModel::data(const QModelIndex& index, int role) const {
       return sortKey(row, c);
     case kRunFolderRole:
       return row.runFolder;
+    case kTrialProjectRole:
+      return row.trialProject;
+    case kTrialRole:
+      return index.row();
     case Qt::FontRole:
       if (best) {
         QFont f;
@@ -140,8 +149,11 @@ QVariant SweepTableModel::data(const QModelIndex& index, int role) const {
     case Qt::BackgroundRole:
       if (best) return QBrush(QColor(0xd8, 0xf0, 0xd0));
       if (row.status == QLatin1String("failed")) return QBrush(QColor(0xfb, 0xe3, 0xe0));
+      if (row.status == QLatin1String("stopped_early")) return QBrush(QColor(0xfd, 0xee, 0xcc));
       return {};
     case Qt::ToolTipRole:
+      if (row.stoppedEarly && (c.kind == Column::Status || !best))
+        return tr("Stopped early: %1").arg(*row.stoppedEarly);
       if (best) return tr("The lowest best validation error of the sweep");
       if (!row.message.isEmpty()) return row.message;
       if (c.kind == Column::Run) return row.runFolder;
@@ -184,6 +196,21 @@ SweepTable::SweepTable(QWidget* parent) : QTableView(parent) {
 QString SweepTable::selectedRunFolder() const {
   const QModelIndexList rows = selectionModel() ? selectionModel()->selectedRows() : QModelIndexList{};
   return rows.isEmpty() ? QString() : rows.first().data(SweepTableModel::kRunFolderRole).toString();
+}
+
+QString SweepTable::selectedTrialProject() const {
+  const QModelIndexList rows = selectionModel() ? selectionModel()->selectedRows() : QModelIndexList{};
+  return rows.isEmpty() ? QString() : rows.first().data(SweepTableModel::kTrialProjectRole).toString();
+}
+
+int SweepTable::selectedTrial() const {
+  const QModelIndexList rows = selectionModel() ? selectionModel()->selectedRows() : QModelIndexList{};
+  return rows.isEmpty() ? -1 : rows.first().data(SweepTableModel::kTrialRole).toInt();
+}
+
+void SweepTable::selectTrial(int trial) {
+  if (trial < 0 || trial >= m_model->rowCount()) return;
+  selectRow(m_proxy->mapFromSource(m_model->index(trial, 0)).row());
 }
 
 void SweepTable::selectBest() {

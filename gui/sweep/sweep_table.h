@@ -1,6 +1,8 @@
-// The sweep's results: one row per training (its setting values or project, device, status,
+// The sweep's results: one row per trial (its setting values or project, device, status,
 // final and best validation error, best epoch, time), sortable by any column (numbers as
-// numbers), the row with the lowest best validation error marked "best" (bold, tinted, ★).
+// numbers), the row with the lowest best validation error marked "best" (bold, tinted, ★); a
+// trial stopped early reads "stopped early (epoch e)", tinted amber, the rule's reason in its
+// tooltip; a failed one is tinted red.
 // A double-click (or showRunRequested from the dialog's button) asks to show a row's run.
 #pragma once
 
@@ -20,6 +22,9 @@ class SweepTableModel : public QAbstractTableModel {
   static constexpr int kSortRole = Qt::UserRole;
   // Qt::UserRole + 1: the row's run folder.
   static constexpr int kRunFolderRole = Qt::UserRole + 1;
+  // Qt::UserRole + 2: the trial's project file; + 3: the row's 0-based trial (its place in rows()).
+  static constexpr int kTrialProjectRole = Qt::UserRole + 2;
+  static constexpr int kTrialRole = Qt::UserRole + 3;
 
   explicit SweepTableModel(QObject* parent = nullptr);
 
@@ -59,6 +64,10 @@ class SweepTable : public QTableView {
   QSortFilterProxyModel* proxy() const { return m_proxy; }
   // The run folder of the selected row ("" when none is selected or it has none yet).
   QString selectedRunFolder() const;
+  QString selectedTrialProject() const;
+  // The selected row's 0-based trial; -1 when none is selected.
+  int selectedTrial() const;
+  void selectTrial(int trial);
   // Selects the best row, if any.
   void selectBest();
 

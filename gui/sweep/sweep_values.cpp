@@ -68,6 +68,11 @@ std::optional<QString> SweepSetting::check(double value) const {
   return std::nullopt;
 }
 
+std::optional<QString> SweepSetting::checkChoice(const QString& value) const {
+  if (choices.contains(value)) return std::nullopt;
+  return sweepTr("%1: '%2' is not one of %3").arg(label, value, choices.join(QStringLiteral(", ")));
+}
+
 QString learningRatePath(const Project& project) {
   const SolverRow* solver = findSolver(project.optimizer.solver);
   return solver ? QStringLiteral("optimizer.") + QString::fromLatin1(solver->lrKey) : QString();
@@ -78,6 +83,12 @@ std::vector<SweepSetting> sweepableSettings(const Project& project) {
   const SolverRow* solver = findSolver(project.optimizer.solver);
   const QString lrPath = learningRatePath(project);
   for (const Setting& row : settingsTable()) {
+    if (row.type == SettingType::Choice) {
+      SweepSetting s = fromRow(row, row.bounds, QString::fromStdString(row.label));
+      for (const std::string& c : row.choices) s.choices << QString::fromStdString(c);
+      out.push_back(s);
+      continue;
+    }
     if (row.type != SettingType::Integer && row.type != SettingType::Number && row.type != SettingType::Seed) continue;
     if (!row.schedules.empty() && !contains(row.schedules, project.optimizer.lrSchedule)) continue;
     const QString path = QString::fromStdString(row.path);
@@ -124,10 +135,14 @@ std::vector<double> gridValues(double from, double to, int count, GridSpacing sp
   return out;
 }
 
-std::vector<double> parseValueList(const QString& text) {
+QStringList splitValueList(const QString& text) {
   static const QRegularExpression separators(QStringLiteral("[,;\\s]+"));
+  return text.split(separators, Qt::SkipEmptyParts);
+}
+
+std::vector<double> parseValueList(const QString& text) {
   std::vector<double> out;
-  for (const QString& item : text.split(separators, Qt::SkipEmptyParts)) {
+  for (const QString& item : splitValueList(text)) {
     bool ok = false;
     const double v = item.toDouble(&ok);
     if (!ok || !std::isfinite(v)) throw std::invalid_argument(sweepTr("'%1' is not a number").arg(item).toStdString());

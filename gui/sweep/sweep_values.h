@@ -1,7 +1,8 @@
-// What a sweep may vary and the values it tries: the numeric settings of a project, taken from the
-// engine's settings table (engine/project/settings_table.h) and, for the solver's hyper-parameters,
-// its solver table; a value list or a grid (from, to, count, linear or logarithmic); each value
-// checked against the setting's range, with the range in the table's words.
+// What a sweep may vary and the values it tries: the numeric and choice settings of a project,
+// taken from the engine's settings table (engine/project/settings_table.h) and, for the solver's
+// hyper-parameters, its solver table, and its layers' parameters (layer_settings.h); a value list,
+// a grid (from, to, count, linear or logarithmic) or a range; each value checked against the
+// setting's range (or choices), with the range in the table's words.
 //
 // Note [Sweep value text]
 // A value goes to `netsmith-cli sweep --set KEY=V1,V2` as text, and that text is also the run's
@@ -22,9 +23,10 @@ namespace netsmith::gui {
 
 // One setting a sweep can vary, for the project as it is set now.
 struct SweepSetting {
-  QString path;      // "optimizer.alpha", the --set key
+  QString path;      // "optimizer.alpha", the --set key; "network.fc1.n_outmaps" for a layer's
   QString label;     // "Learning rate (alpha)"
   bool integer = false;  // Integer and Seed rows: whole numbers only
+  QStringList choices;   // a choice setting (optimizer.solver): its values; empty for a number
   SettingBounds bounds;  // from the settings table, narrowed by the solver table ([0, 1) for beta1)
   QString expected;  // "a number > 0", the table's words for the range
   QString help;
@@ -32,11 +34,15 @@ struct SweepSetting {
   // Null when `value` is allowed, else a sentence naming the setting, the value and the range:
   // "Learning rate (alpha): 0 is out of range: expected a number > 0".
   std::optional<QString> check(double value) const;
+  // For a choice setting: null when `value` is one of the choices, else a sentence naming them.
+  std::optional<QString> checkChoice(const QString& value) const;
+  bool isChoice() const { return !choices.isEmpty(); }
 };
 
-// The numeric settings (config.*, config.augmentation.*, optimizer.*) in the settings table's
-// order; of the solver's hyper-parameters only the current solver's, its learning rate first; of
-// the schedule's parameters only those the current schedule takes.
+// The numeric and choice settings (config.*, config.augmentation.*, optimizer.*) in the settings
+// table's order; of the solver's hyper-parameters only the current solver's, its learning rate
+// first; of the schedule's parameters only those the current schedule takes. (The layers'
+// parameters are layer_settings.h's: the console keeps the network apart from the settings.)
 // The sweep's messages, translated in one context shared by its files.
 QString sweepTr(const char* text);
 
@@ -57,6 +63,8 @@ QString valueText(double value);
 // A list such as "0.001, 0.003 0.01" (commas and/or spaces). Throws std::invalid_argument naming
 // the first item that is not a number.
 std::vector<double> parseValueList(const QString& text);
+// The same split, items kept as text (a choice setting's values).
+QStringList splitValueList(const QString& text);
 
 // Values of an integer setting rounded to whole numbers, duplicates removed (a log grid of a
 // batch size may round two values to one), in order.

@@ -28,7 +28,8 @@ bool showRunInTrainingPage(TrainingPage* training, const QString& runFolder) {
 }
 
 SweepDialog* showSweepDialog(QWidget* window, ProjectDocument* doc, TrainingPage* training,
-                             const std::function<void()>& showTrainingPage) {
+                             const std::function<void()>& showTrainingPage,
+                             const std::function<void(const QString&)>& openProject) {
   auto* dialog = window->findChild<SweepDialog*>(QString(), Qt::FindDirectChildrenOnly);
   if (!dialog) {
     dialog = new SweepDialog(doc, window);
@@ -36,6 +37,7 @@ SweepDialog* showSweepDialog(QWidget* window, ProjectDocument* doc, TrainingPage
       if (showRunInTrainingPage(training, folder)) showTrainingPage();
       else QDesktopServices::openUrl(QUrl::fromLocalFile(folder));
     });
+    QObject::connect(dialog, &SweepDialog::openProjectRequested, dialog, openProject);
   }
   dialog->show();
   dialog->raise();

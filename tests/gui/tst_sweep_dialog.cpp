@@ -211,9 +211,14 @@ class TestSweepDialog : public QObject {
     QWidget window;
     TrainingPage page(&doc);
     int pageShown = 0;
-    SweepDialog* dialog = showSweepDialog(&window, &doc, &page, [&] { ++pageShown; });
+    QString opened;
+    const auto open = [&](const QString& file) { opened = file; };
+    SweepDialog* dialog = showSweepDialog(&window, &doc, &page, [&] { ++pageShown; }, open);
     QVERIFY(dialog && dialog->isVisible());
-    QCOMPARE(showSweepDialog(&window, &doc, &page, [&] { ++pageShown; }), dialog);
+    QCOMPARE(showSweepDialog(&window, &doc, &page, [&] { ++pageShown; }, open), dialog);
+    // "Open as project" reaches the window's opener with the trial's project file.
+    emit dialog->openProjectRequested(m_dir.filePath("trial.nsproj"));
+    QCOMPARE(opened, m_dir.filePath("trial.nsproj"));
     const QStringList runs = QDir(m_dir.filePath("mlp.runs")).entryList({"*-sweep1-*"}, QDir::Dirs);
     QVERIFY(!runs.isEmpty());  // made by twoLearningRatesRunToATableOfResults
     emit dialog->showRunRequested(m_dir.filePath("mlp.runs/" + runs.first()));
