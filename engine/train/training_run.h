@@ -17,6 +17,7 @@
 //   trainer.cpp                    runTraining(), planRun() and the training loop (run())
 //   training_run_setup.cpp         the project, data and plan, the job's devices and the workers
 //                                  (prepare())
+//   training_run_divergence.cpp    the report of a run that diverged (Note [Divergence])
 //   training_run_checkpoints.cpp   a checkpoint of the workers' replicas and the position, and a
 //                                  resume from one
 #pragma once
@@ -83,6 +84,11 @@ class TrainingRun {
   template <typename Loop>
   void trainAsTeam(const Loop& loop);
   void emitIteration(int64_t iteration, double batchLoss, double lr);
+  // Note [Divergence]: the leader's report of a divergence detected after the step of `logical`
+  // (the diagnosis pass on worker 0, through onWorkers); keeps it for fail() and returns the
+  // failure message (training_run_divergence.cpp).
+  std::string reportDivergence(const std::string& reason, std::span<const int64_t> logical, int64_t epoch,
+                               int64_t iteration, double lr, const WorkerRunner& onWorkers);
   TrainResult fail(TrainResult result, const std::string& message);
 
   const TrainOptions& m_options;
@@ -90,6 +96,9 @@ class TrainingRun {
   RunFiles m_files;
   TrainingPosition m_position;
   DivergenceGuard m_divergence;  // Note [Divergence]: the leader's view of the loss
+  std::optional<protocol::Divergence> m_divergenceReport;  // the leader's, once diverged
+  std::string m_divergenceMessage;                         // the failure message it made
+  int64_t m_sessionFirstGlobalIteration = 0;               // where this session's steps start
 
   Project m_project;
   std::unique_ptr<Graph> m_graph;
