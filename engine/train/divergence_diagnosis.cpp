@@ -71,7 +71,7 @@ std::optional<DivergenceFinding> findNonFiniteParameters(Network& network) {
   for (size_t i = 0; i < graph.nodes.size(); ++i)
     for (const ParameterRef& p : blobs[i])
       if (const std::string bad = nonFiniteOn(network.device(), p.value); !bad.empty())
-        return DivergenceFinding{graph.nodes[i].id, "parameters",
+        return DivergenceFinding{graph.nodes[i].id, static_cast<int>(i), "parameters",
                                  format("its parameter {} holds {} (an update let a non-finite gradient through)",
                                         blobName(graph.nodes[i], p), bad)};
   return std::nullopt;
@@ -85,14 +85,21 @@ std::optional<DivergenceFinding> findNonFiniteForward(Network& network) {
     if (bad.empty()) continue;
     const GraphNode& node = graph.nodes[static_cast<size_t>(i)];
     if (node.schema->isInput)
-      return DivergenceFinding{node.id, "forward", format("the batch's samples hold {}: check the dataset", bad)};
+      return DivergenceFinding{node.id, i, "forward", format("the batch's samples hold {}: check the dataset", bad)};
     const int writer = writerOf(network, i);
     if (writer != i)
-      return DivergenceFinding{graph.nodes[static_cast<size_t>(writer)].id, "forward",
+      return DivergenceFinding{graph.nodes[static_cast<size_t>(writer)].id, writer, "forward",
                                format("its output (with its fused {} '{}') became {}", node.schema->name, node.id, bad)};
-    return DivergenceFinding{node.id, "forward", format("its output became {}", bad)};
+    return DivergenceFinding{node.id, i, "forward", format("its output became {}", bad)};
   }
   return std::nullopt;
+}
+
+std::optional<DivergenceFinding> findForwardProblem(Network& network) {
+  std::optional<DivergenceFinding> nonFinite = findNonFiniteForward(network);
+  std::optional<DivergenceFinding> growth = findExplodingForward(network);
+  if (growth && (!nonFinite || growth->node < nonFinite->node)) return growth;
+  return nonFinite;
 }
 
 std::optional<DivergenceFinding> findNonFiniteBackward(Network& network) {
@@ -103,12 +110,12 @@ std::optional<DivergenceFinding> findNonFiniteBackward(Network& network) {
     if (node.schema->isInput || !network.runsBackward(i)) continue;
     for (const ParameterRef& p : blobs[static_cast<size_t>(i)])
       if (const std::string bad = nonFiniteOn(network.device(), p.grad); !bad.empty())
-        return DivergenceFinding{node.id, "backward",
+        return DivergenceFinding{node.id, i, "backward",
                                  format("the gradient of its parameter {} became {}", blobName(node, p), bad)};
     for (int producer : node.inputs) {
       if (graph.nodes[static_cast<size_t>(producer)].schema->isInput) continue;
       if (const std::string bad = firstNonFinite(network.valuesOf(producer, true)); !bad.empty())
-        return DivergenceFinding{node.id, "backward",
+        return DivergenceFinding{node.id, i, "backward",
                                  format("the gradient it passes back to '{}' became {}",
                                         graph.nodes[static_cast<size_t>(producer)].id, bad)};
     }
@@ -124,6 +131,7 @@ std::optional<DivergenceFinding> findExplodingForward(Network& network) {
     const std::vector<float> values = network.valuesOf(i, false);
     if (values.empty()) continue;  // written by the layer after it, judged with it
     largest[static_cast<size_t>(i)] = largestMagnitude(values);
+    if (!std::isfinite(largest[static_cast<size_t>(i)])) return std::nullopt;  // findNonFiniteForward's
     if (node.schema->isInput || node.schema->isLoss()) continue;
     // A layer whose output its fused ReLU holds is judged by that output, against its own inputs.
     double inputs = 1;
@@ -131,7 +139,7 @@ std::optional<DivergenceFinding> findExplodingForward(Network& network) {
     for (int p : graph.nodes[static_cast<size_t>(writer)].inputs) inputs = std::max(inputs, largest[static_cast<size_t>(p)]);
     const double out = largest[static_cast<size_t>(i)];
     if (out > kDivergenceGrowth * inputs)
-      return DivergenceFinding{graph.nodes[static_cast<size_t>(writer)].id, "forward",
+      return DivergenceFinding{graph.nodes[static_cast<size_t>(writer)].id, writer, "forward",
                                format("its output grew to {}, {} times the largest value of its input", threeDigits(out),
                                       threeDigits(out / inputs))};
   }

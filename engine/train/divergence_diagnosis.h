@@ -9,17 +9,19 @@
 //   1. the parameters, in graph order: a layer whose weights are already not finite (an update
 //      that let a non-finite gradient through, on a device that does not skip it);
 //   2. forward, in topological order: the first layer whose output holds an inf or a NaN (a layer
-//      whose output its successor writes, Note [Fused ReLU], is judged by that output);
+//      whose output its successor writes, Note [Fused ReLU], is judged by that output), or whose
+//      output's largest magnitude is more than kDivergenceGrowth times its inputs' (at least 1):
+//      the layer where the activations blow up, which is where a huge but finite loss (the
+//      guard's explosion) comes from, and often what overflows further on;
 //   3. backward, in reverse order: the first layer whose parameters' gradients, or the gradient it
-//      passes back to its inputs, hold one;
-//   4. when every value is finite (the guard's explosion: a huge but finite loss), the first
-//      non-loss layer whose output's largest magnitude is more than kGrowth times its inputs'
-//      (at least 1): the layer where the activations blow up.
-// The CPU optimizer and the GPU's fused step skip the update of a non-finite gradient, so the
+//      passes back to its inputs, hold one.
+// The slices are tried in order until one shows something. The CPU optimizer and the GPU's fused
+// step skip the update of a non-finite gradient, so after a non-finite loss or gradient the
 // parameters examined are those the failing step started from, and the failing batch gives the
-// failing values again (forward and backward are deterministic in a slice's values). A
-// BatchNormalization's running statistics follow the diagnosis' batches, which is harmless: no
-// checkpoint is written after a divergence.
+// failing values again (forward and backward are deterministic in a slice's values). An
+// explosion's gradient is finite and was applied: its diagnosis sees the parameters one update
+// later, where the same layer has only grown further. A BatchNormalization's running statistics
+// follow the diagnosis' batches, which is harmless: no checkpoint is written after a divergence.
 #pragma once
 
 #include <optional>
@@ -31,6 +33,7 @@ namespace netsmith {
 
 struct DivergenceFinding {
   std::string block;    // the layer's id
+  int node = -1;        // its index in the graph (topological order)
   std::string pass;     // parameters | forward | backward
   std::string finding;  // what was seen there, for people ("its output became inf")
 };
@@ -40,11 +43,14 @@ inline constexpr double kDivergenceGrowth = 1000;
 
 // Step 1.
 std::optional<DivergenceFinding> findNonFiniteParameters(Network& network);
-// Step 2, after a training forward.
+// Step 2, after a training forward: the earlier of the two findings below.
+std::optional<DivergenceFinding> findForwardProblem(Network& network);
+// The first layer whose output is not finite.
 std::optional<DivergenceFinding> findNonFiniteForward(Network& network);
+// The first layer whose output grew more than kDivergenceGrowth times its inputs' (finite ones:
+// the walk ends at the first non-finite output).
+std::optional<DivergenceFinding> findExplodingForward(Network& network);
 // Step 3, after backward.
 std::optional<DivergenceFinding> findNonFiniteBackward(Network& network);
-// Step 4, after a training forward whose values are finite.
-std::optional<DivergenceFinding> findExplodingForward(Network& network);
 
 }  // namespace netsmith

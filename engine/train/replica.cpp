@@ -422,19 +422,17 @@ std::optional<DivergenceFinding> Replica::diagnoseDivergence(const Dataset& trai
   const int64_t slice = std::max<int64_t>(m_plan.deterministic ? m_plan.chunk : m_slot.batch, 1);
   const auto size = static_cast<int64_t>(logicalBatch.size());
   const float weight = 1.0f / static_cast<float>(size);
-  std::optional<DivergenceFinding> explosion;
   for (int64_t start = 0; start < size; start += slice) {
     const std::span<const int64_t> ids =
         logicalBatch.subspan(static_cast<size_t>(start), static_cast<size_t>(std::min(slice, size - start)));
     double dataSeconds = 0;
     gather(train, ids, epoch, dataSeconds);
     m_network->forward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), ids.data()});
-    if (auto found = findNonFiniteForward(*m_network)) return found;
-    if (!explosion) explosion = findExplodingForward(*m_network);
+    if (auto found = findForwardProblem(*m_network)) return found;
     m_network->backward(weight);
     if (auto found = findNonFiniteBackward(*m_network)) return found;
   }
-  return explosion;
+  return std::nullopt;
 }
 
 GradientNorms Replica::gradientNorms() { return m_solver ? m_solver->gradientNorms() : m_norms; }

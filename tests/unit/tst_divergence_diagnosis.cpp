@@ -1,8 +1,9 @@
 // Note [Divergence diagnosis]: on the MLP sample (x → fc1 → relu1 → fc2 → relu2 → fc3 → loss) with
 // one layer made to produce a non-finite value, the diagnosis names that layer and the pass: a
 // huge weight in fc2 (forward, fc2 with its fused ReLU), a NaN weight (parameters), a huge loss
-// gradient (backward, fc3's weight gradient), a non-finite sample (the Input), a weight scaled up
-// so that the activations explode while staying finite (forward, by growth); and a healthy
+// gradient (backward, fc3's weight gradient; the loss layer for an infinite one), a non-finite sample (the Input), a weight scaled up
+// so that the activations explode while staying finite (forward, by growth, also when a later
+// layer overflows); and a healthy
 // network gives no finding. Then the report's words (explainDivergence, divergenceMessage).
 #include <QtTest>
 
@@ -63,6 +64,7 @@ class DivergenceDiagnosisTest : public QObject {
     f.forward();
     QVERIFY2(!findNonFiniteForward(*f.net), qPrintable(text(findNonFiniteForward(*f.net))));
     QVERIFY2(!findExplodingForward(*f.net), qPrintable(text(findExplodingForward(*f.net))));
+    QVERIFY2(!findForwardProblem(*f.net), qPrintable(text(findForwardProblem(*f.net))));
     f.net->backward(1.0f / kBatch);
     QVERIFY2(!findNonFiniteBackward(*f.net), qPrintable(text(findNonFiniteBackward(*f.net))));
   }
@@ -77,6 +79,7 @@ class DivergenceDiagnosisTest : public QObject {
     const auto found = findNonFiniteForward(*f.net);
     QVERIFY2(found && found->block == "fc2" && found->pass == "forward", qPrintable(text(found)));
     QVERIFY2(found->finding.find("became inf") != std::string::npos, qPrintable(text(found)));
+    QCOMPARE(text(findForwardProblem(*f.net)), text(found));
   }
 
   void nanWeightIsNamedInParameters() {
@@ -87,15 +90,28 @@ class DivergenceDiagnosisTest : public QObject {
     QVERIFY2(found->finding.find("parameter b holds nan") != std::string::npos, qPrintable(text(found)));
   }
 
-  // A loss gradient of 1e38 per sample: forward is finite, fc3's weight gradient (a sum over the
-  // batch) overflows; the loss layer's own gradient to fc3 (1e38 · (p − y)) is still finite.
+  // Samples 100 times larger and a loss gradient of 3e38 per sample: forward stays finite, the
+  // loss layer's gradient to fc3 (3e38 · (p − y)) too, and fc3's weight gradient (activations of
+  // about 100 times that, summed over the batch) overflows.
   void hugeGradientIsNamedInBackward() {
     Fixture f;
+    for (int64_t i = 0; i < f.x.size(); ++i) f.x[i] *= 100;
     f.forward();
     QVERIFY(!findNonFiniteForward(*f.net));
-    f.net->backward(1e38f);
+    f.net->backward(3e38f);
     const auto found = findNonFiniteBackward(*f.net);
     QVERIFY2(found && found->block == "fc3" && found->pass == "backward", qPrintable(text(found)));
+    QVERIFY2(found->finding.find("the gradient of its parameter W became") != std::string::npos, qPrintable(text(found)));
+  }
+
+  // An infinite loss gradient: the loss layer is where backward turns non-finite.
+  void infiniteLossGradientNamesTheLoss() {
+    Fixture f;
+    f.forward();
+    f.net->backward(std::numeric_limits<float>::infinity());
+    const auto found = findNonFiniteBackward(*f.net);
+    QVERIFY2(found && found->block == "loss" && found->pass == "backward", qPrintable(text(found)));
+    QVERIFY2(found->finding.find("the gradient it passes back to 'fc3' became") != std::string::npos, qPrintable(text(found)));
   }
 
   void nonFiniteSampleIsTheInput() {
@@ -117,6 +133,12 @@ class DivergenceDiagnosisTest : public QObject {
     const auto found = findExplodingForward(*f.net);
     QVERIFY2(found && found->block == "fc1" && found->pass == "forward", qPrintable(text(found)));
     QVERIFY2(found->finding.find("times the largest value of its input") != std::string::npos, qPrintable(text(found)));
+    // fc3 overflows too when its weights are huge: the layer that grew first is the one named.
+    Tensor& w3 = f.blob("fc3/W");
+    for (int64_t i = 0; i < w3.size(); ++i) w3[i] = 1e38f;
+    f.forward();
+    QVERIFY(findNonFiniteForward(*f.net) && findNonFiniteForward(*f.net)->block == "fc3");
+    QCOMPARE(text(findForwardProblem(*f.net)), text(found));
   }
 
   // The report's advice comes from the run: a tenth of the failing learning rate and the project
@@ -133,7 +155,7 @@ class DivergenceDiagnosisTest : public QObject {
     facts.iteration = 3;
     facts.globalIteration = 3;
     facts.learningRate = 2e6;  // 2 devices, scale_lr
-    facts.finding = DivergenceFinding{"fc2", "forward", "its output became inf"};
+    facts.finding = DivergenceFinding{"fc2", 3, "forward", "its output became inf"};
     facts.norms.observe(4.0, false);
     facts.norms.observe(7.5, false);
     facts.norms.observe(1e30, false);  // the failing step's own gradient: not a norm to clip at
