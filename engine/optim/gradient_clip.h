@@ -50,7 +50,8 @@ double gradientSquaredNorm(std::span<Tensor* const> gradients);
 // g ← g · scale, element-wise, for every tensor (host memory).
 void scaleGradients(std::span<Tensor* const> gradients, float scale);
 
-// The global gradient norms a replica has seen (1-based optimizer steps of this session). Plain
+// The global gradient norms a replica has seen, by optimizer step of this session (1-based: the
+// n-th step() of the replica's solver, a half-precision step skipped for overflow included). Plain
 // data with a host-device observe(): a GPU keeps one in its memory (CudaSolver).
 struct GradientNorms {
   double last = std::numeric_limits<double>::quiet_NaN();     // the last step's; NaN before any
@@ -60,15 +61,15 @@ struct GradientNorms {
   // the last step quotes the norms before it.
   double largestBefore = std::numeric_limits<double>::quiet_NaN();
   int64_t largestBeforeStep = 0;
-  int64_t steps = 0;                                           // steps observed
+  int64_t steps = 0;                                           // the last step observed
   int64_t clippedSteps = 0;                                    // steps whose gradient was scaled down
   // The first step whose norm was not finite (0: none); its update was skipped.
   int64_t firstNonFiniteStep = 0;
 
-  NS_HOST_DEVICE void observe(double norm, bool clipped) {
+  NS_HOST_DEVICE void observe(double norm, bool clipped, int64_t step) {
     largestBefore = largest;
     largestBeforeStep = largestStep;
-    ++steps;
+    steps = step;
     last = norm;
     if (clipped) ++clippedSteps;
     if (!(norm - norm == 0.0)) {  // not finite

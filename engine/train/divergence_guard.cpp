@@ -7,13 +7,6 @@
 
 namespace netsmith {
 
-std::optional<std::string> DivergenceGuard::observe(double meanLoss, int64_t epoch, int64_t iteration,
-                                                    int64_t globalIteration) {
-  const std::optional<std::string> reason = check(meanLoss);
-  if (!reason) return std::nullopt;
-  return format("{} at epoch {}, iteration {} (global iteration {})", *reason, epoch, iteration, globalIteration);
-}
-
 std::optional<std::string> DivergenceGuard::check(double meanLoss) {
   if (!std::isfinite(meanLoss)) return format("the training loss became {}", meanLoss);
   if (m_count > 0) {

@@ -37,11 +37,9 @@ class DivergenceGuard {
   static constexpr double kFactor = 1000;
   static constexpr double kFloor = 1000;
 
-  // The reason when `meanLoss` (per sample) says the run diverged, else nullopt; it names the
-  // iteration ("epoch 2, iteration 5 (global iteration 101)", 1-based). Called every iteration:
-  // nothing is formatted unless the run diverged.
-  std::optional<std::string> observe(double meanLoss, int64_t epoch, int64_t iteration, int64_t globalIteration);
-  // The same without the position: "the training loss became inf", or nullopt.
+  // The reason when `meanLoss` (per sample) says the run diverged ("the training loss became
+  // inf"), else nullopt; the report adds the position (divergenceMessage). Called every
+  // iteration: nothing is formatted unless the run diverged.
   std::optional<std::string> check(double meanLoss);
 
   double level() const { return m_count ? m_sum / m_count : 0; }

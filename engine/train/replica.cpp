@@ -349,7 +349,7 @@ void Replica::queueOptimizerStep(double lr, StepFigures& f) {
     // Note [Gradient clipping]: the all-reduced gradient's norm, the same on every worker.
     const double norm = std::sqrt(gradientSquaredNorm(m_gradients));
     const float scale = clipScale(norm, m_plan.optimizer.clipGradientNorm);
-    m_norms.observe(norm, scale != 1.0f);
+    m_norms.observe(norm, scale != 1.0f, m_norms.steps + 1);
     if (std::isfinite(norm)) {  // else the step is skipped: the run fails on it (Note [Divergence])
       if (scale != 1.0f) scaleGradients(m_gradients, scale);
       m_optimizer->step(m_slots, lr);

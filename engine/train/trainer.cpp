@@ -87,7 +87,8 @@ bool TrainingRun::trainIteration(std::span<const int64_t> order, RunControl& con
   if (!diverged && m_replicas[0]->lastGradientNonFinite())
     diverged = format("the global gradient norm became {}", m_replicas[0]->gradientNorms().last);
   if (diverged) {
-    pendingFailure = reportDivergence(*diverged, logical, epoch, iteration, lr, onWorkers);
+    pendingFailure =
+        reportDivergence(*diverged, logical, epoch, iteration, m_position.globalIteration(), lr, onWorkers);
     return true;
   }
   m_position.addTrainingLoss(lossSum, batch);
@@ -273,6 +274,7 @@ TrainResult TrainingRun::run() {
       m_figures.startEpoch();
       m_position.startEpochClock();
       trainEpochIterations(order, control, pendingFailure);
+      if (leader && pendingFailure.empty()) pendingFailure = checkSkippedGradients(order);
       m_sync.agreeOrThrow(pendingFailure);
       if (m_position.epochUnfinished()) {  // stopped
         m_position.stopEpochClock();

@@ -84,11 +84,17 @@ class TrainingRun {
   template <typename Loop>
   void trainAsTeam(const Loop& loop);
   void emitIteration(int64_t iteration, double batchLoss, double lr);
-  // Note [Divergence]: the leader's report of a divergence detected after the step of `logical`
-  // (the diagnosis pass on worker 0, through onWorkers); keeps it for fail() and returns the
-  // failure message (training_run_divergence.cpp).
+  // Note [Divergence]: the leader's report of a divergence detected at the step of `logical`
+  // (`epoch` and `iteration` 0-based, `globalIteration` 1-based; the diagnosis pass on worker 0,
+  // through onWorkers); keeps it for fail() and returns the failure message
+  // (training_run_divergence.cpp).
   std::string reportDivergence(const std::string& reason, std::span<const int64_t> logical, int64_t epoch,
-                               int64_t iteration, double lr, const WorkerRunner& onWorkers);
+                               int64_t iteration, int64_t globalIteration, double lr, const WorkerRunner& onWorkers);
+  // Note [Gradient clipping]: after an epoch's steps (`order`: its sample order), the leader asks
+  // worker 0's solver whether a step's gradient was not finite (a GPU skips such an update on the
+  // device, and says so only when asked: one wait per epoch); the failure message when one was,
+  // else empty.
+  std::string checkSkippedGradients(std::span<const int64_t> order);
   TrainResult fail(TrainResult result, const std::string& message);
 
   const TrainOptions& m_options;

@@ -8,12 +8,13 @@
 namespace netsmith::training {
 
 std::string TrainingRun::reportDivergence(const std::string& reason, std::span<const int64_t> logical, int64_t epoch,
-                                          int64_t iteration, double lr, const WorkerRunner& onWorkers) {
+                                          int64_t iteration, int64_t globalIteration, double lr,
+                                          const WorkerRunner& onWorkers) {
   DivergenceFacts facts;
   facts.reason = reason;
   facts.epoch = epoch + 1;
   facts.iteration = iteration + 1;
-  facts.globalIteration = m_position.globalIteration();
+  facts.globalIteration = globalIteration;
   facts.learningRate = lr;
   facts.firstGlobalIteration = m_sessionFirstGlobalIteration;
   facts.project = &m_project;
@@ -32,6 +33,22 @@ std::string TrainingRun::reportDivergence(const std::string& reason, std::span<c
   if (!diagnosisFailure.empty()) m_divergenceReport->finding = "the diagnosis pass failed: " + diagnosisFailure;
   m_divergenceMessage = divergenceMessage(*m_divergenceReport);
   return m_divergenceMessage;
+}
+
+std::string TrainingRun::checkSkippedGradients(std::span<const int64_t> order) {
+  const GradientNorms norms = m_replicas[0]->gradientNorms();  // the workers are idle
+  if (norms.firstNonFiniteStep == 0) return {};
+  // The step's place in this epoch (each epoch ends with this check, so it is one of this epoch's):
+  // its 0-based global index, then its iteration among the epoch's.
+  const int64_t global = m_sessionFirstGlobalIteration + norms.firstNonFiniteStep - 1;
+  const int64_t iteration = m_position.iteration() - (m_position.globalIteration() - global);
+  const int64_t batch = m_plan.logicalBatch;
+  NS_CHECK(iteration >= 0 && (iteration + 1) * batch <= static_cast<int64_t>(order.size()),
+           "a gradient became non-finite at global iteration {}, which is not in this epoch", global + 1);
+  const std::span<const int64_t> logical(order.data() + iteration * batch, static_cast<size_t>(batch));
+  return reportDivergence("the global gradient norm was not finite (its update was skipped on the device)", logical,
+                          m_position.epoch(), iteration, global + 1, m_schedule->at(global),
+                          [this](const WorkerPool::Task& task) { m_pool->runOnAll(task); });
 }
 
 }  // namespace netsmith::training

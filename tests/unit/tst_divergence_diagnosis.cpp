@@ -156,9 +156,9 @@ class DivergenceDiagnosisTest : public QObject {
     facts.globalIteration = 3;
     facts.learningRate = 2e6;  // 2 devices, scale_lr
     facts.finding = DivergenceFinding{"fc2", 3, "forward", "its output became inf"};
-    facts.norms.observe(4.0, false);
-    facts.norms.observe(7.5, false);
-    facts.norms.observe(1e30, false);  // the failing step's own gradient: not a norm to clip at
+    facts.norms.observe(4.0, false, 1);
+    facts.norms.observe(7.5, false, 2);
+    facts.norms.observe(1e30, false, 3);  // the failing step's own gradient: not a norm to clip at
     facts.firstGlobalIteration = 0;
     facts.project = &project;
     const protocol::Divergence d = explainDivergence(facts);

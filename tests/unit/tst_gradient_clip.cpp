@@ -151,18 +151,19 @@ class GradientClipTest : public QObject {
   void normRecord() {
     GradientNorms n;
     QVERIFY(std::isnan(n.largest));
-    n.observe(2, false);
-    n.observe(5, true);
-    n.observe(3, false);
+    n.observe(2, false, 1);
+    n.observe(5, true, 2);
+    n.observe(3, false, 3);
     QCOMPARE(n.largest, 5.0);
     QCOMPARE(n.largestStep, int64_t{2});
-    n.observe(std::numeric_limits<double>::infinity(), false);
+    n.observe(std::numeric_limits<double>::infinity(), false, 4);
     QCOMPARE(n.firstNonFiniteStep, int64_t{4});
     QCOMPARE(n.largest, 5.0);
-    n.observe(9, false);
+    n.observe(9, false, 6);  // step 5 was not observed (a half-precision overflow)
     QCOMPARE(n.largestBefore, 5.0);
     QCOMPARE(n.largestBeforeStep, int64_t{2});
-    QCOMPARE(n.largestStep, int64_t{5});
+    QCOMPARE(n.largestStep, int64_t{6});
+    QCOMPARE(n.steps, int64_t{6});
     QCOMPARE(n.clippedSteps, int64_t{1});
   }
 

@@ -60,13 +60,13 @@ __global__ void __launch_bounds__(kReduceThreads) normSquaresKernel(const Chunk*
 // Second kernel: every block computes the norm from all partials (the same bits), block 0 records
 // it and the skip flag, and each block scales its chunk when the norm is above the clip.
 __global__ void clipKernel(const Chunk* chunks, const double* partials, int64_t count, double maxNorm,
-                           GradientNorms* record, int* skip) {
+                           GradientNorms* record, int64_t step, int* skip) {
   __shared__ float scale;
   if (threadIdx.x == 0) {
     const double norm = solver::normOfPartials(partials, count);
     scale = clipScale(norm, maxNorm);
     if (blockIdx.x == 0) {
-      record->observe(norm, scale != 1.0f);
+      record->observe(norm, scale != 1.0f, step);
       *skip = norm - norm == 0.0 ? 0 : 1;
     }
   }
@@ -200,6 +200,7 @@ class CudaSolver final : public DeviceSolver {
       NS_CHECK(slot.value && slot.grad && slot.grad->shape() == slot.value->shape(),
                "optimizer: parameter '{}' has no gradient of its shape", slot.name);
     prepareTable(slots);
+    ++m_calls;  // Note [Gradient clipping]: the record numbers steps by call, overflows included
     if (m_chunks.empty()) return;
     const cudaStream_t stream = m_device.stream();
     const unsigned blocks = static_cast<unsigned>(m_chunks.size());
@@ -235,7 +236,7 @@ class CudaSolver final : public DeviceSolver {
         m_goodSteps = 0;
       }
     }
-    queueNormAndClip(blocks);
+    queueNormAndClip(blocks, m_calls);
     const bool l2 = m_l2 && m_weightDecay != 0;
     const solvers::StepInput in{m_hyper, lr, m_baseLr, m_weightDecay, m_steps + 1};
     const bool known = solvers::All::with(m_solver, [&](auto solverTag) {
@@ -354,7 +355,7 @@ class CudaSolver final : public DeviceSolver {
   }
 
   // Note [Gradient clipping]: the two kernels (or their bodies on the simulated GPUs' host).
-  void queueNormAndClip(unsigned blocks) {
+  void queueNormAndClip(unsigned blocks, int64_t step) {
     const cudaStream_t st = m_device.stream();
     GpuRuntime& runtime = gpuRuntime();
     m_device.makeCurrent();
@@ -373,7 +374,7 @@ class CudaSolver final : public DeviceSolver {
       NS_CUDA_CHECK(runtime.launchHost(st, "gradient clip", [=](DeviceMemoryAccess& m) {
         const double norm = solver::normOfPartials(m.at(partials, blocks), blocks);
         const float scale = clipScale(norm, maxNorm);
-        m.at(record, 1)->observe(norm, scale != 1.0f);
+        m.at(record, 1)->observe(norm, scale != 1.0f, step);
         *m.at(skip, 1) = std::isfinite(norm) ? 0 : 1;
         if (scale != 1.0f)
           forEachChunk(m, table, blocks, [&](const Chunk& c) {
@@ -384,7 +385,7 @@ class CudaSolver final : public DeviceSolver {
     }
     normSquaresKernel<<<blocks, kReduceThreads, 0, st>>>(table, partials);
     NS_CUDA_CHECK_LAUNCH();
-    clipKernel<<<blocks, kThreads, 0, st>>>(table, partials, blocks, maxNorm, record, skip);
+    clipKernel<<<blocks, kThreads, 0, st>>>(table, partials, blocks, maxNorm, record, step, skip);
     NS_CUDA_CHECK_LAUNCH();
   }
 
@@ -460,6 +461,7 @@ class CudaSolver final : public DeviceSolver {
   // Note [Gradient clipping]: the clip (0: off), each chunk's Σg², the record of the norms and the
   // flag that skips the update of a non-finite gradient (device memory).
   double m_clipNorm = 0;
+  int64_t m_calls = 0;  // step() calls of this session: the record's step numbers
   double* m_normPartials = nullptr;
   GradientNorms* m_norms = nullptr;
   int* m_skip = nullptr;
