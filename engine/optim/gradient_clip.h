@@ -23,7 +23,12 @@
 // the gradients (a small part of a step, which passes over them several times), and it gives the
 // largest gradient norm the divergence report names and the check that a gradient turned
 // non-finite. A non-finite norm skips the solver's step (the parameters stay those the failing
-// step started from, which the divergence diagnosis then examines); the run fails on it.
+// step started from, which the divergence diagnosis then examines), and the run fails on it: CPU
+// workers know the norm at once and the trainer fails at that iteration; a GPU keeps its record
+// (GradientNorms, below) in device memory and skips the update there, and the host reads the record
+// only when a run diverged (the largest norm for the report) and once at each epoch's end (a
+// skipped gradient whose loss stayed finite fails the run then, naming its iteration): no step
+// waits for it.
 #pragma once
 
 #include <cmath>
