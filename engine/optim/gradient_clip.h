@@ -8,11 +8,13 @@
 // (optimizer.clip_gradient_norm), multiplies every element by the float clipScale(‖g‖, c) =
 // c / ‖g‖. The norm is the all-reduced gradient's, so it is the clip of the logical batch, the same
 // on every worker and whatever the device count:
-//   - CPU workers add the squares in double, parameter by parameter in the slots' order, element
-//     by element with four interleaved partial sums combined in one fixed order
-//     (gradientSquaredNorm); the gradients are the same bits on every worker after the all-reduce,
-//     so every worker gets the same scale, and in reproducible mode (same gradients bit for bit on
-//     1, 2 or 4 devices) the same parameters.
+//   - CPU workers add the squares in double (GradientSquaredNorm): each tensor is cut into pieces
+//     of kNormPieceFloats, each piece is summed in element order (four interleaved partial sums
+//     combined in one fixed order), on the worker's OpenMP threads when the gradient is large,
+//     and the pieces' sums are added in piece order, so the result depends only on the values,
+//     not on the thread count; the gradients are the same bits on every worker after the
+//     all-reduce, so every worker gets the same scale, and in reproducible mode (same gradients
+//     bit for bit on 1, 2 or 4 devices) the same parameters.
 //   - A GPU (CudaSolver) adds them on the device in a fixed order too (one block per chunk of the
 //     fused step's table, each a fixed lane split and tree, Note [Deterministic GPU reductions];
 //     then the chunks' partials in chunk order), and the scale is computed and applied on the device
@@ -20,7 +22,8 @@
 //     are unscaled (and checked for overflow) first, so the clip sees the true gradient.
 // A clip that does not trigger (‖g‖ <= c) multiplies nothing: the run is bit for bit the one
 // without a clip. The norm is computed on every step even with clipping off: it costs one pass over
-// the gradients (a small part of a step, which passes over them several times), and it gives the
+// the gradients (the MLP sample's 670k: 0.27 ms on one thread of the 2-core build machine, half of
+// that on two; a step passes over them several times), and it gives the
 // largest gradient norm the divergence report names and the check that a gradient turned
 // non-finite. A non-finite norm skips the solver's step (the parameters stay those the failing
 // step started from, which the divergence diagnosis then examines), and the run fails on it: CPU
@@ -35,6 +38,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <vector>
 
 #include "engine/core/host_device.h"
 #include "engine/core/tensor.h"
@@ -49,8 +53,22 @@ NS_HOST_DEVICE inline float clipScale(double norm, double maxNorm) {
   return static_cast<float>(maxNorm / norm);
 }
 
-// Σ g² over the tensors in order (host memory), in double (Note [Gradient clipping]).
-double gradientSquaredNorm(std::span<Tensor* const> gradients);
+// Σ g² over the tensors (host memory), in double, in the fixed order of Note [Gradient clipping].
+// Keeps its work lists between calls, so a step allocates nothing once it has run (Note [No
+// allocation per step], engine/model/network.cpp); one instance per worker.
+class GradientSquaredNorm {
+ public:
+  static constexpr int64_t kNormPieceFloats = 16384;
+  double operator()(std::span<Tensor* const> gradients);
+
+ private:
+  struct Piece {
+    const float* g;
+    int64_t n;
+  };
+  std::vector<Piece> m_pieces;
+  std::vector<double> m_sums;
+};
 
 // g ← g · scale, element-wise, for every tensor (host memory).
 void scaleGradients(std::span<Tensor* const> gradients, float scale);

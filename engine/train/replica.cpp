@@ -347,7 +347,7 @@ void Replica::queueOptimizerStep(double lr, StepFigures& f) {
     m_solver->step(m_slots, lr);
   } else {
     // Note [Gradient clipping]: the all-reduced gradient's norm, the same on every worker.
-    const double norm = std::sqrt(gradientSquaredNorm(m_gradients));
+    const double norm = std::sqrt(m_squaredNorm(m_gradients));
     const float scale = clipScale(norm, m_plan.optimizer.clipGradientNorm);
     m_norms.observe(norm, scale != 1.0f, m_norms.steps + 1);
     if (std::isfinite(norm)) {  // else the step is skipped: the run fails on it (Note [Divergence])

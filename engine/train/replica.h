@@ -162,6 +162,7 @@ class Replica {
   std::unique_ptr<Optimizer> m_optimizer;
   std::unique_ptr<DeviceSolver> m_solver;  // devices whose memory the host cannot touch
   GradientNorms m_norms;                   // CPU workers' (a DeviceSolver keeps its own)
+  GradientSquaredNorm m_squaredNorm;       // CPU workers' norm (Note [Gradient clipping])
   bool m_optimizerViewOut = false;         // optimizer() handed out the host state since the last step
   std::vector<ParamSlot> m_slots;
   std::vector<Tensor*> m_runningStats;     // non-trainable blobs (BatchNormalization's mean, var)

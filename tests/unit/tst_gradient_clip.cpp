@@ -5,6 +5,8 @@
 // skips the update. The in-process runs on 1 and 2 workers are tst_gradient_clipping's.
 #include <QtTest>
 
+#include <omp.h>
+
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -79,7 +81,7 @@ struct Worker {
     std::vector<Tensor*> grads;
     for (const ParameterRef& p : replica->network().kernelParameters())
       if (p.grad) grads.push_back(p.grad);
-    return std::sqrt(gradientSquaredNorm(grads));
+    return std::sqrt(GradientSquaredNorm()(grads));
   }
 };
 
@@ -105,10 +107,28 @@ class GradientClipTest : public QObject {
     Tensor a({3}), b({1});
     a[0] = 3, a[1] = 0, a[2] = -4, b[0] = 12;
     std::vector<Tensor*> grads{&a, &b};
-    QCOMPARE(gradientSquaredNorm(grads), 169.0);
+    GradientSquaredNorm squaredNorm;
+    QCOMPARE(squaredNorm(grads), 169.0);
     scaleGradients(grads, 0.5f);
     QCOMPARE(a[2], -2.0f);
     QCOMPARE(b[0], 6.0f);
+    // Pieces on several threads or on one: the same bits (a tensor of 5 pieces and a small one).
+    Tensor big({5 * GradientSquaredNorm::kNormPieceFloats + 3}), small({7});
+    Rng rng(9);
+    for (int64_t i = 0; i < big.size(); ++i) big[i] = rng.uniform(-1.0f, 1.0f);
+    for (int64_t i = 0; i < small.size(); ++i) small[i] = rng.uniform(-1.0f, 1.0f);
+    std::vector<Tensor*> both{&big, &small};
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const double one = squaredNorm(both);
+    omp_set_num_threads(std::max(threads, 3));
+    const double several = squaredNorm(both);
+    omp_set_num_threads(threads);
+    QCOMPARE(several, one);
+    double serial = 0;
+    for (const Tensor* t : both)
+      for (int64_t i = 0; i < t->size(); ++i) serial += double((*t)[i]) * double((*t)[i]);
+    QVERIFY(std::abs(one - serial) <= 1e-12 * serial);
   }
 
   // The first step's norm, unclipped; then a clip at a tenth of it.
