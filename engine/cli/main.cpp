@@ -1,4 +1,4 @@
-// netsmith-cli: train, validate, dataset, ops, devices. The engine's command line; the GUI drives the
+// netsmith-cli: train, validate, dataset, diff, ops, devices. The engine's command line; the GUI drives the
 // same `train --events -` (DESIGN.md §7).
 #include <unistd.h>
 
@@ -15,10 +15,12 @@
 #include "engine/protocol/json_fields.h"
 #include "engine/cli/args.h"
 #include "engine/cli/dataset_command.h"
+#include "engine/cli/diff_command.h"
 #include "engine/cli/eval_commands.h"
 #include "engine/cli/import_command.h"
 #include "engine/cli/progress_bar.h"
 #include "engine/cli/project_command.h"
+#include "engine/cli/lr_find_command.h"
 #include "engine/cli/sweep_command.h"
 #include "engine/devices/device_factory.h"
 #include "engine/comm/mpi_job.h"
@@ -102,7 +104,7 @@ const CommandSpec kDevices{"devices",
                            0,
                            0};
 
-const std::vector<const CommandSpec*> kCommands{&kTrain, &kSweep, &kValidate, &kEvaluate, &kInfer, &kExport, &kImport, &kDataset, &kProject, &kOps, &kDevices};
+const std::vector<const CommandSpec*> kCommands{&kTrain, &kSweep, &kLrFind, &kValidate, &kEvaluate, &kInfer, &kExport, &kImport, &kDataset, &kProject, &kDiff, &kOps, &kDevices};
 
 std::string mainHelp() {
   std::string s =
@@ -350,6 +352,12 @@ int runSweepWithSignals(const ParsedArgs& args) {
   return runSweep(args);
 }
 
+int runLrFindWithSignals(const ParsedArgs& args) {
+  std::signal(SIGINT, onStopSignal);
+  std::signal(SIGTERM, onStopSignal);
+  return runLrFind(args);
+}
+
 int dispatch(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
@@ -363,14 +371,14 @@ int dispatch(int argc, char** argv) {
     return kExitOk;
   }
   const std::map<std::string, int (*)(const ParsedArgs&)> handlers{
-      {"train", runTrain},       {"sweep", runSweepWithSignals}, {"validate", runValidate}, {"evaluate", runEvaluate},
+      {"train", runTrain},       {"sweep", runSweepWithSignals}, {"lr-find", runLrFindWithSignals}, {"validate", runValidate}, {"evaluate", runEvaluate},
       {"infer", runInfer},       {"export", runExport},          {"import", runImport},     {"dataset", runDataset},
-      {"project", runProject},   {"ops", runOps},                {"devices", runDevices}};
+      {"project", runProject},   {"diff", runDiff},              {"ops", runOps},           {"devices", runDevices}};
   const auto it = handlers.find(args[0]);
   if (it == handlers.end()) {
     std::fprintf(stderr,
-                 "netsmith-cli: unknown command '%s' (commands: train, sweep, validate, evaluate, infer, export, import, project, "
-                 "dataset, ops, devices; see --help)\n",
+                 "netsmith-cli: unknown command '%s' (commands: train, sweep, lr-find, validate, evaluate, infer, export, import, project, "
+                 "dataset, diff, ops, devices; see --help)\n",
                  args[0].c_str());
     return kExitUsage;
   }

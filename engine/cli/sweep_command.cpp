@@ -1,23 +1,14 @@
-#include "engine/protocol/json_fields.h"
 #include "engine/cli/sweep_command.h"
 
-#include <unistd.h>
-
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <mutex>
-#include <thread>
 
-#include "engine/backend/cpu/cpu_device.h"
 #include "engine/core/error.h"
-#include "engine/core/text_files.h"
 #include "engine/project/project_io.h"
+#include "engine/protocol/json_fields.h"
+#include "engine/study/study_runner.h"
 #include "engine/train/parallel_plan.h"
-#include "engine/train/trainer.h"
 
 namespace fs = std::filesystem;
 
@@ -25,307 +16,273 @@ namespace netsmith::cli {
 
 const CommandSpec kSweep{
     "sweep",
-    "PROJECT.nsproj --set KEY=V1,V2,... [--set ...] [--queue OTHER.nsproj ...] [options]",
-    "Trains one project several times with other settings, one training per device at a time.",
-    "Each --set gives a project key as a JSON path (optimizer.alpha, config.batch_size, ...) and its\n"
-    "values; several --set make every combination. --queue adds other projects, each trained once with\n"
-    "its own settings after the combinations. The trainings wait in a queue; each device takes\n"
-    "the next one when it is free, and each gets its own run folder in <project>.runs/, which the\n"
-    "console's run history overlays. A summary table (or --json) ends the sweep.\n"
-    "Exit status: 0 all completed, 1 some failed, 2 bad command line, 3 stopped.",
-    {{"--set", "KEY=V1,V2,...", "a project key and the values to try (repeatable)", true},
-     {"--queue", "PROJECT.nsproj", "another project to train once, with its own settings (repeatable)", true},
-     {"--devices", "LIST", "the devices to spread the trainings over (default: parallel.devices)"},
+    "PROJECT.nsproj (--set KEY=V1,V2,... | --range KEY=LOW..HIGH[:log][:int]) ... [options]\n"
+    "       netsmith-cli sweep --resume STUDY_FOLDER [--trials N] [--time-budget T] [--devices LIST]",
+    "Runs a study: trains one project many times with other settings, searching a grid, at random or by TPE.",
+    "Each --set gives a project key and values to choose from; each --range a numeric range (:log samples\n"
+    "in log space, :int takes whole numbers). A key is a JSON path of the project (optimizer.alpha,\n"
+    "config.batch_size, optimizer.solver, config.precision) or network.BLOCK.FIELD for a layer's parameter\n"
+    "(network.conv1.outmaps). --search grid (the default) trains every combination of the --set values;\n"
+    "random draws each trial's values; bayes draws them where the better trials so far lie (a tree-\n"
+    "structured Parzen estimator after 4 random trials). Trials wait in a queue; each device (or group\n"
+    "of --devices-per-trial devices) takes the next one when it is free, and each trial gets its own run\n"
+    "folder in <project>.runs/, which the console's run history overlays. With --early-stop asha (the\n"
+    "default of random and bayes) or median, a trial whose validation error falls behind its peers' at\n"
+    "the same epoch stops early and frees its devices. --queue adds other projects to a grid, each\n"
+    "trained once with its own settings. The study lives in <project>.runs/<stamp>-sweep/ (study.json,\n"
+    "trials.jsonl, summary.json); after Ctrl-C or a kill, --resume continues it with the same trials.\n"
+    "Exit status: 0 all ended (completed or stopped early), 1 some failed, 2 bad command line, 3 stopped.",
+    {{"--set", "KEY=V1,V2,...", "a project key and the values to choose from (repeatable)", true},
+     {"--range", "KEY=LOW..HIGH[:log][:int]", "a project key and a numeric range (random and bayes; repeatable)", true},
+     {"--search", "grid|random|bayes", "how trials get their values (default grid)"},
+     {"--trials", "N", "the most trials (default: a grid's every combination; 12 for random and bayes)"},
+     {"--time-budget", "T", "start no trial after T (90s, 30m, 2h) and stop the running ones then"},
+     {"--seed", "N", "the seed of the random draws (default: the project's config.seed)"},
+     {"--early-stop", "off|asha|median", "stop weak trials early (default asha for random and bayes, off for grid)"},
+     {"--early-stop-grace", "N", "no trial stops before epoch N (default 1)"},
+     {"--early-stop-factor", "N", "asha keeps the best 1/N at each rung, rungs at epochs grace*N^k (default 3)"},
+     {"--queue", "PROJECT.nsproj", "another project to train once, with its own settings, after a grid (repeatable)", true},
+     {"--devices", "LIST", "the devices to spread the trials over (default: parallel.devices)"},
+     {"--devices-per-trial", "N", "devices each trial trains on, data-parallel (default 1)"},
+     {"--resume", "STUDY_FOLDER", "continue a stopped or killed study (<project>.runs/<stamp>-sweep)"},
      {"--max-epoch", "N", "override config.max_epoch"},
      {"--early-stopping", "N", "override config.early_stopping (patience in validations; 0: off)"},
      {"--train-samples", "N", "train on the first N training samples only"},
      {"--validation-samples", "N", "validate on the first N validation samples only"},
      {"--json", "", "print the summary as JSON"}},
-    1,
+    0,
     1};
 
 namespace {
 
-struct Setting {
-  std::string path;  // "optimizer.alpha"
-  Json value;
-  std::string text;  // as the user wrote it
-};
+using study::SearchKind;
+using study::SearchParameter;
+using study::StudyDefinition;
+using study::TrialRecord;
 
-struct Job {
-  std::vector<Setting> settings;
-  std::string label;  // "alpha=0.003", or a queued project's file name without .nsproj
-  const Project* source = nullptr;  // the project it trains: PROJECT, or one given with --queue
-  fs::path runs;                    // its <project>.runs folder
-  std::string projectFile;
-  std::string runDir;
-  TrainResult result;
-  std::string device;
-  std::optional<double> finalError;
-  std::optional<double> bestError;
-  int64_t bestEpoch = 0;
-  double seconds = 0;
-};
-
-// "optimizer.alpha=0.001,0.003" -> the key and its values (JSON when they parse, else strings).
-std::vector<Setting> parseSet(const std::string& spec) {
-  const auto eq = spec.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-    throw UsageError{format("--set: expected KEY=V1,V2,... such as optimizer.alpha=0.001,0.003, got '{}'", spec)};
-  const std::string key = spec.substr(0, eq);
-  std::vector<Setting> out;
-  size_t start = eq + 1;
-  while (start <= spec.size()) {
-    const size_t comma = std::min(spec.find(',', start), spec.size());
-    const std::string text = spec.substr(start, comma - start);
-    if (text.empty()) throw UsageError{format("--set {}: an empty value in '{}'", key, spec)};
-    Json value = Json::parse(text, nullptr, false);
-    if (value.is_discarded()) value = text;
-    out.push_back({key, value, text});
-    start = comma + 1;
+std::vector<std::string> lines(const std::string& all) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= all.size()) {
+    const size_t nl = std::min(all.find('\n', start), all.size());
+    out.push_back(all.substr(start, nl - start));
+    start = nl + 1;
   }
   return out;
 }
 
-void setAtPath(Json& j, const std::string& path, const Json& value) {
-  Json* node = &j;
-  size_t start = 0;
-  for (;;) {
-    const size_t dot = path.find('.', start);
-    const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (dot == std::string::npos) {
-      (*node)[part] = value;
-      return;
-    }
-    Json& next = (*node)[part];
-    if (!next.is_object()) throw UsageError{format("--set {}: '{}' is not a section of the project", path, part)};
-    node = &next;
-    start = dot + 1;
+// "90", "90s", "30m", "2h" -> seconds.
+double parseDuration(const std::string& text) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
   }
+  const std::string unit = used ? text.substr(used) : "";
+  const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+  if (!used || scale < 0 || !(v > 0) || !std::isfinite(v))
+    throw UsageError{format("--time-budget: expected a duration such as 90s, 30m or 2h, got '{}'", text)};
+  return v * scale;
 }
-
-std::string lastPart(const std::string& path) { return path.substr(path.rfind('.') + 1); }
-
-// Run folder names: letters, digits and . - = only.
-std::string folderSafe(std::string s) {
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '=') c = '_';
-  return s;
-}
-
-// Collects what the summary needs from one training's events.
-class SweepSink final : public EventSink {
- public:
-  explicit SweepSink(Job& job) : m_job(job) {}
-  // Epoch events, read with engine/protocol's reader (as the GUI's sweep table reads events.jsonl).
-  void publish(const Json& json) override {
-    const auto name = json.find("event");
-    if (name == json.end() || *name != protocol::EpochEvent::kName) return;
-    const protocol::EpochEvent e = protocol::EpochEvent::fromJson(json);
-    if (!e.validationError || !std::isfinite(*e.validationError)) return;
-    const double err = *e.validationError;
-    m_job.finalError = err;
-    if (!m_job.bestError || err < *m_job.bestError) {
-      m_job.bestError = err;
-      m_job.bestEpoch = e.epoch;
-    }
-  }
-
- private:
-  Job& m_job;
-};
 
 std::string percentOrDash(const std::optional<double>& v) { return v ? format("{}%", std::round(*v * 10000) / 100) : "-"; }
+
+std::string statusText(const TrialRecord& t) {
+  if (t.status == "stopped_early") return format("stopped early (epoch {})", t.epochs.empty() ? 0 : t.epochs.back().epoch);
+  return t.status.empty() ? "not run" : t.status;
+}
+
+// The study a command line describes, checked before anything is made.
+StudyDefinition defineStudy(const ParsedArgs& args, const Project& base) {
+  StudyDefinition d;
+  d.projectPath = base.path;
+  try {
+    for (const auto& spec : args.has("--set") ? lines(args.value("--set")) : std::vector<std::string>{})
+      d.parameters.push_back(study::parseChoiceOption(spec));
+    for (const auto& spec : args.has("--range") ? lines(args.value("--range")) : std::vector<std::string>{})
+      d.parameters.push_back(study::parseRangeOption(spec));
+    d.search = study::parseSearchKind(args.has("--search") ? args.value("--search") : "grid", "--search");
+    d.stopping.rule = study::parseStopRule(
+        args.has("--early-stop") ? args.value("--early-stop") : (d.search == SearchKind::Grid ? "off" : "asha"),
+        "--early-stop");
+    if (args.has("--devices")) d.devices = parseDeviceList(args.value("--devices"));
+  } catch (const Error& e) {
+    throw UsageError{e.what()};
+  }
+  if (d.devices.empty()) d.devices = base.parallel.devices;
+  if (args.has("--queue")) {
+    if (d.search != SearchKind::Grid) throw UsageError{"--queue adds projects to a grid sweep only (--search grid)"};
+    for (const auto& q : lines(args.value("--queue"))) {
+      try {
+        d.queued.push_back(loadProject(q).path);
+      } catch (const Error& e) {
+        throw UsageError{format("--queue {}", e.what())};
+      }
+    }
+  }
+  if (d.parameters.empty() && d.queued.empty())
+    throw UsageError{"give at least one --set KEY=V1,V2,... or --range KEY=LOW..HIGH (or --queue other projects)"};
+  d.seed = args.has("--seed") ? static_cast<uint64_t>(*args.nonNegativeInteger("--seed")) : base.config.seed;
+  const bool grid = d.search == SearchKind::Grid;
+  int64_t combinations = 1;
+  for (const auto& p : d.parameters) combinations *= static_cast<int64_t>(p.choices.size());
+  if (auto n = args.positiveInteger("--trials")) d.trialBudget = *n;
+  else d.trialBudget = grid ? combinations : 12;
+  if (args.has("--time-budget")) d.timeBudgetSeconds = parseDuration(args.value("--time-budget"));
+  if (auto n = args.positiveInteger("--devices-per-trial")) d.devicesPerTrial = static_cast<int>(*n);
+  if (static_cast<size_t>(d.devicesPerTrial) > d.devices.size())
+    throw UsageError{format("--devices-per-trial {}: only {} devices to train on", d.devicesPerTrial, d.devices.size())};
+  if (auto n = args.positiveInteger("--early-stop-grace")) d.stopping.graceEpochs = *n;
+  if (auto n = args.positiveInteger("--early-stop-factor")) {
+    if (*n < 2) throw UsageError{"--early-stop-factor: expected 2 or more"};
+    d.stopping.reduction = *n;
+  }
+  if (auto n = args.positiveInteger("--max-epoch")) d.maxEpoch = *n;
+  if (auto n = args.nonNegativeInteger("--early-stopping")) d.earlyStopping = *n;
+  if (auto n = args.positiveInteger("--train-samples")) d.trainSamples = *n;
+  if (auto n = args.positiveInteger("--validation-samples")) d.validationSamples = *n;
+  d.stopping.maxEpoch = d.maxEpoch.value_or(base.config.maxEpoch);
+  try {
+    study::makeSampler(d.search, d.parameters, d.seed);  // a range in a grid is refused here
+  } catch (const Error& e) {
+    if (!d.parameters.empty()) throw UsageError{e.what()};
+  }
+  return d;
+}
+
+// A resume may raise the budgets and move the study to other devices; nothing else changes.
+void refuseChangesOnResume(const ParsedArgs& args) {
+  for (const char* fixed : {"--set", "--range", "--search", "--seed", "--early-stop", "--early-stop-grace",
+                            "--early-stop-factor", "--queue", "--max-epoch", "--early-stopping", "--train-samples",
+                            "--validation-samples"})
+    if (args.has(fixed))
+      throw UsageError{format("--resume continues the study as it was defined: {} cannot change (start a new study)", fixed)};
+  if (!args.positional.empty())
+    throw UsageError{format("--resume takes the study folder, not a project ('{}')", args.positional[0])};
+}
+
+void applyResumeOptions(const ParsedArgs& args, StudyDefinition& d) {
+  if (auto n = args.positiveInteger("--trials")) d.trialBudget = *n;
+  if (args.has("--time-budget")) d.timeBudgetSeconds = parseDuration(args.value("--time-budget"));
+  try {
+    if (args.has("--devices")) d.devices = parseDeviceList(args.value("--devices"));
+  } catch (const Error& e) {
+    throw UsageError{e.what()};
+  }
+  if (auto n = args.positiveInteger("--devices-per-trial")) d.devicesPerTrial = static_cast<int>(*n);
+  if (static_cast<size_t>(d.devicesPerTrial) > d.devices.size())
+    throw UsageError{format("--devices-per-trial {}: only {} devices to train on", d.devicesPerTrial, d.devices.size())};
+}
+
+void printTable(study::StudyFolder& folder) {
+  std::printf("\n%-4s %-30s %-13s %-24s %-12s %-18s %-7s %s\n", "#", "settings", "device", "status", "final error",
+              "best error (epoch)", "seconds", "run folder");
+  const TrialRecord* best = nullptr;
+  for (const TrialRecord& t : folder.trials()) {
+    std::printf("%-4lld %-30s %-13s %-24s %-12s %-18s %-7.0f %s\n", static_cast<long long>(t.index + 1), t.label.c_str(),
+                t.devices.c_str(), statusText(t).c_str(), percentOrDash(t.finalError()).c_str(),
+                (percentOrDash(t.bestError()) + format(" ({})", t.bestEpoch())).c_str(), t.seconds,
+                fs::path(t.runDir).filename().c_str());
+    if (t.bestError() && t.status != "failed" && (!best || *t.bestError() < *best->bestError())) best = &t;
+  }
+  if (best)
+    std::printf("Best: trial %lld, %s: validation error %s at epoch %lld\n", static_cast<long long>(best->index + 1),
+                best->label.c_str(), percentOrDash(best->bestError()).c_str(), static_cast<long long>(best->bestEpoch()));
+  std::printf("Summary: %s\n", (folder.dir() / "summary.json").c_str());
+}
 
 }  // namespace
 
 int runSweep(const ParsedArgs& args) {
-  const std::string projectPath = args.positional[0];
-  if (!args.has("--set") && !args.has("--queue"))
-    throw UsageError{"give at least one --set KEY=V1,V2,... (or --queue other projects)"};
-  std::vector<std::vector<Setting>> axes;
-  if (args.has("--set")) {
-    const std::string all = args.value("--set");
-    size_t start = 0;
-    while (start <= all.size()) {
-      const size_t nl = std::min(all.find('\n', start), all.size());
-      axes.push_back(parseSet(all.substr(start, nl - start)));
-      start = nl + 1;
-    }
-  }
-  const Project base = loadProject(projectPath);
-  // Loaded before anything is made, so a wrong --queue path is refused like a wrong --set.
-  std::vector<Project> queued;
-  if (args.has("--queue")) {
-    const std::string all = args.value("--queue");
-    size_t start = 0;
-    while (start <= all.size()) {
-      const size_t nl = std::min(all.find('\n', start), all.size());
-      try {
-        queued.push_back(loadProject(all.substr(start, nl - start)));
-      } catch (const Error& e) {
-        throw UsageError{format("--queue {}", e.what())};
-      }
-      start = nl + 1;
-    }
-  }
-  std::vector<std::string> devices = base.parallel.devices;
-  if (args.has("--devices")) {
+  std::unique_ptr<study::StudyFolder> folder;
+  if (args.has("--resume")) {
+    refuseChangesOnResume(args);
     try {
-      devices = parseDeviceList(args.value("--devices"));
+      folder = study::StudyFolder::open(args.value("--resume"));
     } catch (const Error& e) {
-      throw UsageError{e.what()};
+      throw UsageError{format("--resume {}", e.what())};
     }
-  }
-
-  // Every combination, first axis slowest; each variant is checked before anything trains.
-  const fs::path project(base.path);
-  const fs::path runs = project.parent_path() / (project.stem().string() + ".runs");
-  fs::create_directories(runs);
-  // The sweep's folder is claimed with one mkdir: two sweeps of a project started in the same
-  // second would otherwise share <stamp>-sweep/ (and overwrite each other's summary and variant
-  // projects). The loser waits for the next second: the run history reads the stamp's format.
-  std::string stamp = timestampFolderName();
-  for (int tries = 0; !fs::create_directory(runs / (stamp + "-sweep")); ++tries) {
-    NS_CHECK(tries < 50, "{}: cannot claim a sweep folder: every second's name is taken", runs.string());
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    stamp = timestampFolderName();
-  }
-  const fs::path variants = runs / (stamp + "-sweep");
-  const auto runsOf = [](const Project& p) {
-    const fs::path file(p.path);
-    return file.parent_path() / (file.stem().string() + ".runs");
-  };
-  std::vector<Job> jobs(1);
-  jobs[0].source = &base;
-  jobs[0].runs = runs;
-  if (axes.empty()) jobs[0].label = project.stem().string();
-  for (const auto& axis : axes) {
-    std::vector<Job> next;
-    for (const Job& j : jobs)
-      for (const Setting& s : axis) {
-        Job k = j;
-        k.settings.push_back(s);
-        k.label += (k.label.empty() ? "" : ",") + lastPart(s.path) + "=" + s.text;
-        next.push_back(k);
-      }
-    jobs = next;
-  }
-  for (const Project& p : queued) {
-    Job job;
-    job.source = &p;
-    job.runs = runsOf(p);
-    job.label = fs::path(p.path).stem().string();
-    jobs.push_back(job);
-  }
-  const int cores = availableCores();
-  const int slots = static_cast<int>(std::min(devices.size(), jobs.size()));
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    Job& job = jobs[i];
-    Json j = projectToPortableJson(*job.source);
-    for (const Setting& s : job.settings) setAtPath(j, s.path, s.value);
-    // One device per training; the trainings running at once share the cores.
-    if (job.source->parallel.threadsPerDevice == 0) j["parallel"]["threads_per_device"] = std::max(1, cores / slots);
-    j["parallel"].erase("worker_load");
-    job.projectFile = (variants / format("{}-{}.nsproj", i + 1, folderSafe(job.label))).string();
-    std::ofstream(job.projectFile) << protocol::jsonText(j, 2) << "\n";
-    try {
-      loadProject(job.projectFile);
-    } catch (const Error& e) {
-      throw UsageError{format("{} {}: {}", job.settings.empty() ? "--queue" : "--set", job.label, e.what())};
-    }
-    job.runDir = (job.runs / format("{}-sweep{}-{}", stamp, i + 1, folderSafe(job.label))).string();
-  }
-
-  const bool json = args.has("--json");
-  if (!json)
-    std::printf("Sweep of '%s': %zu trainings on %s\n", base.name.c_str(), jobs.size(), [&] {
-      std::string s;
-      for (const auto& d : devices) s += (s.empty() ? "" : ", ") + d;
-      return s;
-    }().c_str());
-  std::mutex mutex;
-  size_t nextJob = 0;
-  RunControl control;
-  auto slot = [&](const std::string& device) {
-    for (;;) {
-      Job* job = nullptr;
-      size_t index = 0;
-      {
-        std::lock_guard lock(mutex);
-        if (nextJob >= jobs.size() || control.stopRequested()) return;
-        index = nextJob++;
-        job = &jobs[index];
-        job->device = device;
-        if (!json) std::printf("[%zu/%zu] %s on %s: started\n", index + 1, jobs.size(), job->label.c_str(), device.c_str());
-        std::fflush(stdout);
-      }
-      TrainOptions options;
-      options.projectPath = job->projectFile;
-      options.runDir = job->runDir;
-      options.devices = {device};
-      if (auto n = args.positiveInteger("--max-epoch")) options.maxEpoch = *n;
-      if (auto n = args.nonNegativeInteger("--early-stopping")) options.earlyStopping = *n;
-      if (auto n = args.positiveInteger("--train-samples")) options.trainSamples = *n;
-      if (auto n = args.positiveInteger("--validation-samples")) options.validationSamples = *n;
-      EventBus bus;
-      SweepSink sink(*job);
-      bus.add(&sink);
-      options.events = &bus;
-      options.control = &control;
-      const auto start = std::chrono::steady_clock::now();
-      job->result = runTraining(options);
-      job->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::lock_guard lock(mutex);
-      if (!json)
-        std::printf("[%zu/%zu] %s on %s: %s%s, validation error %s, %.0f s\n", index + 1, jobs.size(), job->label.c_str(),
-                    device.c_str(), job->result.status.c_str(),
-                    job->result.status == "failed" ? (" (" + job->result.message + ")").c_str() : "",
-                    percentOrDash(job->finalError).c_str(), job->seconds);
-      std::fflush(stdout);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int s = 0; s < slots; ++s) threads.emplace_back(slot, devices[static_cast<size_t>(s)]);
-  for (auto& t : threads) t.join();
-
-  Json summary = Json::array();
-  bool failed = false, stopped = false;
-  for (const Job& job : jobs) {
-    Json settings = Json::object();
-    for (const Setting& s : job.settings) settings[s.path] = s.value;
-    const std::string status = job.result.status.empty() ? "not run" : job.result.status;
-    failed = failed || status == "failed";
-    stopped = stopped || status == "stopped" || status == "not run";
-    summary.push_back({{"settings", settings},
-                       {"label", job.label},
-                       {"project", job.source->path},
-                       {"device", job.device},
-                       {"status", status},
-                       {"final_validation_error", job.finalError ? Json(*job.finalError) : Json(nullptr)},
-                       {"best_validation_error", job.bestError ? Json(*job.bestError) : Json(nullptr)},
-                       {"best_epoch", job.bestEpoch},
-                       {"seconds", job.seconds},
-                       {"run", job.runDir},
-                       {"parameters_sha256", job.result.parametersSha256},
-                       {"message", job.result.message}});
-  }
-  std::ofstream(variants / "summary.json") << protocol::jsonText(summary, 2) << "\n";
-  if (json) {
-    std::printf("%s\n", protocol::jsonText(summary, 2).c_str());
+    applyResumeOptions(args, folder->definition());
+    folder->writeDefinition();
   } else {
-    std::printf("\n%-4s %-28s %-7s %-10s %-12s %-18s %-7s %s\n", "#", "settings", "device", "status", "final error",
-                "best error (epoch)", "seconds", "run folder");
-    for (size_t i = 0; i < jobs.size(); ++i) {
-      const Json& r = summary[i];
-      std::printf("%-4zu %-28s %-7s %-10s %-12s %-18s %-7.0f %s\n", i + 1, jobs[i].label.c_str(), jobs[i].device.c_str(),
-                  r["status"].get<std::string>().c_str(), percentOrDash(jobs[i].finalError).c_str(),
-                  (percentOrDash(jobs[i].bestError) + format(" ({})", jobs[i].bestEpoch)).c_str(), jobs[i].seconds,
-                  fs::path(jobs[i].runDir).filename().c_str());
+    if (args.positional.empty()) throw UsageError{"give the project to study (or --resume STUDY_FOLDER)"};
+    const Project base = loadProject(args.positional[0]);
+    StudyDefinition d = defineStudy(args, base);
+    const fs::path project(base.path);
+    folder = study::StudyFolder::create(project.parent_path() / (project.stem().string() + ".runs"), d,
+                                        protocol::jsonText(projectToPortableJson(base), 2) + "\n");
+    // A grid's trials are all known: each is written and checked before anything trains, and
+    // logged, so a resume runs exactly them. A search's first trial is, and its ranges' ends.
+    const auto sampler = d.parameters.empty() ? nullptr : study::makeSampler(d.search, d.parameters, d.seed);
+    const bool grid = d.search == SearchKind::Grid;
+    const int64_t known = grid ? study::plannedTrials(d) : 1;
+    const int64_t fromGrid = study::plannedTrials(d) - static_cast<int64_t>(d.queued.size());
+    for (int64_t i = 0; i <= known; ++i) {
+      study::TrialValues values;
+      try {
+        if (i == known) {
+          if (!grid) study::checkRangeEnds(*folder, folder->trials().front().values);
+          break;
+        }
+        if (sampler && i < fromGrid) values = sampler->suggest(i, {});
+        folder->trials().push_back(study::prepareTrial(*folder, i, values));
+      } catch (const Error& e) {
+        std::error_code ignored;
+        const fs::path dir = folder->dir();
+        folder.reset();
+        fs::remove_all(dir, ignored);  // nothing trained: the study never began
+        std::string given;
+        for (size_t k = 0; k < values.size(); ++k)
+          given += (given.empty() ? "" : " ") + format("--set {}={}", d.parameters[k].name(), d.parameters[k].valueText(values[k]));
+        if (!grid && !values.empty()) given = format("trial 1 ({})", study::trialLabel(d.parameters, values));
+        throw UsageError{i == known ? std::string(e.what())
+                                    : format("{}: {}", given.empty() ? "--queue" : given, e.what())};
+      }
+      folder->logTrial(folder->trials().back(), 0);
     }
-    std::printf("Summary: %s\n", (variants / "summary.json").c_str());
   }
-  return failed ? 1 : stopped ? 3 : 0;
+  const StudyDefinition& d = folder->definition();
+  const bool json = args.has("--json");
+  const auto planned = study::plannedTrials(d);
+  if (!json) {
+    std::string devices;
+    for (const auto& dev : d.devices) devices += (devices.empty() ? "" : ", ") + dev;
+    std::printf("%s study of '%s': %lld trials on %s%s\n", args.has("--resume") ? "Resumed" : "A",
+                study::searchKindName(d.search).c_str(), static_cast<long long>(planned), devices.c_str(),
+                d.devicesPerTrial > 1 ? format(" ({} per trial)", d.devicesPerTrial).c_str() : "");
+    std::printf("Study folder: %s\n", folder->dir().c_str());
+    std::fflush(stdout);
+  }
+  const auto line = [&](const TrialRecord& t, const std::string& what) {
+    if (json) return;
+    std::printf("[%lld/%lld] %s on %s: %s\n", static_cast<long long>(t.index + 1), static_cast<long long>(planned),
+                t.label.c_str(), t.devices.empty() ? "-" : t.devices.c_str(), what.c_str());
+    std::fflush(stdout);
+  };
+  study::StudyEvents events;
+  events.trialStarted = [&](const TrialRecord& t) { line(t, fs::exists(fs::path(t.runDir) / "run.json") ? "resumed" : "started"); };
+  events.trialEnded = [&](const TrialRecord& t) {
+    std::string what = statusText(t);
+    if (t.status == "failed") what += " (" + t.message + ")";
+    else if (t.stoppedEarly) what += ": " + *t.stoppedEarly;
+    else if (t.status == "stopped") what += " (" + t.message + ")";
+    if (t.ended()) what += format(", validation error {}, {} s", percentOrDash(t.finalError()), std::lround(t.seconds));
+    else what = "stopped: `sweep --resume` continues it";
+    line(t, what);
+  };
+  RunControl control;
+  const study::StudyOutcome outcome = study::StudyRunner(*folder, events).run(control);
+  if (json) {
+    std::printf("%s\n", protocol::jsonText(folder->summary(), 2).c_str());
+  } else {
+    printTable(*folder);
+    if (outcome.timeBudgetSpent) std::printf("The time budget ran out.\n");
+    if (outcome.interrupted)
+      std::printf("Stopped: continue with  netsmith-cli sweep --resume %s\n", folder->dir().c_str());
+  }
+  return outcome.anyFailed ? 1 : outcome.interrupted ? 3 : 0;
 }
 
 }  // namespace netsmith::cli

@@ -121,8 +121,24 @@ LearningRateSchedule::LearningRateSchedule(const OptimizerConfig& cfg, double ba
   if (cfg.lrSchedule == "exponential") m_kind = Kind::Exponential;
 }
 
+LearningRateSchedule LearningRateSchedule::rangeTest(double low, double high, int64_t iterations) {
+  NS_CHECK(std::isfinite(low) && std::isfinite(high) && low > 0 && low < high,
+           "learning-rate range test: expected 0 < low < high, got {} and {}", low, high);
+  NS_CHECK(iterations >= 2, "learning-rate range test: expected at least 2 iterations, got {}", iterations);
+  LearningRateSchedule s;
+  s.m_kind = Kind::RangeTest;
+  s.m_base = low;
+  s.m_high = high;
+  s.m_total = iterations;
+  return s;
+}
+
 double LearningRateSchedule::at(int64_t iteration) const {
   NS_CHECK(iteration >= 0, "learning-rate schedule: iteration must be >= 0, got {}", iteration);
+  if (m_kind == Kind::RangeTest) {
+    const double t = std::min(1.0, double(iteration) / double(m_total - 1));
+    return m_base * std::pow(m_high / m_base, t);
+  }
   double lr = m_base;
   if (m_multiplier != 1.0) lr *= std::pow(m_multiplier, double(iteration / m_interval));
   if (iteration < m_warmup) lr *= double(iteration + 1) / double(m_warmup);
@@ -141,6 +157,8 @@ double LearningRateSchedule::at(int64_t iteration) const {
     case Kind::Exponential:
       lr *= std::pow(m_gamma, double(p / m_iterationsPerEpoch));
       break;
+    case Kind::RangeTest:
+      break;  // returned above
   }
   return lr;
 }

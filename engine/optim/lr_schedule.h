@@ -39,6 +39,10 @@ class LearningRateSchedule {
   static std::vector<std::string> names();
   static Json defaultParameters(const std::string& schedule);
 
+  // The learning-rate range test's ramp (Note [Learning-rate range test], engine/study/
+  // lr_range_test.h): low · (high / low)^(i / (iterations − 1)) at iteration i, held at high after.
+  static LearningRateSchedule rangeTest(double low, double high, int64_t iterations);
+
   double at(int64_t iteration) const;
 
   double baseLearningRate() const { return m_base; }
@@ -46,14 +50,16 @@ class LearningRateSchedule {
   int64_t totalIterations() const { return m_total; }
 
  private:
-  enum class Kind { None, Cosine, Step, Exponential };
+  enum class Kind { None, Cosine, Step, Exponential, RangeTest };
+  LearningRateSchedule() = default;
 
-  double m_base;
-  double m_multiplier;
-  int64_t m_interval;
-  int64_t m_iterationsPerEpoch;
-  int64_t m_total;
-  int64_t m_warmup;
+  double m_base = 0;
+  double m_multiplier = 1;
+  int64_t m_interval = 1;
+  int64_t m_iterationsPerEpoch = 1;
+  int64_t m_total = 0;
+  int64_t m_warmup = 0;
+  double m_high = 0;  // RangeTest: the ramp from m_base to m_high over m_total iterations
   Kind m_kind = Kind::None;
   double m_gamma = 1.0;
   int64_t m_stepEpochs = 1;

@@ -82,6 +82,9 @@ struct Augmentation {
 struct TrainingConfig {
   int64_t maxEpoch = 10;
   int64_t batchSize = 64;  // per device (DESIGN.md §6)
+  // Micro-batches of batch_size per device and step, their gradients summed before the update:
+  // the logical batch is this many times larger (Note [Gradient accumulation], replica.cpp).
+  int64_t accumulateGradients = 1;
   int64_t monitorInterval = 1;
   std::string precision = "float";
   uint64_t seed = 1;

@@ -171,6 +171,12 @@ std::vector<Setting> buildTable() {
           "Samples per iteration on each device; with N devices the logical batch is N times this.")
           .min(1)
           .field([](auto& p) -> auto& { return p.config.batchSize; }));
+  add(Row(G::GlobalConfig, "accumulate_gradients", T::Integer, "Accumulate gradients",
+          "Micro-batches of batch_size each device runs per step, their gradients summed before one update: a "
+          "logical batch this many times larger in the memory of one batch. 1: off.")
+          .min(1)
+          .unlessDefault("1")
+          .field([](auto& p) -> auto& { return p.config.accumulateGradients; }));
   add(Row(G::GlobalConfig, "monitor_interval", T::Integer, "Monitor interval", "Validate every N epochs (and after the last).")
           .min(1)
           .field([](auto& p) -> auto& { return p.config.monitorInterval; }));

@@ -34,6 +34,7 @@ Json TrainingPlan::toJson() const {
             {"augmentation", augmentationText},
             {"warnings", warnings}};
   if (logicalBatchKept) j["logical_batch_kept"] = true;
+  if (accumulation > 1) j["accumulate_gradients"] = accumulation;
   if (deterministic) {
     j["chunk"] = chunk;
     j["identical_across_device_counts"] = identicalAcrossDeviceCounts;
@@ -98,6 +99,7 @@ TrainingPlan TrainingPlan::fromJson(const Json& json, const std::string& documen
   p.chunk = o.integer("chunk");
   p.identicalAcrossDeviceCounts = o.flag("identical_across_device_counts");
   p.logicalBatchKept = o.flag("logical_batch_kept");
+  p.accumulation = o.integer("accumulate_gradients", 1);
   auto bytes = [&](const char* key) {
     const int64_t v = o.integer(key);
     if (v < 0) o.fail(key, "a number of bytes (0 or more)", o.raw(key));

@@ -48,6 +48,7 @@ struct TrainingPlan {
   std::string lrPolicy;                // scale_lr | keep_logical_batch | none
   int64_t batchSize = 0;               // config.batch_size as written (per device)
   int64_t logicalBatch = 0;            // samples per iteration over all devices
+  int64_t accumulation = 1;            // config.accumulate_gradients: micro-batches per device and step
   int64_t trainSamples = 0;
   int64_t iterationsPerEpoch = 0;
   int64_t maxEpoch = 0;

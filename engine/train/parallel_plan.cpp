@@ -165,6 +165,10 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
   } else {
     plan.logicalBatch = plan.batchSize * n;
   }
+  // Note [Gradient accumulation]: each device runs this many micro-batches a step (a resumed
+  // run's kept logical batch already holds them).
+  plan.accumulation = project.config.accumulateGradients;
+  if (!kept) plan.logicalBatch *= plan.accumulation;
   if (plan.logicalBatch > trainSamples) {
     plan.warnings.push_back(format(
         "the logical batch ({} samples: batch_size {}{}) is larger than the {} training samples: each epoch is one "
@@ -306,6 +310,10 @@ std::string TrainingPlan::toText() const {
   else
     s += format("Logical batch:        {} (batch_size {} × {} {}: lr_policy {})\n", logicalBatch, batchSize,
                 activeDevices, deviceNoun(activeDevices), lrPolicy);
+  if (accumulation > 1)
+    s += format("Accumulation:         {} micro-batches per device and step, their gradients summed before one update "
+                "(config.accumulate_gradients): activations of one micro-batch in memory\n",
+                accumulation);
   s += format("Iterations per epoch: {} ({} samples), {} epochs\n", iterationsPerEpoch, trainSamples, maxEpoch);
   s += lrScale != 1 ? format("Learning rate:        {} ({} × {})\n", effectiveLr, baseLr, lrScale)
                     : format("Learning rate:        {}\n", effectiveLr);

@@ -98,10 +98,17 @@ Replica::Replica(const Graph& graph, const TrainingPlan& plan, const DevicePlan&
   // Note [CUDA graphs of a step]: where the device records and replays, one worker, fast mode, no
   // layer drawing random numbers, and not turned off (NETSMITH_CUDA_GRAPHS=off).
   const char* graphsSetting = std::getenv("NETSMITH_CUDA_GRAPHS");
-  m_stepGraph.allowed = device.capturesGraphs() && !plan.deterministic && comm.size() == 1 &&
+  m_stepGraph.allowed = device.capturesGraphs() && !plan.deterministic && plan.accumulation == 1 && comm.size() == 1 &&
                     !(graphsSetting && std::string(graphsSetting) == "off") &&
                     std::none_of(graph.nodes.begin(), graph.nodes.end(),
                                  [](const GraphNode& n) { return n.schema->drawsRandomNumbers; });
+  if (!plan.deterministic && plan.accumulation > 1) {
+    m_accumulated.reserve(m_gradients.size());
+    for (const Tensor* g : m_gradients) {
+      m_accumulated.emplace_back(device.deviceAllocator());
+      m_accumulated.back().resize({g->size()});
+    }
+  }
   if (plan.deterministic) {
     int64_t gradSize = 0;
     for (const Tensor* g : m_gradients) gradSize += g->size();
@@ -210,6 +217,41 @@ void Replica::reproducibleForwardBackward(const Dataset& train, std::span<const 
   m_device.upload(m_statsBuffer.data(), in, m_statsBuffer.size());
 }
 
+// Note [Gradient accumulation]
+// config.accumulate_gradients = K makes the logical batch K times larger (planTraining) while a
+// device holds one micro-batch of about batch_size samples at a time: a batch larger than memory.
+// In reproducible mode nothing more is needed: the logical batch is already cut into chunks of
+// at most 32 samples, each forward and backward runs on one chunk and the chunks' gradients are
+// summed in a tree fixed by the logical batch (Note [Reproducible training]), so K micro-batches of
+// batch_size train bit for bit as one batch of K × batch_size — on any device count. In fast mode
+// the device's slice runs as K near-equal micro-batches: each forward and backward in turn, the
+// gradients of the first K − 1 summed into m_accumulated on the device and added to the last's,
+// and the all-reduce (of the sum) follows, not overlapped with backward. Each micro-batch's loss is
+// read as it comes; BatchNormalization's running statistics move with every micro-batch, as in a
+// framework's accumulation loop.
+void Replica::accumulatedForwardBackward(const Dataset& train, std::span<const int64_t> slice, int64_t epoch,
+                                         float weight, StepFigures& f) {
+  const auto k = static_cast<size_t>(std::min<int64_t>(m_plan.accumulation, static_cast<int64_t>(slice.size())));
+  const float scaled = m_solver ? weight * m_solver->lossScale() : weight;
+  size_t done = 0;
+  for (size_t m = 0; m < k; ++m) {
+    const size_t size = slice.size() * (m + 1) / k - done;
+    const std::span<const int64_t> ids = slice.subspan(done, size);
+    done += size;
+    gather(train, ids, epoch, f.dataSeconds);
+    m_network->queueForward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), ids.data()});
+    f.lossSum += sumOf(m_network->queuedLoss());
+    m_network->backward(scaled);
+    for (size_t g = 0; g < m_gradients.size() && k > 1; ++g) {
+      Tensor& sum = m_accumulated[g];
+      float* grad = m_gradients[g]->data();
+      if (m + 1 == k) m_device.accumulate(grad, sum.data(), sum.size());
+      else if (m == 0) m_device.copy(sum.data(), grad, sum.size());
+      else m_device.accumulate(sum.data(), grad, sum.size());
+    }
+  }
+}
+
 StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> logicalBatch, int64_t epoch, double lr) {
   StepFigures f;
   const StepProfile profile(m_network->profiler(), f);  // Note [Layer profile]: nothing unless --profile
@@ -219,10 +261,15 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
   const bool hasStats = m_statsBuffer.size() > 0;
   const bool shared = m_comm.size() > 1;
   // Note [Loss read after the step is queued]: on a device with memory of its own (a GPU).
-  const bool lossLater = !m_plan.deterministic && m_device.deviceAllocator() != nullptr;
+  const bool lossLater = !m_plan.deterministic && m_accumulated.empty() && m_device.deviceAllocator() != nullptr;
 
-  if (m_plan.deterministic) {
-    reproducibleForwardBackward(train, slice, epoch, weight, f);
+  if (m_plan.deterministic || !m_accumulated.empty()) {
+    if (m_plan.deterministic) {
+      reproducibleForwardBackward(train, slice, epoch, weight, f);
+    } else {
+      accumulatedForwardBackward(train, slice, epoch, weight, f);
+      if (hasStats && shared) captureRunningStats(m_statsBuffer.data(), static_cast<float>(slice.size()) * weight);
+    }
     if (m_reducer)
       for (int b = 0; b < m_buckets->bucketCount(); ++b) m_reducer->bucketReady(b);
   } else {

@@ -140,6 +140,9 @@ class Replica {
   void queueOptimizerStep(double lr, StepFigures& f);
   void reproducibleForwardBackward(const Dataset& train, std::span<const int64_t> slice, int64_t epoch, float weight,
                                    StepFigures& f);
+  // Note [Gradient accumulation]: fast mode's step as micro-batches, gradients summed on the device.
+  void accumulatedForwardBackward(const Dataset& train, std::span<const int64_t> slice, int64_t epoch, float weight,
+                                  StepFigures& f);
   // Gathers `ids` of `data` into m_x/m_y (through the dataset's feed when it is streamed),
   // augmented when `epoch` >= 0 (training); adds the time to dataSeconds.
   void gather(const Dataset& data, std::span<const int64_t> ids, int64_t epoch, double& dataSeconds);
@@ -174,6 +177,7 @@ class Replica {
   Tensor m_statsSnapshot;                  // reproducible mode: the values before the step (device memory)
   std::unique_ptr<ChunkTree> m_tree;       // reproducible mode: gradients + running statistics
   Tensor m_treeSum;
+  std::vector<Tensor> m_accumulated;       // fast mode with accumulation: the micro-batches' gradient sums (device memory)
   Tensor m_x, m_y;
   std::vector<std::unique_ptr<SampleFeed>> m_feeds;  // one per streamed dataset (training, validation)
   struct StepGraph {  // Note [CUDA graphs of a step]

@@ -93,7 +93,8 @@ bool TrainingRun::trainIteration(std::span<const int64_t> order, RunControl& con
   }
   m_position.addTrainingLoss(lossSum, batch);
   m_figures.trained(batch, stepSeconds);
-  if (m_figures.secondsSinceEvent() >= kIterationEventSeconds || iteration + 1 == m_position.iterationsPerEpoch())
+  if (m_figures.secondsSinceEvent() >= kIterationEventSeconds || iteration + 1 == m_position.iterationsPerEpoch() ||
+      m_options.learningRateRange)
     emitIteration(iteration + 1, lossSum / static_cast<double>(batch), lr);
   return true;
 }

@@ -14,6 +14,16 @@
 
 namespace netsmith {
 
+// netsmith-cli lr-find (Note [Learning-rate range test], engine/study/lr_range_test.h): the rate
+// ramps from low to high over `iterations` iterations (the project's rates, before lr_policy
+// scales them for the devices) instead of following the project's schedule, and every iteration
+// publishes its loss.
+struct LearningRateRange {
+  double low = 0;
+  double high = 0;
+  int64_t iterations = 0;
+};
+
 struct TrainOptions {
   std::string projectPath;  // a new run of this project ...
   std::string resumeRun;    // ... or continue this run folder from its newest valid checkpoint
@@ -28,6 +38,7 @@ struct TrainOptions {
   bool profile = false;             // time every layer: profile.json and a `profile` event (Note [Layer profile])
   EventBus* events = nullptr;       // the trainer adds the run's events.jsonl itself
   RunControl* control = nullptr;
+  std::optional<LearningRateRange> learningRateRange;
 };
 
 struct TrainResult {

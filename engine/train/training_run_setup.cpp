@@ -147,7 +147,11 @@ void TrainingRun::planData() {
   for (const GraphNode& n : m_graph->nodes)
     if (Network::formatFor(n, rules).storage != Storage::Float32) m_plan.activationStorage = storageName(rules.narrow);
   m_plan.modelBytesPerWorker = m_graph->parameterCount * 4 * (2 + buffers);
-  m_plan.activationBytesPerWorker = perSample * largestBatch;
+  // Note [Gradient accumulation]: in fast mode a device holds one micro-batch's activations at a
+  // time (reproducible mode runs chunks, and is counted as before: its whole slice).
+  const int64_t heldBatch =
+      m_plan.deterministic ? largestBatch : (largestBatch + m_plan.accumulation - 1) / m_plan.accumulation;
+  m_plan.activationBytesPerWorker = perSample * heldBatch;
   m_plan.deviceMemoryBytes = m_plan.largestBatchPerDevice = 0;
   if (!gpus.empty()) {  // this process's GPUs (an mpirun job's other ranks' are not known here)
     int64_t smallest = 0;
@@ -157,7 +161,7 @@ void TrainingRun::planData() {
     const int64_t usable = smallest * 1024 * 1024 / 10 * 9 - m_plan.modelBytesPerWorker;
     if (smallest > 0 && usable > 0 && perSample > 0) {
       m_plan.deviceMemoryBytes = smallest * 1024 * 1024;
-      m_plan.largestBatchPerDevice = usable / perSample;
+      m_plan.largestBatchPerDevice = usable / perSample;  // per micro-batch with accumulation
     }
   }
   int64_t total = workers * (m_plan.modelBytesPerWorker + m_plan.activationBytesPerWorker);
@@ -276,7 +280,14 @@ void TrainingRun::prepare(bool planOnly) {
     for (const auto& w : m_plan.warnings) m_bus.publish({{"event", "warning"}, {"message", w}});
   }
   m_position.setLength(m_plan.iterationsPerEpoch, maxEpoch);
-  m_schedule = std::make_unique<LearningRateSchedule>(m_plan.optimizer, m_plan.effectiveLr, m_plan.iterationsPerEpoch, maxEpoch);
+  if (const auto& range = m_options.learningRateRange) {
+    // The ramp is in the project's rates; lr_policy scales it for the devices as it scales the base.
+    m_schedule = std::make_unique<LearningRateSchedule>(
+        LearningRateSchedule::rangeTest(range->low * m_plan.lrScale, range->high * m_plan.lrScale, range->iterations));
+  } else {
+    m_schedule = std::make_unique<LearningRateSchedule>(m_plan.optimizer, m_plan.effectiveLr, m_plan.iterationsPerEpoch,
+                                                        maxEpoch);
+  }
   for (const DeviceInfo& info : trainingDevices()) m_deviceNames[info.id] = info.name;
   startWorkers();
   if (resumed) restoreFromCheckpoint();

@@ -18,6 +18,8 @@
 #include "gui/evaluation/evaluation_page.h"
 #include "gui/evaluation/inference_tab.h"
 #include "gui/evaluation/sample_browser.h"
+#include "gui/training/run_compare_window.h"
+#include "gui/training/run_history_panel.h"
 #include "gui/training/training_charts.h"
 #include "gui/training/training_page.h"
 
@@ -42,6 +44,8 @@ namespace {
 // Inference tab with the images of `--screenshot-images A.png,B.jpg` classified. With
 // `--screenshot-save-as FILE.nsproj` the project opens as a new one without a file (as a sample
 // does) and is saved as FILE once the run ended, before the grabs (Note [Runs before the first Save]).
+// PAGE "compare" is the run history's Compare window of the project's two newest runs, at the
+// main window's size.
 struct ScreenshotPlan {
   QList<QPair<QString, QString>> shots;  // page, file
   QString trainArguments;
@@ -59,6 +63,21 @@ void settle(int ms, const std::function<bool()>& done = {}) {
 }
 
 void grab(MainWindow& window, const QString& page, const QString& file, const QStringList& images) {
+  if (page == QLatin1String("compare")) {
+    RunHistoryPanel* history = window.trainingPage()->historyPanel();
+    history->refresh();
+    const QList<RunSummary> runs = history->runs();  // newest first
+    if (runs.size() < 2) {
+      qWarning("--screenshot compare: the project has %d run(s); two are compared", int(runs.size()));
+      return;
+    }
+    RunCompareWindow* compare = history->compareRuns(runs[1].folder, runs[0].folder);
+    compare->setGeometry(window.geometry());
+    settle(800);
+    compare->grab().save(file);
+    compare->close();
+    return;
+  }
   if (page == QLatin1String("inference")) {
     EvaluationPage* evaluation = window.evaluationPage();
     window.showPage(QStringLiteral("evaluation"));

@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QPushButton>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -24,6 +25,7 @@
 #include "gui/widgets/class_count_bar.h"
 #include "gui/widgets/field_cell.h"
 #include "gui/document/settings_edit.h"
+#include "gui/config/lr_find_dialog.h"
 
 namespace netsmith::gui {
 
@@ -55,6 +57,16 @@ ConfigPage::ConfigPage(ProjectDocument* doc, QWidget* parent) : QWidget(parent),
   auto* optimizerForm = new QFormLayout(optimizer);
   m_optimizerForm = optimizerForm;
   addSettings(optimizerForm, SettingGroup::Optimizer);
+  // Note [Learning-rate range test]: a short training that suggests the solver's learning rate.
+  auto* findRate = new QPushButton(tr("Find a learning rate…"), optimizer);
+  findRate->setObjectName(QStringLiteral("findLearningRate"));
+  findRate->setToolTip(tr("Trains briefly while the rate grows and suggests where the loss falls fastest"));
+  connect(findRate, &QPushButton::clicked, this, [this] {
+    auto* dialog = new LrFindDialog(m_doc, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+  });
+  optimizerForm->addRow(QString(), findRate);
 
   auto* leftColumn = new QVBoxLayout;
   leftColumn->addWidget(project);

@@ -16,7 +16,7 @@
 
 namespace netsmith::gui {
 
-LearningCurveChart::LearningCurveChart(QCustomPlot* plot) : m_plot(plot) { style(); }
+LearningCurveChart::LearningCurveChart(QCustomPlot* plot, Use use) : m_plot(plot), m_use(use) { style(); }
 
 void LearningCurveChart::clear() {
   for (QCPGraph* g : {m_iterLoss, m_smoothLoss, m_epochTrain, m_epochValLoss, m_epochValError}) g->data()->clear();
@@ -104,7 +104,13 @@ void LearningCurveChart::style() {
   m_overlayErrorKey->setName(tr("ticked runs: validation error"));
   m_overlayErrorKey->setPen(QPen(key, 1.6, Qt::DashDotLine));
   for (QCPGraph* g : {m_overlayTrainKey, m_overlayErrorKey}) g->removeFromLegend();
-  styleLegend(p, {m_overlayTrainKey->name(), m_overlayErrorKey->name()});
+  if (m_use == Use::Comparison) {
+    // No run of its own: the legend names the compared runs' lines only (setOverlays).
+    for (QCPGraph* g : {m_iterLoss, m_smoothLoss, m_epochTrain, m_epochValLoss, m_epochValError}) g->removeFromLegend();
+    styleLegend(p);
+  } else {
+    styleLegend(p, {m_overlayTrainKey->name(), m_overlayErrorKey->name()});
+  }
   p->xAxis->setRange(0, 1);
   p->yAxis->setRange(0, 1);
 }
@@ -133,11 +139,14 @@ void LearningCurveChart::setOverlays(const QList<CurvePoints>& runs) {
     err->setName(tr("%1 validation error").arg(run.label));
     err->setPen(QPen(color, 1.6, Qt::DashDotLine));
     err->setData(run.epoch, run.validationError, true);
-    // Named for the CSV export, keyed by the two entries below (Note [Chart colours]).
+    m_overlayGraphs << train << err;
+    // Two runs compared: each line by name. On the Training page: named for the CSV export, keyed
+    // by the two entries below (Note [Chart colours]).
+    if (m_use == Use::Comparison) continue;
     train->removeFromLegend();
     err->removeFromLegend();
-    m_overlayGraphs << train << err;
   }
+  if (m_use == Use::Comparison) return;
   for (QCPGraph* key : {m_overlayTrainKey, m_overlayErrorKey}) {
     if (runs.isEmpty()) key->removeFromLegend();
     else if (!m_plot->legend->hasItemWithPlottable(key)) key->addToLegend();

@@ -36,8 +36,13 @@ class LearningCurveChart {
   // follows the loss from there instead of lagging behind a seed.
   static constexpr double kSmoothing = 0.9;
 
+  // LiveRun: the Training page's chart, a run's own curves with past runs overlaid and keyed by
+  // two legend entries. Comparison: the run history's Compare window, past runs only, each
+  // overlay named in the legend ("A · 20261126-101500 training loss").
+  enum class Use { LiveRun, Comparison };
+
   // Styles `plot` and adds the curve's graphs to it.
-  explicit LearningCurveChart(QCustomPlot* plot);
+  explicit LearningCurveChart(QCustomPlot* plot, Use use = Use::LiveRun);
 
   QCustomPlot* plot() const { return m_plot; }
   void clear();  // a new run starts: its points, pending ones and the smoothing go
@@ -62,6 +67,7 @@ class LearningCurveChart {
   void fitErrorAxis();
 
   QCustomPlot* m_plot;
+  Use m_use;
   QCPGraph *m_iterLoss = nullptr, *m_smoothLoss = nullptr, *m_epochTrain = nullptr, *m_epochValLoss = nullptr,
            *m_epochValError = nullptr;
   QList<QCPGraph*> m_overlayGraphs;

@@ -14,15 +14,17 @@
 
 #include "engine/train/run_folder.h"
 #include "gui/training/chart_colors.h"
+#include "gui/training/run_compare_window.h"
 
 namespace netsmith::gui {
 
 RunHistoryPanel::RunHistoryPanel(QWidget* parent) : QGroupBox(tr("Run history (tick to overlay; right-click for more)"), parent) {
   m_list = new QListWidget(this);
   m_list->setObjectName(QStringLiteral("runHistory"));
-  m_list->setToolTip(tr("Past runs of this project; tick one to overlay its learning curve, right-click to resume, "
-                        "rename, compare, open or delete it."));
+  m_list->setToolTip(tr("Past runs of this project; tick one to overlay its learning curve, right-click to compare "
+                        "it with another (or select two with Ctrl+click), resume, rename, open or delete it."));
   m_list->setContextMenuPolicy(Qt::CustomContextMenu);
+  m_list->setSelectionMode(QAbstractItemView::ExtendedSelection);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_list);
@@ -85,6 +87,8 @@ void RunHistoryPanel::refresh() {
   QSet<QString> ticked;
   for (int i = 0; i < m_list->count(); ++i)
     if (m_list->item(i)->checkState() == Qt::Checked) ticked << m_list->item(i)->data(Qt::UserRole).toString();
+  // The selection too (two runs picked to compare): a run writing its folder must not drop it.
+  const QStringList selected = selectedFolders();
   m_runs = m_root.isEmpty() ? QList<RunSummary>() : listRuns(m_root);
   {
     const QSignalBlocker block(m_list);
@@ -99,6 +103,7 @@ void RunHistoryPanel::refresh() {
       item->setData(Qt::UserRole, run.folder);
       item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsUserCheckable);
       item->setCheckState(ticked.contains(run.folder) ? Qt::Checked : Qt::Unchecked);
+      item->setSelected(selected.contains(run.folder));
       item->setToolTip(run.message.isEmpty() ? QDir::toNativeSeparators(run.folder)
                                              : QDir::toNativeSeparators(run.folder) + QLatin1Char('\n') + run.message);
     }
@@ -189,6 +194,23 @@ QMenu* RunHistoryPanel::contextMenuFor(const QString& folder) {
   const RunSummary* run = runAt(folder);
   const bool active = folder == m_activeFolder;
   const bool resumable = run && run->resumable() && m_resumeAllowed && !active;
+  // Compare: the two selected runs when this is one of them, else this run with any other.
+  const QStringList selected = selectedFolders();
+  if (selected.size() == 2 && selected.contains(folder)) {
+    m_menu->addAction(tr("Compare the two selected runs"), this, [this, selected] { compareRuns(selected[0], selected[1]); })
+        ->setObjectName(QStringLiteral("compareSelected"));
+  }
+  QMenu* compareWith = m_menu->addMenu(tr("Compare with"));
+  compareWith->menuAction()->setObjectName(QStringLiteral("compareWith"));
+  compareWith->setToolTip(tr("What changed between the two runs (settings, network, run options, results) beside "
+                             "their learning curves"));
+  for (const RunSummary& other : std::as_const(m_runs)) {
+    if (other.folder == folder) continue;
+    compareWith->addAction(other.displayName(), this, [this, folder, other = other.folder] { compareRuns(folder, other); })
+        ->setData(other.folder);
+  }
+  compareWith->setEnabled(!compareWith->isEmpty());
+  m_menu->addSeparator();
   const QString why = !run ? tr("the run is gone")
                       : active ? tr("this run is training now")
                       : !m_resumeAllowed ? tr("a run is training now")
@@ -205,12 +227,12 @@ QMenu* RunHistoryPanel::contextMenuFor(const QString& folder) {
   }
   m_menu->setToolTipsVisible(true);
   m_menu->addSeparator();
-  QAction* compare = m_menu->addAction(tr("Compare (overlay on the chart)"));
-  compare->setObjectName(QStringLiteral("compare"));
-  compare->setCheckable(true);
+  QAction* overlay = m_menu->addAction(tr("Overlay on the chart"));
+  overlay->setObjectName(QStringLiteral("overlay"));
+  overlay->setCheckable(true);
   for (int i = 0; i < m_list->count(); ++i)
-    if (m_list->item(i)->data(Qt::UserRole).toString() == folder) compare->setChecked(m_list->item(i)->checkState() == Qt::Checked);
-  connect(compare, &QAction::toggled, this, [this, folder](bool on) { setCompared(folder, on); });
+    if (m_list->item(i)->data(Qt::UserRole).toString() == folder) overlay->setChecked(m_list->item(i)->checkState() == Qt::Checked);
+  connect(overlay, &QAction::toggled, this, [this, folder](bool on) { setCompared(folder, on); });
   m_menu->addAction(tr("Rename…"), this, [this, folder] {
           const RunSummary* r = runAt(folder);
           if (const auto label = askLabel(r ? r->label : QString())) renameRun(folder, *label);
@@ -228,6 +250,27 @@ void RunHistoryPanel::setCompared(const QString& folder, bool compared) {
   for (int i = 0; i < m_list->count(); ++i)
     if (m_list->item(i)->data(Qt::UserRole).toString() == folder)
       m_list->item(i)->setCheckState(compared ? Qt::Checked : Qt::Unchecked);  // itemChanged: overlaysChanged
+}
+
+QStringList RunHistoryPanel::selectedFolders() const {
+  QStringList folders;
+  for (int i = 0; i < m_list->count(); ++i)
+    if (m_list->item(i)->isSelected()) folders << m_list->item(i)->data(Qt::UserRole).toString();
+  return folders;
+}
+
+RunCompareWindow* RunHistoryPanel::compareRuns(const QString& folderA, const QString& folderB) {
+  // The older run is A: folder names start with their time stamp.
+  const bool swap = QFileInfo(folderB).fileName() < QFileInfo(folderA).fileName();
+  const QString a = swap ? folderB : folderA, b = swap ? folderA : folderB;
+  const auto name = [this](const QString& folder) {
+    const RunSummary* run = runAt(folder);
+    return run ? run->displayName() : QFileInfo(folder).fileName();
+  };
+  auto* window = new RunCompareWindow(a, name(a), b, name(b), this);
+  window->show();
+  window->raise();
+  return window;
 }
 
 bool RunHistoryPanel::renameRun(const QString& folder, const QString& label) {

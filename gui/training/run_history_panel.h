@@ -1,6 +1,8 @@
 // RunHistoryPanel: the Training page's list of a project's past runs (run_history.h). Ticking a
-// run overlays its learning curve on the chart; each run's context menu offers Resume, Resume on
-// the ticked devices, Rename, Compare, Open folder and Delete. The list follows the disk: a
+// run overlays its learning curve on the chart; each run's context menu offers Compare (two
+// selected runs, or the run with another: RunCompareWindow, what changed between them beside
+// their curves), Resume, Resume on the ticked devices, Overlay on the chart, Rename, Open folder
+// and Delete. The list follows the disk: a
 // QFileSystemWatcher on the runs folder, each run folder and its events.jsonl refreshes it when
 // any process — this page's engine, a `netsmith-cli train --resume` in a terminal, a sweep —
 // adds, changes or removes a run.
@@ -23,6 +25,8 @@ class QListWidgetItem;
 class QMenu;
 
 namespace netsmith::gui {
+
+class RunCompareWindow;
 
 class RunHistoryPanel : public QGroupBox {
   Q_OBJECT
@@ -51,6 +55,11 @@ class RunHistoryPanel : public QGroupBox {
   // The context menu's actions for one run, as the menu runs them (tests drive them directly).
   QMenu* contextMenuFor(const QString& folder);  // owned by the panel until the next call
   void setCompared(const QString& folder, bool compared);
+  // Opens the Compare window of two runs (A: the older by folder name, so the table reads as
+  // what changed from one run to the next); it closes itself and is deleted when closed.
+  RunCompareWindow* compareRuns(const QString& folderA, const QString& folderB);
+  // The run folders selected in the list (Ctrl+click selects several), in list order.
+  QStringList selectedFolders() const;
   bool renameRun(const QString& folder, const QString& label);
   bool deleteRun(const QString& folder);
   void openRunFolder(const QString& folder);

@@ -1,6 +1,6 @@
 // The Training page's run history (issue 17 item 2) and layout (Note [Training page layout]):
 // the history follows the disk (a run made or resumed by netsmith-cli in a terminal, a label
-// written beside it) without being asked; each run's context menu resumes, renames, compares,
+// written beside it) without being asked; each run's context menu resumes, renames, overlays,
 // opens and deletes it (the actions driven directly, with the dialogs replaced); a folder that a
 // process holds is never deleted; and at 1366×740 the page needs no scrolling.
 #include <QListWidget>
@@ -147,7 +147,7 @@ class TestRunHistory : public QObject {
   }
 
   // The context menu's actions on a stopped run: Resume (the page resumes it to completion in
-  // the same folder), Compare, Rename, Open folder, and Delete (to the trash, after a question;
+  // the same folder), Overlay on the chart, Rename, Open folder, and Delete (to the trash, after a question;
   // never while a process holds the folder; never without a question).
   void contextMenuActions() {
     const QString folder = stoppedRun("menu-run");
@@ -158,11 +158,11 @@ class TestRunHistory : public QObject {
     RunHistoryPanel* history = page.historyPanel();
     QVERIFY(runIn(history->runs(), folder));
 
-    // Compare: ticks it, the chart gets its curve.
+    // Overlay on the chart: ticks it, the chart gets its curve.
     QMenu* menu = history->contextMenuFor(folder);
-    QAction* compare = actionNamed(menu, "compare");
-    QVERIFY(compare && !compare->isChecked());
-    compare->trigger();
+    QAction* overlay = actionNamed(menu, "overlay");
+    QVERIFY(overlay && !overlay->isChecked());
+    overlay->trigger();
     QCOMPARE(history->overlays().size(), 1);
 
     // Rename: a label in the run folder, shown in the list and on the overlay.
