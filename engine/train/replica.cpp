@@ -465,8 +465,10 @@ std::vector<BatchCounts> Replica::evaluateBlocks(const Dataset& data, int64_t be
 std::optional<DivergenceFinding> Replica::diagnoseDivergence(const Dataset& train, std::span<const int64_t> logicalBatch,
                                                              int64_t epoch) {
   if (auto found = findNonFiniteParameters(*m_network)) return found;
-  // The step's own slices (a chunk in reproducible mode), so the kernels see what they saw.
-  const int64_t slice = std::max<int64_t>(m_plan.deterministic ? m_plan.chunk : m_slot.batch, 1);
+  // The step's own slices (a chunk in reproducible mode, a micro-batch with Note [Gradient
+  // accumulation]), so the kernels see what they saw and the device holds no more than it did.
+  const int64_t micro = (m_slot.batch + m_plan.accumulation - 1) / std::max<int64_t>(m_plan.accumulation, 1);
+  const int64_t slice = std::max<int64_t>(m_plan.deterministic ? m_plan.chunk : micro, 1);
   const auto size = static_cast<int64_t>(logicalBatch.size());
   const float weight = 1.0f / static_cast<float>(size);
   for (int64_t start = 0; start < size; start += slice) {
