@@ -469,6 +469,29 @@ void Network::backward(float weight, const std::function<void(int node)>& onNode
   }
 }
 
+std::vector<float> Network::valuesOf(int node, bool gradient) {
+  NodeRuntime& rt = *m_nodes[static_cast<size_t>(node)];
+  const Tensor* t = &rt.output;
+  if (gradient) {
+    if (node == m_graph.lossNode) t = &m_lossGrad;
+    else if (!m_needsGrad[static_cast<size_t>(node)] || !rt.gradWritten) return {};
+    else t = &rt.outputGrad;
+  } else if (rt.writesInto >= 0) {
+    return {};
+  }
+  if (t->size() == 0) return {};
+  std::vector<float> out(static_cast<size_t>(t->size()));
+  if (t->format().storage == Storage::Float32) {
+    m_device.download(out.data(), t->data(), t->size());
+    return out;
+  }
+  Tensor wide(m_deviceMemory, TensorFormat{Storage::Float32, t->format().layout});
+  wide.resize(t->shape());
+  m_device.convert(wide, *t);
+  m_device.download(out.data(), wide.data(), wide.size());
+  return out;
+}
+
 Tensor& Network::scratchFor(const Shape& shape, TensorFormat format, int nth) {
   for (auto& t : m_scratch)
     if (t->shape() == shape && t->format() == format && nth-- == 0) return *t;

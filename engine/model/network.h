@@ -109,6 +109,12 @@ class Network {
   // Whether backward() runs node `node`: false when no layer at or before it learns (Note [Frozen
   // layers]: a frozen first block costs no backward work).
   bool runsBackward(int node) const { return m_needsGrad[static_cast<size_t>(node)]; }
+  // Note [Divergence diagnosis] (engine/train/divergence_diagnosis.h): node `node`'s output, or
+  // with `gradient` the gradient of the loss by it, from the last forward (backward), as float32
+  // values in host memory in the tensor's own layout (a wait for the device). Empty when the node
+  // keeps none: its output is written by the layer before it (Note [Fused ReLU]), or backward did
+  // not reach it. The loss node's gradient is the one backward started from.
+  std::vector<float> valuesOf(int node, bool gradient);
   // Bytes of the replica's tensors: parameters, gradients, activations and their gradients.
   int64_t tensorBytes() const;
   // The storage and layout of `node`'s output and output gradient (Note [16-bit activations],

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 
+#include "engine/optim/gradient_clip.h"
 #include "engine/optim/optimizer.h"
 
 namespace netsmith {
@@ -27,6 +28,13 @@ class DeviceSolver {
   virtual float lossScale() const { return 1.0f; }
   // Steps skipped because a reduced-precision gradient overflowed (dynamic loss scaling); 0 in float.
   virtual int64_t skippedSteps() const { return 0; }
+  // Note [Gradient clipping]: from the next step on, scale the gradient (after the unscale of half
+  // precision) to at most this global norm (0: off). Every step computes the norm on the device,
+  // and skips the update when it is not finite.
+  virtual void setClipNorm(double maxNorm) = 0;
+  // The norms seen so far, read from the device: waits for the queued work, so call it while the
+  // worker is idle or between steps, never once per step.
+  virtual GradientNorms gradientNorms() = 0;
 };
 
 }  // namespace netsmith

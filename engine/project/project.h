@@ -106,6 +106,9 @@ struct OptimizerConfig {
   // validated against the solver's own list; absent ones take the solver's defaults.
   Json hyper = Json::object();
   double weightDecay = 0.0;
+  // Gradient clipping by global norm (Note [Gradient clipping], engine/optim/gradient_clip.h): the
+  // all-reduced gradient is scaled to at most this L2 norm over every parameter; 0: off.
+  double clipGradientNorm = 0.0;
   double lrMultiplier = 1.0;      // NNC: learning rate × multiplier every lr_update_interval iterations
   int64_t lrUpdateInterval = 1;   // iterations
   double warmupEpochs = 0.0;

@@ -267,6 +267,12 @@ std::vector<Setting> buildTable() {
   add(Row(G::Optimizer, "weight_decay", T::Number, "Weight decay", "Adds wd·w to the gradient (AdamW: decoupled decay).")
           .min(0)
           .field([](auto& p) -> auto& { return p.optimizer.weightDecay; }));
+  add(Row(G::Optimizer, "clip_gradient_norm", T::Number, "Clip gradient norm",
+          "Scale the gradient down to this global L2 norm (over every parameter, after the devices' gradients are "
+          "summed) when it is larger. 0: off.")
+          .min(0)
+          .unlessDefault("off")
+          .field([](auto& p) -> auto& { return p.optimizer.clipGradientNorm; }));
   add(Row(G::Optimizer, "lr_multiplier", T::Number, "LR multiplier", "Learning rate × this every LR update interval.")
           .min(0, true)
           .field([](auto& p) -> auto& { return p.optimizer.lrMultiplier; }));

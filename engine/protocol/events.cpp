@@ -234,8 +234,51 @@ ResumedFromCheckpointEvent ResumedFromCheckpointEvent::fromJson(const Json& json
 
 Json WarningEvent::toJson() const { return {{"event", kName}, {"message", message}}; }
 WarningEvent WarningEvent::fromJson(const Json& json) { return {eventFields(json, kName).text("message")}; }
-Json ErrorEvent::toJson() const { return {{"event", kName}, {"message", message}}; }
-ErrorEvent ErrorEvent::fromJson(const Json& json) { return {eventFields(json, kName).text("message")}; }
+Json Divergence::toJson() const {
+  return {{"reason", reason},
+          {"epoch", epoch},
+          {"iteration", iteration},
+          {"global_iteration", globalIteration},
+          {"block", block.empty() ? Json(nullptr) : Json(block)},
+          {"pass", pass.empty() ? Json(nullptr) : Json(pass)},
+          {"finding", finding},
+          {"largest_gradient_norm", optionalJson(defined(largestGradientNorm) ? std::optional<double>(largestGradientNorm)
+                                                                              : std::nullopt)},
+          {"largest_gradient_norm_iteration", largestGradientNormIteration},
+          {"learning_rate", learningRate},
+          {"advice", advice}};
+}
+
+Divergence Divergence::fromJson(const Json& json, const Where& where) {
+  const FieldReader o(json, where);
+  Divergence d;
+  d.reason = o.text("reason");
+  d.epoch = o.integer("epoch");
+  d.iteration = o.integer("iteration");
+  d.globalIteration = o.integer("global_iteration");
+  d.block = o.text("block");
+  d.pass = o.text("pass");
+  d.finding = o.text("finding");
+  d.largestGradientNorm = o.optionalNumber("largest_gradient_norm").value_or(kUndefined);
+  d.largestGradientNormIteration = o.integer("largest_gradient_norm_iteration");
+  d.learningRate = o.number("learning_rate");
+  d.advice = o.texts("advice");
+  return d;
+}
+
+Json ErrorEvent::toJson() const {
+  Json j = {{"event", kName}, {"message", message}};
+  if (divergence) j["divergence"] = divergence->toJson();
+  return j;
+}
+
+ErrorEvent ErrorEvent::fromJson(const Json& json) {
+  const FieldReader o = eventFields(json, kName);
+  ErrorEvent e;
+  e.message = o.text("message");
+  if (const auto v = o.object("divergence")) e.divergence = Divergence::fromJson(v->json(), v->where());
+  return e;
+}
 
 Json ProfileEvent::toJson() const { return named(kName, profile.is_object() ? profile : Json::object()); }
 
@@ -316,6 +359,7 @@ Json FinishedEvent::toJson() const {
     for (const GpuSummary& g : gpus) list.push_back(g.toJson());
     j["gpus"] = list;
   }
+  if (divergence) j["divergence"] = divergence->toJson();
   return j;
 }
 
@@ -332,6 +376,7 @@ FinishedEvent FinishedEvent::fromJson(const Json& json) {
   if (const auto v = o.object("early_stopped")) e.earlyStopped = EarlyStop::fromJson(v->json(), v->where());
   if (const auto v = o.object("scaling_verdict")) e.scalingVerdict = ScalingVerdict::fromJson(v->json(), v->where());
   o.forEach("gpus", [&](const Json& g, const Where& at) { e.gpus.push_back(GpuSummary::fromJson(g, at)); });
+  if (const auto v = o.object("divergence")) e.divergence = Divergence::fromJson(v->json(), v->where());
   return e;
 }
 

@@ -173,9 +173,32 @@ struct WarningEvent {
 };
 
 // The run cannot go on; the message names the file, JSON path or iteration.
+// Note [Divergence] (engine/train/divergence_guard.h): why a run diverged, where it first went
+// wrong and what to try; the `divergence` object of the `error` and `finished` events.
+struct Divergence {
+  std::string reason;           // "the training loss became inf", "a gradient became nan", ...
+  int64_t epoch = 0;            // where it was detected, 1-based
+  int64_t iteration = 0;        // in the epoch, 1-based
+  int64_t globalIteration = 0;  // 1-based
+  // The diagnosis pass on the failing batch (Note [Divergence diagnosis]): the first layer where
+  // it happened, the pass ("forward", "backward" or "parameters") and what was seen there. block
+  // and pass are empty when the diagnosis could not reproduce it.
+  std::string block;
+  std::string pass;
+  std::string finding;
+  double largestGradientNorm = kUndefined;  // the largest finite global gradient norm before it
+  int64_t largestGradientNormIteration = 0;  // the global iteration (1-based) of that norm; 0: none
+  double learningRate = kUndefined;          // the learning rate of the failing iteration
+  std::vector<std::string> advice;           // sentences, the most useful first
+
+  Json toJson() const;
+  static Divergence fromJson(const Json& json, const Where& where);
+};
+
 struct ErrorEvent {
   static constexpr const char* kName = "error";
   std::string message;
+  std::optional<Divergence> divergence;  // when the run diverged
   Json toJson() const;
   static ErrorEvent fromJson(const Json& json);
 };
@@ -245,6 +268,7 @@ struct FinishedEvent {
   std::optional<EarlyStop> earlyStopped;          // config.early_stopping ended the run
   std::optional<ScalingVerdict> scalingVerdict;  // after a run on several devices
   std::vector<GpuSummary> gpus;                   // on GPUs (not written when empty)
+  std::optional<Divergence> divergence;           // failed because the run diverged
 
   Json toJson() const;
   static FinishedEvent fromJson(const Json& json);

@@ -7,17 +7,13 @@
 
 namespace netsmith {
 
-std::optional<std::string> DivergenceGuard::observe(double meanLoss, int64_t epoch, int64_t iteration,
-                                                    int64_t globalIteration) {
-  const auto where = [&] {
-    return format("epoch {}, iteration {} (global iteration {})", epoch, iteration, globalIteration);
-  };
-  if (!std::isfinite(meanLoss)) return format("the training loss became {} at {}", meanLoss, where());
+std::optional<std::string> DivergenceGuard::check(double meanLoss) {
+  if (!std::isfinite(meanLoss)) return format("the training loss became {}", meanLoss);
   if (m_count > 0) {
     const double level = this->level();
     if (meanLoss > kFloor && meanLoss > kFactor * level)
-      return format("the training loss exploded to {} at {}, more than {} times its level at the start ({})",
-                    meanLoss, where(), kFactor, level);
+      return format("the training loss exploded to {}, more than {} times its level at the start ({})", meanLoss,
+                    kFactor, level);
   }
   if (m_count < kReferenceIterations) {
     m_sum += meanLoss;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
@@ -60,7 +61,10 @@ Replica::Replica(const Graph& graph, const TrainingPlan& plan, const DevicePlan&
   if (plan.deterministic) comm.requireTreeOrder();  // Note [Reproducible training]: the ranks' order too
   m_optimizer = Optimizer::create(plan.optimizer);
   m_optimizer->setBaseLearningRate(plan.effectiveLr);
-  if (const auto& makeSolver = deviceKindOf(device.id()).makeSolver) m_solver = makeSolver(*m_optimizer, device);
+  if (const auto& makeSolver = deviceKindOf(device.id()).makeSolver) {
+    m_solver = makeSolver(*m_optimizer, device);
+    m_solver->setClipNorm(plan.optimizer.clipGradientNorm);
+  }
 
   // parameters() lists blobs in graph order, then blob order: walk the graph alongside it to
   // know each blob's node.
@@ -389,7 +393,14 @@ void Replica::queueOptimizerStep(double lr, StepFigures& f) {
     m_optimizerViewOut = false;
     m_solver->step(m_slots, lr);
   } else {
-    m_optimizer->step(m_slots, lr);
+    // Note [Gradient clipping]: the all-reduced gradient's norm, the same on every worker.
+    const double norm = std::sqrt(m_squaredNorm(m_gradients));
+    const float scale = clipScale(norm, m_plan.optimizer.clipGradientNorm);
+    m_norms.observe(norm, scale != 1.0f, m_norms.steps + 1);
+    if (std::isfinite(norm)) {  // else the step is skipped: the run fails on it (Note [Divergence])
+      if (scale != 1.0f) scaleGradients(m_gradients, scale);
+      m_optimizer->step(m_slots, lr);
+    }
   }
   f.computeSeconds += secondsSince(stepStart);
   if (profiler) profiler->add(ProfilePhase::Optimizer, profileStart);
@@ -450,6 +461,30 @@ std::vector<BatchCounts> Replica::evaluateBlocks(const Dataset& data, int64_t be
   }
   return out;
 }
+
+std::optional<DivergenceFinding> Replica::diagnoseDivergence(const Dataset& train, std::span<const int64_t> logicalBatch,
+                                                             int64_t epoch) {
+  if (auto found = findNonFiniteParameters(*m_network)) return found;
+  // The step's own slices (a chunk in reproducible mode, a micro-batch with Note [Gradient
+  // accumulation]), so the kernels see what they saw and the device holds no more than it did.
+  const int64_t micro = (m_slot.batch + m_plan.accumulation - 1) / std::max<int64_t>(m_plan.accumulation, 1);
+  const int64_t slice = std::max<int64_t>(m_plan.deterministic ? m_plan.chunk : micro, 1);
+  const auto size = static_cast<int64_t>(logicalBatch.size());
+  const float weight = 1.0f / static_cast<float>(size);
+  for (int64_t start = 0; start < size; start += slice) {
+    const std::span<const int64_t> ids =
+        logicalBatch.subspan(static_cast<size_t>(start), static_cast<size_t>(std::min(slice, size - start)));
+    double dataSeconds = 0;
+    gather(train, ids, epoch, dataSeconds);
+    m_network->forward(m_x, m_y, true, RandomKey{m_seed, 0, static_cast<uint64_t>(epoch), ids.data()});
+    if (auto found = findForwardProblem(*m_network)) return found;
+    m_network->backward(weight);
+    if (auto found = findNonFiniteBackward(*m_network)) return found;
+  }
+  return std::nullopt;
+}
+
+GradientNorms Replica::gradientNorms() { return m_solver ? m_solver->gradientNorms() : m_norms; }
 
 std::string Replica::fingerprint() { return parametersSha256(m_network->parameters()); }
 

@@ -4,9 +4,11 @@
 // replica makes alike (DESIGN.md §6 and §8). Only the worker's own thread calls it.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,8 +19,10 @@
 #include "engine/core/device_context.h"
 #include "engine/data/dataset.h"
 #include "engine/data/sample_feed.h"
+#include "engine/optim/gradient_clip.h"
 #include "engine/optim/optimizer.h"
 #include "engine/train/chunk_tree.h"
+#include "engine/train/divergence_diagnosis.h"
 #include "engine/train/metrics.h"
 #include "engine/model/network.h"
 #include "engine/train/parallel_plan.h"
@@ -108,6 +112,19 @@ class Replica {
   int64_t memoryBytes() const;
 
   Network& network() { return *m_network; }
+  // The global gradient norms of this replica's steps so far (Note [Gradient clipping]); on a GPU
+  // read from the device (a wait): call it between steps, not in one.
+  GradientNorms gradientNorms();
+  // Note [Divergence diagnosis] (divergence_diagnosis.h): runs the iteration whose logical batch
+  // is `logicalBatch` (of epoch `epoch`) again on this replica, all of it in slices of this
+  // worker's batch, with the parameters as they are, and names the first layer where a value turned
+  // non-finite or exploded; nullopt when none does. Only the worker's thread calls it, after the
+  // run has stopped stepping.
+  std::optional<DivergenceFinding> diagnoseDivergence(const Dataset& train, std::span<const int64_t> logicalBatch,
+                                                      int64_t epoch);
+  // Whether the last step's gradient was not finite and its update skipped. Known at once on
+  // CPU workers; a GPU skips such an update on the device and reports it through gradientNorms().
+  bool lastGradientNonFinite() const { return !m_solver && m_norms.steps > 0 && !std::isfinite(m_norms.last); }
   // The optimizer's state as the host sees it (checkpoints): on a device with a DeviceSolver the
   // device state is copied into it first, and copied back before the next step, since the caller
   // may replace it (restoreState). Call it while the worker is idle or on the worker's thread.
@@ -147,6 +164,8 @@ class Replica {
   std::unique_ptr<Network> m_network;
   std::unique_ptr<Optimizer> m_optimizer;
   std::unique_ptr<DeviceSolver> m_solver;  // devices whose memory the host cannot touch
+  GradientNorms m_norms;                   // CPU workers' (a DeviceSolver keeps its own)
+  GradientSquaredNorm m_squaredNorm;       // CPU workers' norm (Note [Gradient clipping])
   bool m_optimizerViewOut = false;         // optimizer() handed out the host state since the last step
   std::vector<ParamSlot> m_slots;
   std::vector<Tensor*> m_runningStats;     // non-trainable blobs (BatchNormalization's mean, var)

@@ -82,11 +82,13 @@ bool TrainingRun::trainIteration(std::span<const int64_t> order, RunControl& con
   if (m_profile) m_profile->iterationDone(stepSeconds);
   m_figures.iterationTimed(stepSeconds);
   if (!leader) return true;
-  if (const auto diverged = m_divergence.observe(lossSum / static_cast<double>(batch), epoch + 1, iteration + 1,
-                                                 m_position.globalIteration())) {
-    pendingFailure = format("{}: lower the learning rate (now {}) or check the dataset scale; no checkpoint was written "
-                            "for this state, and the last one is kept to resume from",
-                            *diverged, lr);
+  // Note [Divergence]: the loss, or (CPU workers, at once) a non-finite gradient norm.
+  std::optional<std::string> diverged = m_divergence.check(lossSum / static_cast<double>(batch));
+  if (!diverged && m_replicas[0]->lastGradientNonFinite())
+    diverged = format("the global gradient norm became {}", m_replicas[0]->gradientNorms().last);
+  if (diverged) {
+    pendingFailure =
+        reportDivergence(*diverged, logical, epoch, iteration, m_position.globalIteration(), lr, onWorkers);
     return true;
   }
   m_position.addTrainingLoss(lossSum, batch);
@@ -185,7 +187,10 @@ void TrainingRun::trainEpochIterations(std::span<const int64_t> order, RunContro
 }
 
 TrainResult TrainingRun::fail(TrainResult result, const std::string& message) {
-  publishBestEffort(m_bus, protocol::ErrorEvent{message}.toJson());
+  // The divergence report goes with the message it made (not with a later, other failure).
+  std::optional<protocol::Divergence> divergence;
+  if (m_divergenceReport && m_divergenceMessage == message) divergence = m_divergenceReport;
+  publishBestEffort(m_bus, protocol::ErrorEvent{message, divergence}.toJson());
   result.status = "failed";
   result.message = message;
   result.abandonedWorkers = abandonedWorkers();
@@ -195,6 +200,7 @@ TrainResult TrainingRun::fail(TrainResult result, const std::string& message) {
   finished.status = "failed";
   finished.message = message;
   finished.run = m_files.dir().string();
+  finished.divergence = divergence;
   publishBestEffort(m_bus, finished.toJson());
   return result;
 }
@@ -248,6 +254,7 @@ TrainResult TrainingRun::run() {
   const uint64_t seed = m_project.config.seed;
 
   std::string pendingFailure;  // the leader's: every process fails at the next agreement
+  m_sessionFirstGlobalIteration = m_position.globalIteration();
   // A resume replays the run's validations (Note [Early stopping]).
   EarlyStopping earlyStopping = earlyStoppingOf(m_project.config, m_files.settings());
   for (const CurveRow& r : m_position.curve())
@@ -268,6 +275,7 @@ TrainResult TrainingRun::run() {
       m_figures.startEpoch();
       m_position.startEpochClock();
       trainEpochIterations(order, control, pendingFailure);
+      if (leader && pendingFailure.empty()) pendingFailure = checkSkippedGradients(order);
       m_sync.agreeOrThrow(pendingFailure);
       if (m_position.epochUnfinished()) {  // stopped
         m_position.stopEpochClock();

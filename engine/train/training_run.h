@@ -17,6 +17,7 @@
 //   trainer.cpp                    runTraining(), planRun() and the training loop (run())
 //   training_run_setup.cpp         the project, data and plan, the job's devices and the workers
 //                                  (prepare())
+//   training_run_divergence.cpp    the report of a run that diverged (Note [Divergence])
 //   training_run_checkpoints.cpp   a checkpoint of the workers' replicas and the position, and a
 //                                  resume from one
 #pragma once
@@ -83,6 +84,17 @@ class TrainingRun {
   template <typename Loop>
   void trainAsTeam(const Loop& loop);
   void emitIteration(int64_t iteration, double batchLoss, double lr);
+  // Note [Divergence]: the leader's report of a divergence detected at the step of `logical`
+  // (`epoch` and `iteration` 0-based, `globalIteration` 1-based; the diagnosis pass on worker 0,
+  // through onWorkers); keeps it for fail() and returns the failure message
+  // (training_run_divergence.cpp).
+  std::string reportDivergence(const std::string& reason, std::span<const int64_t> logical, int64_t epoch,
+                               int64_t iteration, int64_t globalIteration, double lr, const WorkerRunner& onWorkers);
+  // Note [Gradient clipping]: after an epoch's steps (`order`: its sample order), the leader asks
+  // worker 0's solver whether a step's gradient was not finite (a GPU skips such an update on the
+  // device, and says so only when asked: one wait per epoch); the failure message when one was,
+  // else empty.
+  std::string checkSkippedGradients(std::span<const int64_t> order);
   TrainResult fail(TrainResult result, const std::string& message);
 
   const TrainOptions& m_options;
@@ -90,6 +102,9 @@ class TrainingRun {
   RunFiles m_files;
   TrainingPosition m_position;
   DivergenceGuard m_divergence;  // Note [Divergence]: the leader's view of the loss
+  std::optional<protocol::Divergence> m_divergenceReport;  // the leader's, once diverged
+  std::string m_divergenceMessage;                         // the failure message it made
+  int64_t m_sessionFirstGlobalIteration = 0;               // where this session's steps start
 
   Project m_project;
   std::unique_ptr<Graph> m_graph;

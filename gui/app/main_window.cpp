@@ -25,6 +25,7 @@
 #include "gui/config/config_page.h"
 #include "gui/dataset/dataset_page.h"
 #include "gui/edit/edit_page.h"
+#include "gui/edit/graph_scene.h"
 #include "gui/evaluation/evaluation_page.h"
 #include "gui/run/cli_command.h"
 #include "gui/sweep/sweep_window.h"
@@ -78,6 +79,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(&m_doc, &ProjectDocument::pathChanged, this, &MainWindow::updateTitle);
   connect(&m_doc, &ProjectDocument::settingsChanged, this, &MainWindow::updateTitle);
   connect(m_edit, &EditPage::message, this, &MainWindow::showMessage);
+  // Note [Divergence]: the block where the last run diverged is marked on the canvas.
+  connect(m_training, &TrainingPage::divergedBlockChanged, m_edit->scene(), &GraphScene::markRunFailure);
   // A run that ends is one more run to evaluate.
   connect(m_training, &TrainingPage::runningChanged, m_evaluation, [this](bool running) {
     if (!running) m_evaluation->refreshRuns();

@@ -22,6 +22,9 @@ QColor categoryColor(const QString& category) {
 }
 
 namespace {
+// The outline and words of the block where the last run diverged (Note [Divergence]).
+const QColor kDivergedColor(0xd3, 0x54, 0x00);
+
 QString paramValueText(const Json& v) {
   if (v.is_array()) {
     QStringList parts;
@@ -82,6 +85,9 @@ void NodeItem::refresh(const GraphDocument& doc) {
         [](const std::string& a, const std::string& b) { return a + ", " + b; })));
   if (schema) tip += QStringLiteral("<br>%1").arg(qs(schema->doc).toHtmlEscaped());
   for (const QString& p : m_problems) tip += QStringLiteral("<br><span style='color:#c0392b'>%1</span>").arg(p.toHtmlEscaped());
+  if (!m_runFailure.isEmpty())
+    tip += QObject::tr("<br><span style='color:%1'><b>The last run diverged here:</b> %2</span>")
+               .arg(QStringLiteral("#d35400"), m_runFailure.toHtmlEscaped());
   setToolTip(tip);
   update();
 }
@@ -141,9 +147,11 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
   painter->setRenderHint(QPainter::Antialiasing);
   const QRectF body(0, 0, kWidth, kHeight);
   const bool bad = !m_problems.isEmpty();
+  const bool diverged = !m_runFailure.isEmpty();  // Note [Divergence]: the last run's failure
   const bool selected = option->state & QStyle::State_Selected;
-  QPen border(bad ? QColor(0xc0, 0x39, 0x2b) : (selected ? QColor(0x1e, 0x6f, 0xd9) : QColor(0x80, 0x80, 0x80)),
-              bad || selected ? 2.5 : 1);
+  QPen border(bad ? QColor(0xc0, 0x39, 0x2b)
+                  : diverged ? kDivergedColor : (selected ? QColor(0x1e, 0x6f, 0xd9) : QColor(0x80, 0x80, 0x80)),
+              bad || selected ? 2.5 : diverged ? 3.5 : 1);
   if (m_frozen && !bad && !selected) border.setStyle(Qt::DashLine);
   painter->setPen(border);
   painter->setBrush(bad ? QColor(0xfd, 0xec, 0xea) : m_frozen ? QColor(0xd9, 0xe2, 0xee) : QColor(0xfb, 0xfb, 0xfb));
@@ -181,9 +189,10 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
   painter->setPen(QColor(0x40, 0x40, 0x40));
   const QString summary = painter->fontMetrics().elidedText(m_summary, Qt::ElideRight, static_cast<int>(text.width()));
   painter->drawText(QRectF(text.left(), text.top() + line, text.width(), line), Qt::AlignLeft | Qt::AlignVCenter, summary);
-  painter->setPen(bad ? QColor(0xc0, 0x39, 0x2b) : QColor(0x1e, 0x5a, 0x3c));
-  const QString third = bad ? painter->fontMetrics().elidedText(m_problems.first(), Qt::ElideRight, static_cast<int>(text.width()))
-                            : m_shapeLine;
+  painter->setPen(bad ? QColor(0xc0, 0x39, 0x2b) : diverged ? kDivergedColor : QColor(0x1e, 0x5a, 0x3c));
+  const QString third = bad        ? painter->fontMetrics().elidedText(m_problems.first(), Qt::ElideRight, static_cast<int>(text.width()))
+                        : diverged ? QObject::tr("diverged here (see the tooltip)")
+                                   : m_shapeLine;
   painter->drawText(QRectF(text.left(), text.top() + 2 * line, text.width(), line), Qt::AlignLeft | Qt::AlignVCenter, third);
   painter->setFont(base);
 

@@ -28,6 +28,11 @@ class NodeItem : public QGraphicsItem {
   // Note [Frozen layers]: a frozen block is drawn with a grey-blue fill, a dashed border and a
   // padlock; its parameters' line starts with "frozen" (and "lr ×N" for a multiplier other than 1).
   bool isFrozen() const { return m_frozen; }
+  // Note [Divergence] (engine/train/divergence_guard.h): the last run diverged in this block. The
+  // block is drawn with an orange outline, says "diverged here" on its third line (unless it has a
+  // problem to show) and its tooltip gives the reason; empty clears it. Call refresh() after.
+  void setRunFailure(const QString& reason) { m_runFailure = reason; }
+  QString runFailure() const { return m_runFailure; }
 
   // Input ports along the top edge, one per input of the op (the analysis says how many), spread
   // evenly; a link ends at the port it fills (NetworkAnalysis::linkPorts).
@@ -55,6 +60,7 @@ class NodeItem : public QGraphicsItem {
  private:
   QString m_id, m_type, m_category, m_summary, m_shapeLine;
   QStringList m_problems;
+  QString m_runFailure;
   int m_inputPorts = 1;
   bool m_hasOutput = true;
   bool m_frozen = false;

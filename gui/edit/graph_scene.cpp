@@ -55,9 +55,21 @@ void GraphScene::addNodeItem(const QString& id) {
   if (!node || m_nodes.contains(id)) return;
   auto* item = new NodeItem(id);
   item->setPos(node->pos[0], node->pos[1]);
+  if (id == m_runFailureBlock) item->setRunFailure(m_runFailureReason);
   item->refresh(*m_doc);
   addItem(item);
   m_nodes.insert(id, item);
+}
+
+void GraphScene::markRunFailure(const QString& id, const QString& reason) {
+  m_runFailureBlock = id;
+  m_runFailureReason = id.isEmpty() ? QString() : reason;
+  for (NodeItem* item : std::as_const(m_nodes)) {
+    const QString wanted = item->id() == id ? m_runFailureReason : QString();
+    if (item->runFailure() == wanted) continue;
+    item->setRunFailure(wanted);
+    item->refresh(*m_doc);
+  }
 }
 
 void GraphScene::refreshNodes() {

@@ -25,6 +25,10 @@ class GraphScene : public QGraphicsScene {
   // Indices in the document of the selected links.
   std::vector<int> selectedLinkIndices() const;
   void selectNodes(const QStringList& ids);
+  // Note [Divergence]: marks block `id` as the one where the last run diverged, with the reason
+  // (NodeItem::setRunFailure); any other block's mark goes. An empty id clears the mark.
+  void markRunFailure(const QString& id, const QString& reason);
+  QString runFailureBlock() const { return m_runFailureBlock; }
   // The document's index of the link `item` draws; -1 when it draws none.
   int linkIndex(const LinkItem* item) const;
 
@@ -60,6 +64,7 @@ class GraphScene : public QGraphicsScene {
 
   GraphDocument* m_doc;
   QHash<QString, NodeItem*> m_nodes;
+  QString m_runFailureBlock, m_runFailureReason;
   QList<LinkItem*> m_links;
   QHash<QString, QPointF> m_dragStart;       // selected blocks' positions when a drag began
   QString m_linkFrom;                        // a link being drawn from this block's output

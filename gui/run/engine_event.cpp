@@ -56,6 +56,14 @@ FinishedEvent adapt(const protocol::FinishedEvent& e) {
     if (g.meanPowerW) line += QStringLiteral(", mean power %1 W").arg(*g.meanPowerW, 0, 'f', 0);
     s.gpuSummaries << line;
   }
+  if (e.divergence && !e.divergence->block.empty()) {
+    const protocol::Divergence& d = *e.divergence;
+    s.divergedBlock = qs(d.block);
+    QString reason = QStringLiteral("%1 at iteration %2 (%3 pass: %4).")
+                         .arg(qs(d.reason)).arg(d.globalIteration).arg(qs(d.pass), qs(d.finding));
+    for (const std::string& a : d.advice) reason += QStringLiteral("\n• %1").arg(qs(a));
+    s.divergedReason = reason;
+  }
   return s;
 }
 

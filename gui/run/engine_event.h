@@ -117,6 +117,10 @@ struct FinishedEvent {
   QString message;  // when failed
   QString scalingVerdict;  // a multi-device run's verdict sentence (Note [Scaling verdict])
   QStringList gpuSummaries;  // "cuda:0: peak 71 °C, mean power 212 W", one per GPU
+  // Note [Divergence]: the block where a diverged run first went wrong (empty: none named) and
+  // what to tell about it there (the pass, what was seen, the iteration and the advice).
+  QString divergedBlock;
+  QString divergedReason;
 };
 
 // The dry-run plan printed as one object with "event":"plan".

@@ -85,6 +85,7 @@ bool RunControl::start(const ClusterSettings& cluster) {
 // A new run or a resume: the previous run's charts, figures, log and outcome go.
 void RunControl::clearRunView() {
   emit viewCleared();
+  emit divergedBlockChanged({}, {});  // the last run's mark goes with its view
   m_iterationEvents = m_epochEvents = 0;
   m_sawFinished = false;
   m_scalingVerdict.clear();

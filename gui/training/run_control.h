@@ -92,6 +92,9 @@ class RunControl : public QObject {
   void runMoved(const QString& from, const QString& to);
   void historyChanged();                     // runs ended or moved: the history reads them again
   void finished(const RunOutcome& outcome);  // after the status says how it ended
+  // Note [Divergence]: the block where the run shown diverged and why, or an empty block when a
+  // new run (or resume) is shown and the last one's mark goes.
+  void divergedBlockChanged(const QString& block, const QString& reason);
 
  private:
   void setState(RunState state);

@@ -77,6 +77,7 @@ void RunControl::onEvent(const EngineEvent& event) {
     m_scalingVerdict = e->scalingVerdict;
     if (!e->scalingVerdict.isEmpty()) logLine(tr("scaling: %1").arg(e->scalingVerdict));
     for (const QString& gpu : e->gpuSummaries) logLine(gpu);
+    if (!e->divergedBlock.isEmpty()) emit divergedBlockChanged(e->divergedBlock, e->divergedReason);
   }
 }
 

@@ -118,6 +118,7 @@ TrainingPage::TrainingPage(ProjectDocument* doc, QWidget* parent) : QWidget(pare
   connect(m_run.get(), &RunControl::logged, m_chartsPanel, &ChartsPanel::appendLog);
   connect(m_run.get(), &RunControl::viewCleared, m_chartsPanel, &ChartsPanel::clearRun);
   connect(m_run.get(), &RunControl::started, this, &TrainingPage::onStarted);
+  connect(m_run.get(), &RunControl::divergedBlockChanged, this, &TrainingPage::divergedBlockChanged);
   connect(m_run.get(), &RunControl::deviceFigures, deviceTable(), &DeviceTable::showFigures);
   connect(m_run.get(), &RunControl::runMoved, this, [this](const QString& from, const QString& to) {
     QString status = statusText();

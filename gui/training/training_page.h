@@ -103,6 +103,8 @@ class TrainingPage : public QWidget {
 
  signals:
   void runningChanged(bool running);
+  // RunControl::divergedBlockChanged: the main window marks the block on the Edit page's canvas.
+  void divergedBlockChanged(const QString& block, const QString& reason);
   void planUpdated();
   void devicesUpdated();
 

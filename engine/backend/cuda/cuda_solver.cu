@@ -15,12 +15,20 @@
 // kernel), reads the flag (the one extra wait of a half step), and on overflow skips the update,
 // halves the scale and counts the step as skipped; after kGrowthInterval good steps in a row it
 // doubles the scale (PyTorch's GradScaler policy, initial scale 2^16).
+//
+// Then the global gradient norm (Note [Gradient clipping], engine/optim/gradient_clip.h): one
+// block per chunk adds its squares (normSquaresKernel), and clipKernel adds the chunks' partials in
+// chunk order in every block, records the norm in the device's GradientNorms, scales the chunk's
+// gradient when the norm is above optimizer.clip_gradient_norm and, when the norm is not finite,
+// sets the flag the solver kernels read to skip the update. All of it stays on the device: the
+// host reads the record only when asked (gradientNorms()).
 #include <cmath>
 #include <map>
 #include <vector>
 
 #include "engine/backend/cuda/cuda_device.h"
 #include "engine/backend/cuda/cuda_kernels.cuh"
+#include "engine/backend/cuda/deterministic_reduction.cuh"
 #include "engine/backend/cuda/cuda_solver.h"
 #include "engine/backend/cuda/solver_update.h"
 #include "engine/solvers/solver_list.h"
@@ -34,8 +42,43 @@ constexpr int kGrowthInterval = 2000;
 
 using solver::Chunk;
 
+// Note [Gradient clipping], first kernel: block b writes the sum of squares of chunk b's gradient
+// to partials[b] (lanes, then the block's tree: solver::squaresBlockSum on the host).
+__global__ void __launch_bounds__(kReduceThreads) normSquaresKernel(const Chunk* chunks, double* partials) {
+  __shared__ double lanes[kReduceThreads];
+  const Chunk c = chunks[blockIdx.x];
+  const int lane = static_cast<int>(threadIdx.x);
+  lanes[lane] = laneRun(solver::SquaresTerms{c.g}, 0, 0, c.n, lane);
+  __syncthreads();
+  for (int width = kReduceThreads / 2; width > 0; width /= 2) {
+    treeStep(lanes, lane, width);
+    __syncthreads();
+  }
+  if (lane == 0) partials[blockIdx.x] = lanes[0];
+}
+
+// Second kernel: every block computes the norm from all partials (the same bits), block 0 records
+// it and the skip flag, and each block scales its chunk when the norm is above the clip.
+__global__ void clipKernel(const Chunk* chunks, const double* partials, int64_t count, double maxNorm,
+                           GradientNorms* record, int64_t step, int* skip) {
+  __shared__ float scale;
+  if (threadIdx.x == 0) {
+    const double norm = solver::normOfPartials(partials, count);
+    scale = clipScale(norm, maxNorm);
+    if (blockIdx.x == 0) {
+      record->observe(norm, scale != 1.0f, step);
+      *skip = norm - norm == 0.0 ? 0 : 1;
+    }
+  }
+  __syncthreads();
+  if (scale == 1.0f) return;
+  const Chunk c = chunks[blockIdx.x];
+  for (int64_t i = threadIdx.x; i < c.n; i += blockDim.x) solver::scaleGradient(c, i, scale);
+}
+
 template <class S, bool kL2>
-__global__ void solverKernel(const Chunk* chunks, typename S::Scalars step, float wd) {
+__global__ void solverKernel(const Chunk* chunks, typename S::Scalars step, float wd, const int* skip) {
+  if (*skip) return;  // Note [Gradient clipping]: a non-finite gradient
   const Chunk c = chunks[blockIdx.x];
   const typename S::Scalars s = S::forSlot(step, c.lrMult);
   for (int64_t i = threadIdx.x; i < c.n; i += blockDim.x) solver::update<S, kL2>(c, i, s, wd);
@@ -45,7 +88,8 @@ __global__ void solverKernel(const Chunk* chunks, typename S::Scalars step, floa
 // and Σd² to partials[2b], partials[2b + 1] (each thread's sums, then the block's tree; the
 // simulated GPUs' solver::trustBlockSums adds in the same order).
 template <class S>
-__global__ void trustSumsKernel(const Chunk* chunks, typename S::Scalars s, double* partials) {
+__global__ void trustSumsKernel(const Chunk* chunks, typename S::Scalars s, double* partials, const int* skip) {
+  if (*skip) return;  // Note [Gradient clipping]: a non-finite gradient
   __shared__ double sumW2[kThreads], sumD2[kThreads];
   const Chunk c = chunks[blockIdx.x];
   double w2 = 0, d2 = 0;
@@ -69,7 +113,8 @@ __global__ void trustSumsKernel(const Chunk* chunks, typename S::Scalars s, doub
 // Second kernel: block b's tensor's scale from the partials (one thread adds them), then chunk
 // b's update.
 template <class S>
-__global__ void trustApplyKernel(const Chunk* chunks, typename S::Scalars s, const double* partials) {
+__global__ void trustApplyKernel(const Chunk* chunks, typename S::Scalars s, const double* partials, const int* skip) {
+  if (*skip) return;
   __shared__ float scale;
   const Chunk c = chunks[blockIdx.x];
   if (threadIdx.x == 0) scale = solver::trustScale<S>(c, partials, s);
@@ -116,6 +161,11 @@ class CudaSolver final : public DeviceSolver {
     device.makeCurrent();
     NS_CUDA_CHECK(gpuRuntime().malloc(reinterpret_cast<void**>(&m_overflow), sizeof(int)));
     NS_CUDA_CHECK(gpuRuntime().hostAlloc(reinterpret_cast<void**>(&m_overflowHost), sizeof(int)));
+    NS_CUDA_CHECK(gpuRuntime().malloc(reinterpret_cast<void**>(&m_skip), sizeof(int)));
+    NS_CUDA_CHECK(gpuRuntime().malloc(reinterpret_cast<void**>(&m_norms), sizeof(GradientNorms)));
+    const GradientNorms none;
+    NS_CUDA_CHECK(gpuRuntime().memcpyAsync(m_norms, &none, sizeof none, cudaMemcpyHostToDevice, device.stream()));
+    NS_CUDA_CHECK(gpuRuntime().streamSynchronize(device.stream()));  // `none` goes out of scope
   }
   ~CudaSolver() override {
     GpuRuntime& runtime = gpuRuntime();
@@ -125,6 +175,20 @@ class CudaSolver final : public DeviceSolver {
     if (m_partials) runtime.free(m_partials);
     if (m_overflow) runtime.free(m_overflow);
     if (m_overflowHost) runtime.freeHost(m_overflowHost);
+    if (m_skip) runtime.free(m_skip);
+    if (m_norms) runtime.free(m_norms);
+    if (m_normPartials) runtime.free(m_normPartials);
+  }
+
+  void setClipNorm(double maxNorm) override { m_clipNorm = maxNorm; }
+
+  GradientNorms gradientNorms() override {
+    GradientNorms out;
+    GpuRuntime& runtime = gpuRuntime();
+    m_device.makeCurrent();
+    NS_CUDA_CHECK(runtime.memcpyAsync(&out, m_norms, sizeof out, cudaMemcpyDeviceToHost, m_device.stream()));
+    NS_CUDA_CHECK(runtime.streamSynchronize(m_device.stream()));
+    return out;
   }
 
   float lossScale() const override { return m_lossScale; }
@@ -136,6 +200,7 @@ class CudaSolver final : public DeviceSolver {
       NS_CHECK(slot.value && slot.grad && slot.grad->shape() == slot.value->shape(),
                "optimizer: parameter '{}' has no gradient of its shape", slot.name);
     prepareTable(slots);
+    ++m_calls;  // Note [Gradient clipping]: the record numbers steps by call, overflows included
     if (m_chunks.empty()) return;
     const cudaStream_t stream = m_device.stream();
     const unsigned blocks = static_cast<unsigned>(m_chunks.size());
@@ -171,6 +236,7 @@ class CudaSolver final : public DeviceSolver {
         m_goodSteps = 0;
       }
     }
+    queueNormAndClip(blocks, m_calls);
     const bool l2 = m_l2 && m_weightDecay != 0;
     const solvers::StepInput in{m_hyper, lr, m_baseLr, m_weightDecay, m_steps + 1};
     const bool known = solvers::All::with(m_solver, [&](auto solverTag) {
@@ -270,12 +336,15 @@ class CudaSolver final : public DeviceSolver {
     if (m_table) NS_CUDA_CHECK(runtime.streamSynchronize(m_device.stream()));  // the old table may be in use
     if (m_table) NS_CUDA_CHECK(runtime.free(m_table));
     if (m_partials) NS_CUDA_CHECK(runtime.free(m_partials));
+    if (m_normPartials) NS_CUDA_CHECK(runtime.free(m_normPartials));
     m_table = nullptr;
     m_partials = nullptr;
+    m_normPartials = nullptr;
     if (!m_chunks.empty()) {
       NS_CUDA_CHECK(runtime.malloc(reinterpret_cast<void**>(&m_table), m_chunks.size() * sizeof(Chunk)));
       if (m_trustRatio)
         NS_CUDA_CHECK(runtime.malloc(reinterpret_cast<void**>(&m_partials), m_chunks.size() * 2 * sizeof(double)));
+      NS_CUDA_CHECK(runtime.malloc(reinterpret_cast<void**>(&m_normPartials), m_chunks.size() * sizeof(double)));
       // On the compute stream, where the kernels that read the table are queued: a cudaMemcpy on
       // the legacy default stream is not ordered before them (the streams are non-blocking), and
       // from pageable memory it may return before its copy has run.
@@ -285,13 +354,50 @@ class CudaSolver final : public DeviceSolver {
     m_tablePointers = std::move(pointers);
   }
 
+  // Note [Gradient clipping]: the two kernels (or their bodies on the simulated GPUs' host).
+  void queueNormAndClip(unsigned blocks, int64_t step) {
+    const cudaStream_t st = m_device.stream();
+    GpuRuntime& runtime = gpuRuntime();
+    m_device.makeCurrent();
+    const Chunk* table = m_table;
+    double* partials = m_normPartials;
+    GradientNorms* record = m_norms;
+    int* skip = m_skip;
+    const double maxNorm = m_clipNorm;
+    if (runtime.simulated()) {
+      NS_CUDA_CHECK(runtime.launchHost(st, "gradient norm", [=](DeviceMemoryAccess& m) {
+        double* out = m.at(partials, blocks);
+        std::vector<double> lanes(kReduceThreads);
+        unsigned b = 0;
+        forEachChunk(m, table, blocks, [&](const Chunk& c) { out[b++] = solver::squaresBlockSum(c, lanes.data()); });
+      }));
+      NS_CUDA_CHECK(runtime.launchHost(st, "gradient clip", [=](DeviceMemoryAccess& m) {
+        const double norm = solver::normOfPartials(m.at(partials, blocks), blocks);
+        const float scale = clipScale(norm, maxNorm);
+        m.at(record, 1)->observe(norm, scale != 1.0f, step);
+        *m.at(skip, 1) = std::isfinite(norm) ? 0 : 1;
+        if (scale != 1.0f)
+          forEachChunk(m, table, blocks, [&](const Chunk& c) {
+            for (int64_t i = 0; i < c.n; ++i) solver::scaleGradient(c, i, scale);
+          });
+      }));
+      return;
+    }
+    normSquaresKernel<<<blocks, kReduceThreads, 0, st>>>(table, partials);
+    NS_CUDA_CHECK_LAUNCH();
+    clipKernel<<<blocks, kThreads, 0, st>>>(table, partials, blocks, maxNorm, record, step, skip);
+    NS_CUDA_CHECK_LAUNCH();
+  }
+
   template <class S, bool kL2>
   void launch(unsigned blocks, const typename S::Scalars& s) {
     const cudaStream_t st = m_device.stream();
     const float wd = float(m_weightDecay);
     if (GpuRuntime& runtime = gpuRuntime(); runtime.simulated()) {
       const Chunk* table = m_table;
+      const int* skip = m_skip;
       NS_CUDA_CHECK(runtime.launchHost(st, "solver step", [=](DeviceMemoryAccess& m) {
+        if (*m.at(skip, 1)) return;  // Note [Gradient clipping]: a non-finite gradient
         forEachChunk(m, table, blocks, [&](const Chunk& c) {
           const typename S::Scalars chunkScalars = S::forSlot(s, c.lrMult);
           for (int64_t i = 0; i < c.n; ++i) solver::update<S, kL2>(c, i, chunkScalars, wd);
@@ -299,7 +405,7 @@ class CudaSolver final : public DeviceSolver {
       }));
       return;
     }
-    solverKernel<S, kL2><<<blocks, kThreads, 0, st>>>(m_table, s, wd);
+    solverKernel<S, kL2><<<blocks, kThreads, 0, st>>>(m_table, s, wd, m_skip);
     NS_CUDA_CHECK_LAUNCH();
   }
 
@@ -310,7 +416,9 @@ class CudaSolver final : public DeviceSolver {
     if (GpuRuntime& runtime = gpuRuntime(); runtime.simulated()) {
       const Chunk* table = m_table;
       double* partials = m_partials;
+      const int* skip = m_skip;
       NS_CUDA_CHECK(runtime.launchHost(st, "solver trust sums", [=](DeviceMemoryAccess& m) {
+        if (*m.at(skip, 1)) return;  // Note [Gradient clipping]: a non-finite gradient
         double* out = m.at(partials, size_t(blocks) * 2);
         std::vector<double> sums(size_t(kThreads) * 2);
         unsigned b = 0;
@@ -320,6 +428,7 @@ class CudaSolver final : public DeviceSolver {
         });
       }));
       NS_CUDA_CHECK(runtime.launchHost(st, "solver trust step", [=](DeviceMemoryAccess& m) {
+        if (*m.at(skip, 1)) return;
         const double* in = m.at(partials, size_t(blocks) * 2);
         forEachChunk(m, table, blocks, [&](const Chunk& c) {
           const float scale = solver::trustScale<S>(c, in, s);
@@ -328,9 +437,9 @@ class CudaSolver final : public DeviceSolver {
       }));
       return;
     }
-    trustSumsKernel<S><<<blocks, kThreads, 0, st>>>(m_table, s, m_partials);
+    trustSumsKernel<S><<<blocks, kThreads, 0, st>>>(m_table, s, m_partials, m_skip);
     NS_CUDA_CHECK_LAUNCH();
-    trustApplyKernel<S><<<blocks, kThreads, 0, st>>>(m_table, s, m_partials);
+    trustApplyKernel<S><<<blocks, kThreads, 0, st>>>(m_table, s, m_partials, m_skip);
     NS_CUDA_CHECK_LAUNCH();
   }
 
@@ -349,6 +458,13 @@ class CudaSolver final : public DeviceSolver {
   double* m_partials = nullptr;  // Note [Trust ratio]: Σw², Σd² per chunk
   int* m_overflow = nullptr;
   int* m_overflowHost = nullptr;  // pinned: the flag's asynchronous copy lands here
+  // Note [Gradient clipping]: the clip (0: off), each chunk's Σg², the record of the norms and the
+  // flag that skips the update of a non-finite gradient (device memory).
+  double m_clipNorm = 0;
+  int64_t m_calls = 0;  // step() calls of this session: the record's step numbers
+  double* m_normPartials = nullptr;
+  GradientNorms* m_norms = nullptr;
+  int* m_skip = nullptr;
   float m_lossScale = 1.0f;
   int m_goodSteps = 0;
   int64_t m_skipped = 0;

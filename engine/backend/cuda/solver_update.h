@@ -8,6 +8,8 @@
 #include <cstdint>
 
 #include "engine/core/host_device.h"
+#include "engine/host_device/deterministic_reduction.h"
+#include "engine/optim/gradient_clip.h"
 #include "engine/solvers/solver.h"
 
 namespace netsmith::cuda::solver {
@@ -111,5 +113,36 @@ NS_HOST_DEVICE inline bool unscale(const Chunk& c, int64_t i, float inverseScale
   return std::isfinite(v);  // a host compiler (the unit tests) has it in std only
 #endif
 }
+
+// ---- Note [Gradient clipping] on the device: the global norm of the gradients of the table.
+// The terms of one chunk's sum of squares (laneRun's Terms: one output, term r = g[r]², in double).
+struct SquaresTerms {
+  using Value = double;
+  const float* g;
+  NS_HOST_DEVICE int64_t prepare(int64_t) const { return 0; }
+  NS_HOST_DEVICE double operator()(int64_t, int64_t, int64_t r) const { return double(g[r]) * double(g[r]); }
+};
+
+// The global norm from every chunk's partial sum of squares, added in chunk order (every block of
+// the clip kernel computes it alike, and gets the same bits).
+NS_HOST_DEVICE inline double normOfPartials(const double* partials, int64_t chunks) {
+  double sum = 0;
+  for (int64_t k = 0; k < chunks; ++k) sum += partials[k];
+  return ::sqrt(sum);
+}
+
+// The first kernel's block on the host: lane t of kReduceThreads adds elements t, t + 256, ...,
+// then the block's tree (Note [Deterministic GPU reductions]) — the GPU's order. `lanes` holds
+// kReduceThreads doubles.
+inline double squaresBlockSum(const Chunk& c, double* lanes) {
+  const SquaresTerms terms{c.g};
+  for (int t = 0; t < kReduceThreads; ++t) lanes[t] = laneRun(terms, 0, 0, c.n, t);
+  for (int width = kReduceThreads / 2; width > 0; width /= 2)
+    for (int t = 0; t < width; ++t) treeStep(lanes, t, width);
+  return lanes[0];
+}
+
+// Element i of the clip: g ← g · scale.
+NS_HOST_DEVICE inline void scaleGradient(const Chunk& c, int64_t i, float scale) { const_cast<float*>(c.g)[i] *= scale; }
 
 }  // namespace netsmith::cuda::solver
