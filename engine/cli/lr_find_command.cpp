@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 #include "engine/protocol/json_fields.h"
 #include "engine/study/lr_range_test.h"
 #include "engine/train/parallel_plan.h"
@@ -35,16 +36,10 @@ namespace {
 double positiveRate(const ParsedArgs& args, const char* option, double fallback) {
   if (!args.has(option)) return fallback;
   const std::string text = args.value(option);
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || !(v > 0) || !std::isfinite(v))
+  const LeadingNumber n = leadingNumber(text);
+  if (!n.whole(text) || !(n.value > 0))
     throw UsageError{format("{}: expected a positive number such as 1e-6, got '{}'", option, text)};
-  return v;
+  return n.value;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 #include "engine/project/project_io.h"
 #include "engine/protocol/json_fields.h"
 #include "engine/study/study_runner.h"
@@ -73,18 +74,12 @@ std::vector<std::string> lines(const std::string& all) {
 
 // "90", "90s", "30m", "2h" -> seconds.
 double parseDuration(const std::string& text) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  const std::string unit = used ? text.substr(used) : "";
+  const LeadingNumber n = leadingNumber(text);
+  const std::string unit = n.used ? text.substr(n.used) : "";
   const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
-  if (!used || scale < 0 || !(v > 0) || !std::isfinite(v))
+  if (!n.used || scale < 0 || !(n.value > 0) || !std::isfinite(n.value))
     throw UsageError{format("--time-budget: expected a duration such as 90s, 30m or 2h, got '{}'", text)};
-  return v * scale;
+  return n.value * scale;
 }
 
 std::string percentOrDash(const std::optional<double>& v) { return v ? format("{}%", std::round(*v * 10000) / 100) : "-"; }

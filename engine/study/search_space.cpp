@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 
 namespace netsmith::study {
 
@@ -34,15 +35,9 @@ std::pair<std::string, std::string> splitKey(const std::string& spec, const char
 }
 
 double parseNumber(const std::string& text, const std::string& what) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  NS_CHECK(used == text.size() && used > 0 && std::isfinite(v), "{}: '{}' is not a number", what, text);
-  return v;
+  const LeadingNumber n = leadingNumber(text);
+  NS_CHECK(n.whole(text), "{}: '{}' is not a number", what, text);
+  return n.value;
 }
 
 }  // namespace
