@@ -8,6 +8,7 @@
 #include "engine/core/number_text.h"
 #include "engine/project/project_io.h"
 #include "engine/protocol/json_fields.h"
+#include "engine/study/setting_importance.h"
 #include "engine/study/study_runner.h"
 #include "engine/train/parallel_plan.h"
 
@@ -185,6 +186,19 @@ void printTable(study::StudyFolder& folder) {
   if (best)
     std::printf("Best: trial %lld, %s: validation error %s at epoch %lld\n", static_cast<long long>(best->index + 1),
                 best->label.c_str(), percentOrDash(best->bestError()).c_str(), static_cast<long long>(best->bestEpoch()));
+  // Note [Setting importance]: the same figures as the console's bars, with two settings or more.
+  const auto& parameters = folder.definition().parameters;
+  std::vector<study::Observation> observed;
+  for (const TrialRecord& t : folder.trials()) observed.push_back(t.observation());
+  if (parameters.size() >= 2) {
+    std::string line;
+    double total = 0;
+    for (const auto& i : study::settingImportance(parameters, observed)) {
+      line += format("{}{} {}%", line.empty() ? "" : ", ", i.name, std::lround(i.share * 100));
+      total += i.share;
+    }
+    if (total > 0) std::printf("Importance (share of the best errors' variance): %s\n", line.c_str());
+  }
   std::printf("Summary: %s\n", (folder.dir() / "summary.json").c_str());
 }
 
