@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <filesystem>
 #include <mutex>
 
@@ -27,6 +28,21 @@ std::string threeDigits(double v) {
   return text;
 }
 
+// The exponential moving average of the losses, bias-corrected, one loss at a time: the sink
+// smooths each iteration as it comes (not the whole curve again), smoothLosses a whole curve.
+class LossSmoother {
+ public:
+  double add(double loss) {
+    m_average = kSmoothing * m_average + (1 - kSmoothing) * loss;
+    m_weight *= kSmoothing;
+    return m_average / (1 - m_weight);
+  }
+
+ private:
+  double m_average = 0;
+  double m_weight = 1;  // kSmoothing^count
+};
+
 // Records the iterations and ends the training when the test is over.
 class RangeTestSink final : public EventSink {
  public:
@@ -46,10 +62,9 @@ class RangeTestSink final : public EventSink {
     std::lock_guard lock(m_mutex);
     auto& points = m_result.points;
     if (!points.empty() && e.globalIteration <= points.back().iteration) return;
-    points.push_back({e.globalIteration, e.lr / (m_scale > 0 ? m_scale : 1), e.loss, 0});
-    smoothLosses(points);
-    double smallest = points.front().smoothed;
-    for (const auto& p : points) smallest = std::min(smallest, p.smoothed);
+    points.push_back({e.globalIteration, e.lr / (m_scale > 0 ? m_scale : 1), e.loss, m_smoother.add(e.loss)});
+    if (std::isfinite(points.back().smoothed)) m_smallest = std::min(m_smallest, points.back().smoothed);
+    const double smallest = m_smallest;
     if (!std::isfinite(e.loss) || (points.size() > kSettle && points.back().smoothed > kExplosion * smallest)) {
       m_result.stoppedBecause = format("the loss exploded at rate {} (smoothed {}, its smallest {})",
                                        threeDigits(points.back().lr), threeDigits(points.back().smoothed),
@@ -66,17 +81,16 @@ class RangeTestSink final : public EventSink {
   int64_t m_iterations;
   RunControl& m_control;
   double m_scale = 1;
+  LossSmoother m_smoother;
+  double m_smallest = std::numeric_limits<double>::infinity();
   std::mutex m_mutex;
 };
 
 }  // namespace
 
 void smoothLosses(std::vector<RangeTestPoint>& points) {
-  double average = 0;
-  for (size_t i = 0; i < points.size(); ++i) {
-    average = kSmoothing * average + (1 - kSmoothing) * points[i].loss;
-    points[i].smoothed = average / (1 - std::pow(kSmoothing, double(i + 1)));
-  }
+  LossSmoother smoother;
+  for (auto& p : points) p.smoothed = smoother.add(p.loss);
 }
 
 std::optional<size_t> smallestLoss(const std::vector<RangeTestPoint>& points) {

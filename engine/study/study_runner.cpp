@@ -11,6 +11,7 @@
 
 #include "engine/backend/cpu/cpu_device.h"
 #include "engine/core/error.h"
+#include "engine/core/text_files.h"
 #include "engine/optim/optimizer.h"
 #include "engine/project/project_io.h"
 #include "engine/protocol/events.h"
@@ -95,7 +96,7 @@ std::pair<TrialRecord, Json> trialProject(StudyFolder& folder, int64_t index, co
 
 TrialRecord prepareTrial(StudyFolder& folder, int64_t index, const TrialValues& values) {
   auto [t, project] = trialProject(folder, index, values);
-  std::ofstream(t.project) << protocol::jsonText(project, 2) << "\n";
+  writeTextAtomically(t.project, protocol::jsonText(project, 2) + "\n");  // a full disk is an Error naming it
   // Throws naming the file and what is wrong; the solver's own check runs when training starts.
   Optimizer::create(loadProject(t.project).optimizer);
   return t;
@@ -110,7 +111,7 @@ void checkRangeEnds(StudyFolder& folder, const TrialValues& values) {
       TrialValues at = values;
       at[i] = parameters[i].fromUnit(end);
       const Json project = trialProject(folder, 0, at).second;
-      std::ofstream(file) << protocol::jsonText(project, 2) << "\n";
+      writeTextAtomically(file, protocol::jsonText(project, 2) + "\n");
       try {
         Optimizer::create(loadProject(file.string()).optimizer);
       } catch (const Error& e) {
