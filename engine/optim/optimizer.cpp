@@ -262,6 +262,15 @@ Json Optimizer::defaultHyperParameters(const std::string& solver) {
   return out;
 }
 
+std::vector<std::string> Optimizer::hyperParametersDroppedBySwitch(const std::string& from, const std::string& to) {
+  const Json kept = defaultHyperParameters(to);
+  const Json own = defaultHyperParameters(from);  // kept alive: items() only views it
+  std::vector<std::string> dropped;
+  for (const auto& [key, unused] : own.items())
+    if (!kept.contains(key)) dropped.push_back(key);
+  return dropped;
+}
+
 std::unique_ptr<Optimizer> Optimizer::create(const OptimizerConfig& cfg) {
   const SolverRow* spec = findSolver(cfg.solver);
   NS_CHECK(spec, "optimizer.solver: unknown solver '{}' (known: {})", cfg.solver, solverNameList());

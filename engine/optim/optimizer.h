@@ -60,6 +60,10 @@ class Optimizer {
   // A solver's own hyper-parameters with their defaults ({"alpha": 0.001, "beta1": 0.9, ...});
   // empty for an unknown name. Editors (the GUI's Optimizer panel) show exactly these.
   static Json defaultHyperParameters(const std::string& solver);
+  // The hyper-parameters a switch of optimizer.solver from `from` to `to` drops: `from`'s own that
+  // `to` does not take (its defaults apply to the rest). The Optimizer panel's solver box and a
+  // study's optimizer.solver setting both switch this way.
+  static std::vector<std::string> hyperParametersDroppedBySwitch(const std::string& from, const std::string& to);
 
   const std::string& solverName() const { return m_solver; }
   // The solver's learning rate (its kLrKey: lr, alpha, eta), as configured or as set by

@@ -47,10 +47,9 @@ void setLayerParameter(Json& project, const std::string& path, const std::vector
 // rate of the same name) and drops the old one's own, which it would refuse: its defaults apply.
 void switchSolver(Json& optimizer, const Json& solver) {
   NS_CHECK(solver.is_string(), "optimizer.solver: expected a solver's name, got {}", solver.dump());
-  const Json oldKeys = Optimizer::defaultHyperParameters(optimizer.value("solver", ""));
-  const Json newKeys = Optimizer::defaultHyperParameters(solver.get<std::string>());
-  for (const auto& [key, unused] : oldKeys.items())
-    if (!newKeys.contains(key)) optimizer.erase(key);
+  for (const std::string& key :
+       Optimizer::hyperParametersDroppedBySwitch(optimizer.value("solver", ""), solver.get<std::string>()))
+    optimizer.erase(key);
   optimizer["solver"] = solver;
 }
 

@@ -220,9 +220,11 @@ void ConfigPage::edited(const QString& path, const Json& value) {
   // A new solver takes only its own hyper-parameters: the old solver's values go with the change
   // (one undo step), or training would refuse a parameter the panel no longer shows.
   if (path == QLatin1String("optimizer.solver") && value.is_string()) {
-    const Json own = Optimizer::defaultHyperParameters(value.get<std::string>());
-    for (const Setting& row : settingsTable())
-      if (!row.solvers.empty() && !own.contains(row.key)) changes.emplace_back(qs(row.path), Json());
+    const Json from = settingValue(*m_doc, QStringLiteral("optimizer.solver"));
+    for (const std::string& key :
+         Optimizer::hyperParametersDroppedBySwitch(from.is_string() ? from.get<std::string>() : std::string(),
+                                                   value.get<std::string>()))
+      changes.emplace_back(qs("optimizer." + key), Json());
   }
   const QString refusal = applySettings(m_doc, path, changes);
   QLabel* error = m_errors.value(path);
