@@ -18,6 +18,9 @@ namespace netsmith {
 struct DeviceSensors {
   std::optional<double> temperatureC;
   std::optional<double> powerW;
+  // The most memory the driver said was in use on the device (every process's) since sampling
+  // began: a run's measured peak (Note [Memory before launch], engine/train/memory_estimate.h).
+  std::optional<int64_t> memoryUsedPeakMb;
 };
 
 class DeviceContext {
@@ -34,6 +37,8 @@ class DeviceContext {
   // counts the CPU time of its threads. Call on the worker's thread.
   virtual double busySeconds() const = 0;
   virtual DeviceSensors sensors() const { return {}; }
+  // Bytes in use on the device now, every process's (a GPU's driver figure); none for the CPU.
+  virtual std::optional<int64_t> memoryInUseBytes() const { return std::nullopt; }
   virtual int parallelism() const = 0;
 
   // Note [Device memory] (engine/model/network.h) — the memory kernels read and write.

@@ -34,6 +34,14 @@ struct DeviceOptions {
 // place of a group per process joined over MPI. The leader makes the job's id (makeJobId: NCCL's
 // unique id, in hex), which reaches every process through the job's channel; then each process
 // makes its part with its own devices, ranks firstRank to firstRank + localIds.size() - 1.
+// What a device of a kind holds besides its worker's tensors (Note [Memory before launch],
+// engine/train/memory_estimate.h).
+struct DeviceMemoryOverheads {
+  int64_t contextBytes = 0;             // the runtime's own: a CUDA context and the libraries' handles
+  int64_t convolutionWorkspaceBytes = 0;  // the most the convolutions' algorithm trials take (kept by the pool)
+  int64_t communicationBytes = 0;       // the collective library's buffers per device, with 2 or more devices
+};
+
 struct DeviceKind {
   std::string kind;  // "cpu", "cuda": the part of a device id before ':'
   // What the build carries for this kind, for `netsmith-cli --version` ("compute_75 PTX and sm_90"
@@ -55,6 +63,8 @@ struct DeviceKind {
   // Optional: called on the worker's thread after makeContext, before any collective, to attach
   // the worker's device to its rank (the NCCL communicator queues on the device's streams).
   std::function<void(CommunicatorGroup& group, int rank, DeviceContext& device)> attachWorker;
+  // Optional: a device's memory besides the tensors, for `devices` devices of the kind training.
+  std::function<DeviceMemoryOverheads(int devices)> memoryOverheads;
   // Empty: the device computes on host memory and uses Optimizer itself.
   std::function<std::unique_ptr<DeviceSolver>(const Optimizer& config, DeviceContext& device)> makeSolver;
 };

@@ -204,20 +204,22 @@ TensorFormat Network::formatFor(const GraphNode& node, const ActivationRules& ru
   return format;
 }
 
-int64_t Network::activationBytesPerSample(const Graph& graph, const ActivationRules& rules) {
+Network::ActivationBytes Network::activationBytesPerSample(const Graph& graph, const ActivationRules& rules) {
   std::vector<TensorFormat> format;
   for (const GraphNode& node : graph.nodes) format.push_back(formatFor(node, rules));
   std::vector<std::pair<int, TensorFormat>> copies;  // one per producer and format read in
-  int64_t bytes = 0;
+  ActivationBytes bytes;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    const int64_t n = numel(graph.nodes[i].outputShape);
-    bytes += 2 * n * static_cast<int64_t>(storageBytes(format[i].storage));
+    const int64_t n = numel(graph.nodes[i].outputShape) * static_cast<int64_t>(storageBytes(format[i].storage));
+    bytes.outputs += n;
+    bytes.gradients += n;
     for (int p : graph.nodes[i].inputs) {
       const std::pair<int, TensorFormat> copy{p, format[i]};
       if (format[static_cast<size_t>(p)] == format[i] || std::find(copies.begin(), copies.end(), copy) != copies.end())
         continue;
       copies.push_back(copy);
-      bytes += numel(graph.nodes[static_cast<size_t>(p)].outputShape) * static_cast<int64_t>(storageBytes(format[i].storage));
+      bytes.outputs +=
+          numel(graph.nodes[static_cast<size_t>(p)].outputShape) * static_cast<int64_t>(storageBytes(format[i].storage));
     }
   }
   return bytes;

@@ -133,9 +133,15 @@ class Network {
   // The format a node keeps its activations in on such a device: the rule Network follows, for
   // plans made before any device.
   static TensorFormat formatFor(const GraphNode& node, const ActivationRules& rules);
-  // Bytes of one sample's activations and their gradients on such a device: every node's output
-  // and gradient in its format, and the copies made for readers of another format.
-  static int64_t activationBytesPerSample(const Graph& graph, const ActivationRules& rules);
+  // Bytes of one sample's activations on such a device: every node's output (with the copies made
+  // for readers of another format) and every node's gradient, each in its format. Outputs and
+  // gradients apart: a validation block resizes the outputs only (Note [Memory before launch]).
+  struct ActivationBytes {
+    int64_t outputs = 0;
+    int64_t gradients = 0;
+    int64_t total() const { return outputs + gradients; }
+  };
+  static ActivationBytes activationBytesPerSample(const Graph& graph, const ActivationRules& rules);
 
   // Note [Layer profile] (engine/train/profiler.h): the replica's profiler (a StepTimer), null unless the run
   // profiles. While timeNodes(true) (the profiler's training steps), forward and backward time

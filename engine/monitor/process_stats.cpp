@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -49,6 +50,20 @@ double processResidentMb() {
   return static_cast<double>(residentPages) * static_cast<double>(pageSize > 0 ? pageSize : 4096) /
          (1024.0 * 1024.0);
 }
+
+namespace {
+// "Key:   1234 kB" of a /proc file, in bytes.
+int64_t kilobyteField(const char* path, const std::string& key) {
+  std::ifstream file(path);
+  std::string line;
+  while (std::getline(file, line))
+    if (line.compare(0, key.size(), key) == 0) return std::atoll(line.c_str() + key.size()) * 1024;
+  return 0;
+}
+}  // namespace
+
+int64_t processPeakResidentBytes() { return kilobyteField("/proc/self/status", "VmHWM:"); }
+int64_t machineAvailableBytes() { return kilobyteField("/proc/meminfo", "MemAvailable:"); }
 
 pid_t currentThreadId() { return static_cast<pid_t>(syscall(SYS_gettid)); }
 

@@ -5,10 +5,18 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+
 namespace netsmith {
 
 // Resident memory of this process in MB (/proc/self/statm); 0 if it cannot be read.
 double processResidentMb();
+
+// The most resident memory this process has held so far (VmHWM of /proc/self/status), and the
+// memory the machine can still give (MemAvailable of /proc/meminfo), in bytes; 0 if unreadable.
+// Note [Memory before launch] (engine/train/memory_estimate.h) compares a run's estimate with the first.
+int64_t processPeakResidentBytes();
+int64_t machineAvailableBytes();
 
 // The kernel's id of the calling thread, for a worker to publish so a monitor can sample it.
 pid_t currentThreadId();

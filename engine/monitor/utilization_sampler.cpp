@@ -1,5 +1,7 @@
 #include "engine/monitor/utilization_sampler.h"
 
+#include <algorithm>
+
 namespace netsmith {
 
 UtilizationSampler::UtilizationSampler(const Nvml& nvml, int index, std::chrono::milliseconds period)
@@ -26,7 +28,8 @@ void UtilizationSampler::run() {
     if (sample) {
       m_busy += sample->utilization * std::chrono::duration<double>(now - m_lastSample).count();
       m_utilization = sample->utilization;
-      m_sensors = {sample->temperatureC, sample->powerW};
+      const int64_t peak = std::max(m_sensors.memoryUsedPeakMb.value_or(0), sample->memoryUsedMb);
+      m_sensors = {sample->temperatureC, sample->powerW, peak};
     } else {
       m_busy += m_utilization * std::chrono::duration<double>(now - m_lastSample).count();
     }

@@ -321,12 +321,15 @@ ScalingVerdict ScalingVerdict::fromJson(const Json& json, const Where& where) {
 }
 
 Json GpuSummary::toJson() const {
-  return {{"id", id}, {"max_temperature_c", optionalJson(maxTemperatureC)}, {"mean_power_w", optionalJson(meanPowerW)}};
+  Json j = {{"id", id}, {"max_temperature_c", optionalJson(maxTemperatureC)}, {"mean_power_w", optionalJson(meanPowerW)}};
+  if (peakMemoryMb) j["peak_memory_mb"] = *peakMemoryMb;
+  return j;
 }
 
 GpuSummary GpuSummary::fromJson(const Json& json, const Where& where) {
   const FieldReader o(json, where);
-  return {o.text("id"), o.optionalNumber("max_temperature_c"), o.optionalNumber("mean_power_w")};
+  return {o.text("id"), o.optionalNumber("max_temperature_c"), o.optionalNumber("mean_power_w"),
+          o.optionalInteger("peak_memory_mb")};
 }
 
 Json EarlyStop::toJson() const {
@@ -360,6 +363,7 @@ Json FinishedEvent::toJson() const {
     j["gpus"] = list;
   }
   if (divergence) j["divergence"] = divergence->toJson();
+  if (processPeakMemoryMb) j["process_peak_memory_mb"] = *processPeakMemoryMb;
   return j;
 }
 
@@ -377,6 +381,7 @@ FinishedEvent FinishedEvent::fromJson(const Json& json) {
   if (const auto v = o.object("scaling_verdict")) e.scalingVerdict = ScalingVerdict::fromJson(v->json(), v->where());
   o.forEach("gpus", [&](const Json& g, const Where& at) { e.gpus.push_back(GpuSummary::fromJson(g, at)); });
   if (const auto v = o.object("divergence")) e.divergence = Divergence::fromJson(v->json(), v->where());
+  e.processPeakMemoryMb = o.optionalInteger("process_peak_memory_mb");
   return e;
 }
 

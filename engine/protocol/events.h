@@ -234,6 +234,8 @@ struct GpuSummary {
   std::string id;
   std::optional<double> maxTemperatureC;
   std::optional<double> meanPowerW;
+  // The most memory in use on the GPU during the run (the driver's figure, sampled every 100 ms).
+  std::optional<int64_t> peakMemoryMb;
 
   Json toJson() const;
   static GpuSummary fromJson(const Json& json, const Where& where);
@@ -268,6 +270,7 @@ struct FinishedEvent {
   std::optional<EarlyStop> earlyStopped;          // config.early_stopping ended the run
   std::optional<ScalingVerdict> scalingVerdict;  // after a run on several devices
   std::vector<GpuSummary> gpus;                   // on GPUs (not written when empty)
+  std::optional<int64_t> processPeakMemoryMb;     // the leader process's most resident memory
   std::optional<Divergence> divergence;           // failed because the run diverged
 
   Json toJson() const;

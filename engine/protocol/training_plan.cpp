@@ -8,6 +8,44 @@ std::string shapeText(const Shape& shape) {
   return s;
 }
 
+Json DeviceMemoryNeed::toJson() const {
+  return {{"device", device},
+          {"workers", workers},
+          {"batch", batch},
+          {"validation_block", validationBlock},
+          {"parameters_bytes", parametersBytes},
+          {"gradients_bytes", gradientsBytes},
+          {"optimizer_state_bytes", optimizerStateBytes},
+          {"activations_bytes", activationsBytes},
+          {"workspace_bytes", workspaceBytes},
+          {"base_bytes", baseBytes},
+          {"communication_bytes", communicationBytes},
+          {"data_bytes", dataBytes},
+          {"total_bytes", totalBytes},
+          {"capacity_bytes", capacityBytes},
+          {"largest_batch", largestBatch}};
+}
+
+DeviceMemoryNeed DeviceMemoryNeed::fromJson(const FieldReader& o) {
+  DeviceMemoryNeed m;
+  m.device = o.text("device");
+  m.workers = static_cast<int>(o.integer("workers", 1));
+  m.batch = o.integer("batch");
+  m.validationBlock = o.integer("validation_block");
+  m.parametersBytes = o.integer("parameters_bytes");
+  m.gradientsBytes = o.integer("gradients_bytes");
+  m.optimizerStateBytes = o.integer("optimizer_state_bytes");
+  m.activationsBytes = o.integer("activations_bytes");
+  m.workspaceBytes = o.integer("workspace_bytes");
+  m.baseBytes = o.integer("base_bytes");
+  m.communicationBytes = o.integer("communication_bytes");
+  m.dataBytes = o.integer("data_bytes");
+  m.totalBytes = o.integer("total_bytes");
+  m.capacityBytes = o.integer("capacity_bytes");
+  m.largestBatch = o.integer("largest_batch");
+  return m;
+}
+
 Json TrainingPlan::toJson() const {
   Json devs = Json::array();
   for (const PlannedDevice& d : devices) {
@@ -53,6 +91,11 @@ Json TrainingPlan::toJson() const {
       j["device_memory_bytes"] = deviceMemoryBytes;
       j["largest_batch_per_device"] = largestBatchPerDevice;
     }
+  }
+  if (!memory.empty()) {
+    Json needs = Json::array();
+    for (const DeviceMemoryNeed& m : memory) needs.push_back(m.toJson());
+    j["memory"] = needs;
   }
   if (diskBytesNeeded > 0) {
     j["checkpoint_bytes"] = checkpointBytes;
@@ -125,6 +168,7 @@ TrainingPlan TrainingPlan::fromJson(const Json& json, const std::string& documen
   p.activationStorage = o.text("activation_storage", "float32");
   p.deviceMemoryBytes = o.integer("device_memory_bytes");
   p.largestBatchPerDevice = o.integer("largest_batch_per_device");
+  o.forEachObject("memory", [&](const FieldReader& m) { p.memory.push_back(DeviceMemoryNeed::fromJson(m)); });
   p.warnings = o.texts("warnings");
   return p;
 }

@@ -40,6 +40,31 @@ struct PlannedDataSet {
   int64_t memoryBytes = 0;
 };
 
+// Note [Memory before launch] (engine/train/memory_estimate.h): what one device will hold at its
+// batch. "cpu" stands for the CPU workers together: they share the process, whose libraries and
+// data are counted once; the per-worker parts are for one worker.
+struct DeviceMemoryNeed {
+  std::string device;               // "cuda:0", or "cpu"
+  int workers = 1;                  // CPU: the workers sharing the process
+  int64_t batch = 0;                // samples a worker holds at a time (a micro-batch with accumulation)
+  int64_t validationBlock = 0;      // samples of a validation block (outputs only)
+  int64_t parametersBytes = 0;      // per worker
+  int64_t gradientsBytes = 0;       // per worker
+  int64_t optimizerStateBytes = 0;  // per worker: the solver's buffers
+  int64_t activationsBytes = 0;     // per worker: outputs and gradients kept for backward
+  int64_t workspaceBytes = 0;       // GPU: cuDNN's algorithm trials (kept by the pool)
+  int64_t baseBytes = 0;            // GPU: the CUDA context; CPU: the process's libraries (measured)
+  int64_t communicationBytes = 0;   // GPU: NCCL's buffers
+  int64_t dataBytes = 0;            // CPU: the datasets held and the batches read ahead
+  int64_t totalBytes = 0;
+  int64_t capacityBytes = 0;        // GPU: its memory; CPU: what the machine has available to the process
+  int64_t largestBatch = 0;         // the largest batch per worker whose need fits the capacity; 0: unknown
+
+  bool fits() const { return capacityBytes <= 0 || totalBytes <= capacityBytes; }
+  Json toJson() const;
+  static DeviceMemoryNeed fromJson(const FieldReader& o);
+};
+
 struct TrainingPlan {
   using DataSet = PlannedDataSet;
 
@@ -84,6 +109,8 @@ struct TrainingPlan {
   // model and activations fit 90% of it (the rest kept for cuDNN's workspaces); 0: not known.
   int64_t deviceMemoryBytes = 0;
   int64_t largestBatchPerDevice = 0;
+  // Each device's need (the CPU workers as one entry); written when not empty.
+  std::vector<DeviceMemoryNeed> memory;
   std::vector<std::string> warnings;
 
   // The plan's keys, as `started` and the `plan` event write them (without "event").

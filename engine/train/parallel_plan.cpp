@@ -14,6 +14,7 @@
 #include "engine/optim/lr_schedule.h"
 #include "engine/optim/optimizer.h"
 #include "engine/project/device_name.h"
+#include "engine/train/memory_estimate.h"
 
 namespace netsmith {
 namespace {
@@ -334,16 +335,13 @@ std::string TrainingPlan::toText() const {
     s += format("Data:                 {}: {} samples of {}, {} on disk, {}\n", d.role, d.samples, shapeToString(d.shape),
                 humanBytes(d.diskBytes), kept);
   }
-  if (memoryBytesNeeded > 0)
+  if (memoryBytesNeeded > 0 && memory.empty())
     s += format("Memory:               about {} ({} of parameters, gradients and optimizer state and about {} of "
                 "activations per device, the data held and the batches read ahead)\n",
                 humanBytes(memoryBytesNeeded), humanBytes(modelBytesPerWorker), humanBytes(activationBytesPerWorker));
+  for (const protocol::DeviceMemoryNeed& m : memory) s += describeMemoryNeed(m);
   if (activationStorage != "float32")
     s += format("Activations:          {} in the layers whose GPU kernels take it, float32 elsewhere\n", activationStorage);
-  if (largestBatchPerDevice > 0)
-    s += format("Largest batch:        about {} samples per device fit its {} (90% of it: the rest for cuDNN's "
-                "workspaces)\n",
-                largestBatchPerDevice, humanBytes(deviceMemoryBytes));
   if (diskBytesNeeded > 0)
     s += format("Disk:                 {} for the run folder ({} per checkpoint: 3 kept and 1 being written, and the "
                 "parameter files); {} free in {}\n",

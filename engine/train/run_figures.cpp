@@ -1,5 +1,7 @@
 #include "engine/train/run_figures.h"
 
+#include "engine/monitor/process_stats.h"
+
 #include <algorithm>
 
 #include "engine/core/seconds_since.h"
@@ -27,6 +29,7 @@ Json optionalJson(const std::optional<double>& v) { return v ? Json(*v) : Json(n
 
 void SensorTotals::add(const DeviceSensors& s) {
   if (s.temperatureC) maxTemperatureC = std::max(maxTemperatureC.value_or(*s.temperatureC), *s.temperatureC);
+  if (s.memoryUsedPeakMb) peakMemoryMb = std::max(peakMemoryMb.value_or(0), *s.memoryUsedPeakMb);
   if (s.powerW) {
     powerSum += *s.powerW;
     ++powerSamples;
@@ -65,6 +68,19 @@ void RunFigures::add(size_t g, const StepFigures& figures, double busy, const De
   m_busy[g] = busy;
   m_sensors[g] = sensors;
   m_sensorTotals[g].add(sensors);
+}
+
+void RunFigures::recordFinalMemory(const std::vector<std::unique_ptr<DeviceContext>>& contexts) {
+  if (!m_localMemory || contexts.size() != m_sensorTotals.size()) return;
+  for (size_t w = 0; w < contexts.size(); ++w) {
+    if (!contexts[w]) continue;
+    DeviceSensors s = contexts[w]->sensors();
+    if (const auto now = contexts[w]->memoryInUseBytes())
+      s.memoryUsedPeakMb = std::max(s.memoryUsedPeakMb.value_or(0), *now >> 20);
+    s.temperatureC.reset();  // the peak only: temperature and power were counted per iteration
+    s.powerW.reset();
+    m_sensorTotals[w].add(s);
+  }
 }
 
 double RunFigures::gatherStep(JobChannel& job, const std::vector<std::unique_ptr<Replica>>& replicas) {
@@ -206,6 +222,8 @@ Json RunFigures::runResult(const std::string& status, const std::string& paramet
             {"batch_per_device", batchPerDevice},
             {"samples_per_s", samplesPerS},
             {"parameters_sha256", parametersSha256}};
+  // Note [Memory before launch]: the measured side (the leader's process; GPUs below).
+  if (const int64_t peak = processPeakResidentBytes(); peak > 0) r["process_peak_memory_mb"] = peak >> 20;
   if (devices > 1 && m_runTrainSamples > 0) {
     ScalingInput in;
     in.devices = devices;
@@ -224,10 +242,11 @@ Json RunFigures::runResult(const std::string& status, const std::string& paramet
   Json gpus = Json::array();
   for (size_t w = 0; w < m_sensorTotals.size(); ++w) {
     const SensorTotals& s = m_sensorTotals[w];
-    if (!s.maxTemperatureC && !s.powerSamples) continue;
+    if (!s.maxTemperatureC && !s.powerSamples && !s.peakMemoryMb) continue;
     gpus.push_back({{"id", m_jobWorkers[w].id},
                     {"max_temperature_c", optionalJson(s.maxTemperatureC)},
-                    {"mean_power_w", s.powerSamples ? Json(s.powerSum / static_cast<double>(s.powerSamples)) : Json(nullptr)}});
+                    {"mean_power_w", s.powerSamples ? Json(s.powerSum / static_cast<double>(s.powerSamples)) : Json(nullptr)},
+                    {"peak_memory_mb", s.peakMemoryMb ? Json(*s.peakMemoryMb) : Json(nullptr)}});
   }
   if (!gpus.empty()) r["gpus"] = gpus;
   return r;

@@ -46,6 +46,7 @@ struct WorkerTotals {
 // A GPU's sensors over the run, for the run summary.
 struct SensorTotals {
   std::optional<double> maxTemperatureC;
+  std::optional<int64_t> peakMemoryMb;
   double powerSum = 0;
   int64_t powerSamples = 0;
   void add(const DeviceSensors& s);
@@ -97,6 +98,10 @@ class RunFigures {
   protocol::EpochScaling scalingSummary() const;
   // run.json's result (Note [Scaling verdict] reads it as a baseline): speed, the scaling verdict
   // of a multi-device run, and each GPU's peak temperature and mean power.
+  // At the run's end: each local GPU's memory in use now joins its peak (the device pool keeps
+  // what it took, so this is the run's most, validation's blocks included, which the sampler may
+  // not have seen yet). One process only; under mpirun the peaks are the iteration reports'.
+  void recordFinalMemory(const std::vector<std::unique_ptr<DeviceContext>>& contexts);
   Json runResult(const std::string& status, const std::string& parametersSha256, const std::filesystem::path& runDir,
                  int64_t batchPerDevice) const;
 

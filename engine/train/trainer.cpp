@@ -349,6 +349,7 @@ TrainResult TrainingRun::run() {
   if (leader) {
     // run.json's result (RunFigures::runResult) holds the verdict and the GPUs' summaries in the
     // protocol's form.
+    m_figures.recordFinalMemory(m_contexts);
     Json summary = m_figures.runResult(result.status, result.parametersSha256, runDir, m_sync.workers()[0].batch);
     // An early stop is kept too: a later resume then knows the run has nothing left to train.
     if (!earlyStopped.is_null()) summary["early_stopped"] = earlyStopped;
@@ -356,6 +357,7 @@ TrainResult TrainingRun::run() {
     const protocol::Where where{"run.json result", ""};
     if (summary.contains("scaling_verdict"))
       finished.scalingVerdict = protocol::ScalingVerdict::fromJson(summary["scaling_verdict"], where.child("scaling_verdict"));
+    if (summary.contains("process_peak_memory_mb")) finished.processPeakMemoryMb = summary["process_peak_memory_mb"].get<int64_t>();
     if (summary.contains("gpus"))
       for (size_t g = 0; g < summary["gpus"].size(); ++g)
         finished.gpus.push_back(protocol::GpuSummary::fromJson(summary["gpus"][g], where.child("gpus").element(g)));

@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QProcess>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QTemporaryDir>
 #include <QVBoxLayout>
@@ -43,6 +44,13 @@ PlanBox::PlanBox(ProjectDocument* doc, const ClusterPanel* cluster, QWidget* par
   auto* classCount = new ClassCountBar(doc, this);
   layout->addWidget(classCount);
   layout->addWidget(scroll, 1);
+  m_largest = new QPushButton(this);
+  m_largest->setObjectName(QStringLiteral("largestBatch"));
+  m_largest->setToolTip(tr("Sets config.batch_size so that each device holds the largest batch the plan says fits "
+                           "its memory (undo restores it)."));
+  m_largest->hide();
+  layout->addWidget(m_largest, 0, Qt::AlignLeft);
+  connect(m_largest, &QPushButton::clicked, this, &PlanBox::applyLargestBatch);
   connect(classCount, &ClassCountBar::applied, this, [this] { m_debounce.start(); });
 
   m_debounce.setSingleShot(true);
@@ -57,6 +65,15 @@ QString PlanBox::text() const { return m_text->text(); }
 void PlanBox::setRefusal(const QString& why) {
   m_refusal = why;
   emit refusalChanged();
+}
+
+void PlanBox::applyLargestBatch() {
+  if (m_largestBatchSize <= 0) return;
+  Project before = m_doc->settings();
+  Project after = before;
+  after.config.batchSize = m_largestBatchSize;
+  if (after.config.batchSize == before.config.batchSize) return;
+  m_doc->undoStack()->push(new SettingsCommand(m_doc, before, after, QStringLiteral("config.batch_size")));
 }
 
 void PlanBox::refresh() {
@@ -119,9 +136,43 @@ void PlanBox::showPlan(const TrainingPlan& plan) {
   if (plan.maxEpoch > 0) more += tr("<tr><td>Epochs</td><td><b>%1</b></td></tr>").arg(plan.maxEpoch);
   if (!plan.precision.empty()) more += tr("<tr><td>Precision</td><td>%1</td></tr>").arg(qs(plan.precision).toHtmlEscaped());
   for (const auto& d : plan.data) more += tr("<tr><td>Data</td><td>%1</td></tr>").arg(describeDataSet(d).toHtmlEscaped());
-  if (plan.memoryBytesNeeded > 0)
+  if (plan.memoryBytesNeeded > 0 && plan.memory.empty())
     more += tr("<tr><td>Memory</td><td>about %1</td></tr>")
                 .arg(QLocale().formattedDataSize(plan.memoryBytesNeeded));
+  // Note [Memory before launch]: each device's need and its parts; the batch at which the most
+  // loaded device holds the largest batch that fits (the held batch scales with batch_size).
+  m_largestBatchSize = 0;
+  bool gpu = false, fits = true;
+  for (const protocol::DeviceMemoryNeed& m : plan.memory) {
+    const QLocale locale;
+    QString parts = tr("parameters, gradients and solver %1, activations %2")
+                        .arg(locale.formattedDataSize(m.parametersBytes + m.gradientsBytes + m.optimizerStateBytes),
+                             locale.formattedDataSize(m.activationsBytes));
+    if (m.device == "cpu")
+      parts += tr(", the process %1, data %2").arg(locale.formattedDataSize(m.baseBytes), locale.formattedDataSize(m.dataBytes));
+    else
+      parts += tr(", CUDA context %1").arg(locale.formattedDataSize(m.baseBytes));
+    if (m.workspaceBytes > 0) parts += tr(", workspace %1").arg(locale.formattedDataSize(m.workspaceBytes));
+    if (m.communicationBytes > 0) parts += tr(", NCCL %1").arg(locale.formattedDataSize(m.communicationBytes));
+    const QString of = m.capacityBytes > 0 ? tr(" of %1").arg(locale.formattedDataSize(m.capacityBytes)) : QString();
+    more += tr("<tr><td>Memory %1</td><td>%2about %3%4</b>%5 (%6)</td></tr>")
+                .arg(m.device == "cpu" ? tr("(CPU)") : qs(m.device).toHtmlEscaped(),
+                     m.fits() ? QStringLiteral("<b>") : QStringLiteral("<b style='color:#c0392b'>"),
+                     locale.formattedDataSize(m.totalBytes), of,
+                     m.largestBatch > 0 ? tr("; largest batch about %1").arg(locale.toString(m.largestBatch)) : QString(),
+                     parts.toHtmlEscaped());
+    gpu = gpu || m.device != "cpu";
+    fits = fits && m.fits();
+    if (m.largestBatch > 0 && m.batch > 0) {
+      const int64_t size = plan.batchSize * m.largestBatch / m.batch;
+      m_largestBatchSize = m_largestBatchSize ? std::min(m_largestBatchSize, size) : size;
+    }
+  }
+  // On CPU workers the machine's whole memory is rarely the batch anyone wants: offered there only
+  // to rescue a batch that does not fit.
+  const bool offer = m_largestBatchSize > 0 && m_largestBatchSize != plan.batchSize && (gpu || !fits);
+  m_largest->setText(tr("Use the largest batch that fits (batch size %1)").arg(QLocale().toString(m_largestBatchSize)));
+  m_largest->setVisible(offer && !m_running);
   text.replace(QStringLiteral("</table>"), more + QStringLiteral("</table>"));
   const ClusterSettings cluster = m_cluster->settings();
   const bool ranked = std::any_of(plan.devices.begin(), plan.devices.end(),

@@ -16,6 +16,7 @@
 
 class QLabel;
 class QProcess;
+class QPushButton;
 class QTemporaryDir;
 
 namespace netsmith::gui {
@@ -39,6 +40,10 @@ class PlanBox : public QWidget {
   void setRunning(bool running) { m_running = running; }
 
   QString text() const;
+  // Note [Memory before launch]: the config.batch_size at which the most loaded device holds the
+  // largest batch the plan says fits (0: not known); the "largest batch" button applies it.
+  int64_t largestBatchSize() const { return m_largestBatchSize; }
+  void applyLargestBatch();
   // Why the last plan says the run cannot train; empty when it can.
   const QString& refusal() const { return m_refusal; }
 
@@ -52,6 +57,8 @@ class PlanBox : public QWidget {
   ProjectDocument* m_doc;
   const ClusterPanel* m_cluster;
   QLabel* m_text;
+  QPushButton* m_largest;
+  int64_t m_largestBatchSize = 0;
   QTimer m_debounce;
   QProcess* m_query = nullptr;
   std::unique_ptr<QTemporaryDir> m_dir;  // the snapshot the dry run reads

@@ -141,6 +141,25 @@ for sample in fashion_mnist_mlp fashion_mnist_lenet fashion_mnist_resnet; do
   else say "--- $sample on $gpus: FAILED (reproducible mode promises cuda:0's parameters_sha256) [required]"; failed=1; fi
 done
 
+# Note [Memory before launch]: each sample's estimate on cuda:0 beside the GPU's measured peak
+# (the CUDA context is an assumption until this runs on a real GPU). Informational.
+say ""
+say "=== memory estimate against the measured peak, cuda:0"
+for sample in fashion_mnist_mlp fashion_mnist_lenet fashion_mnist_resnet; do
+  python3 - "$work/$sample-a/events.jsonl" "$sample" <<'PY' 2>&1 | tee -a "$report"
+import json, sys
+events = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+started = next(e for e in events if e["event"] == "started")
+finished = next(e for e in events if e["event"] == "finished")
+peaks = {g["id"]: g.get("peak_memory_mb") for g in finished.get("gpus", [])}
+for m in started.get("memory", []):
+    peak = peaks.get(m["device"])
+    ratio = f"{(m['total_bytes'] >> 20) / peak:.3f}" if peak else "n/a"
+    print(f"{sys.argv[2]} {m['device']}: estimate {m['total_bytes'] >> 20} MiB (context {m['base_bytes'] >> 20} MiB, "
+          f"workspace {m['workspace_bytes'] >> 20} MiB), measured peak {peak} MiB, estimate/peak {ratio}")
+PY
+done
+
 # A run stopped mid-epoch (the console's Stop: a "stop" line after a third of the epoch) and
 # resumed must end as the run never stopped: the MLP in reproducible mode, against its run above.
 project=$(copy fashion_mnist_mlp float 1)

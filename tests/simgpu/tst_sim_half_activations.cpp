@@ -238,7 +238,8 @@ class TestSimHalfActivations : public QObject {
   }
 
   // The plan states the activations' storage and memory, and the largest batch that fits a GPU;
-  // its estimate is the replica's measured activation memory to within 10%.
+  // its estimate is the replica's measured activation memory, after a step and a validation
+  // block, to within 10%.
   void planStatesMemoryAndLargestBatch() {
     auto plan = [&](const std::string& precision) {
       Json project = sampleProject("fashion_mnist_lenet");
@@ -269,6 +270,11 @@ class TestSimHalfActivations : public QObject {
     net.initializeParameters(1);
     net.forward(batch.x, batch.y, true, RandomKey{1, 0, 0, nullptr});
     net.backward(1.0f);
+    // Then a validation block (Note [Memory before launch]: it resizes the outputs only).
+    const int64_t block = b.memory.at(0).validationBlock;
+    QCOMPARE(block, int64_t{256});
+    const Batch validation = batchFor(graph, block);
+    net.forward(validation.x, validation.y, false, RandomKey{1, 0, 0, nullptr});
     int64_t params = 0;
     for (const ParameterRef& r : net.parameters()) params += 4 * (r.value->size() + (r.grad ? r.grad->size() : 0));
     const double measured = double(net.tensorBytes() - params);

@@ -23,7 +23,6 @@
 namespace netsmith::cuda {
 namespace {
 
-constexpr size_t kConvWorkspaceLimit = size_t{1} << 30;
 constexpr int kMaxAlgorithms = 16;
 
 template <typename Perf>

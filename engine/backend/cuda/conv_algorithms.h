@@ -12,6 +12,10 @@
 
 namespace netsmith::cuda {
 
+// The most workspace an algorithm may take, and the trials' scratch (within half the free memory),
+// which stays in the device pool afterwards (Note [Memory before launch]).
+inline constexpr size_t kConvWorkspaceLimit = size_t{1} << 30;
+
 struct ConvAlgorithms {
   cudnnConvolutionFwdAlgo_t forward{};
   cudnnConvolutionBwdDataAlgo_t backwardData{};

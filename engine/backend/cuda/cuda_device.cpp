@@ -106,6 +106,16 @@ void CudaDeviceContext::synchronize() {
 
 double CudaDeviceContext::busySeconds() const { return m_sampler ? m_sampler->busySeconds() : 0.0; }
 
+std::optional<int64_t> CudaDeviceContext::memoryInUseBytes() const {
+  makeCurrent();
+  size_t freeBytes = 0, totalBytes = 0;
+  if (gpuRuntime().memGetInfo(&freeBytes, &totalBytes) != cudaSuccess) {
+    gpuRuntime().getLastError();
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(totalBytes - freeBytes);
+}
+
 DeviceSensors CudaDeviceContext::sensors() const { return m_sampler ? m_sampler->sensors() : DeviceSensors{}; }
 
 void CudaDeviceContext::upload(float* dst, const float* src, int64_t n) {

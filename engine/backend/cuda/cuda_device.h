@@ -53,6 +53,7 @@ class CudaDeviceContext final : public DeviceContext {
   double busySeconds() const override;
   // Temperature and power at the sampler's latest sample (NVML; none without it).
   DeviceSensors sensors() const override;
+  std::optional<int64_t> memoryInUseBytes() const override;
   int parallelism() const override { return 1; }
 
   TensorAllocator* deviceAllocator() override { return &m_pool; }

@@ -31,6 +31,7 @@ class RealRuntime final : public GpuRuntime {
   }
   cudaError_t kernelImageLoads() override { return probeKernelImage(); }
   cudaError_t memGetInfo(size_t* freeBytes, size_t* totalBytes) override { return cudaMemGetInfo(freeBytes, totalBytes); }
+  size_t contextBytes() const override { return kAssumedContextBytes; }
   cudaError_t malloc(void** pointer, size_t bytes) override { return cudaMalloc(pointer, bytes); }
   cudaError_t free(void* pointer) override { return cudaFree(pointer); }
   cudaError_t hostAlloc(void** pointer, size_t bytes) override {

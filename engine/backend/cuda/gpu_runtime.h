@@ -11,6 +11,8 @@
 // behind the same opaque pointer types.
 #pragma once
 
+#include <algorithm>
+
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -54,6 +56,10 @@ class GpuRuntime {
   // More about the last failed call of this thread (the simulator says which pointer, which
   // allocation, which kernel); empty for the real runtime.
   virtual std::string lastErrorDetail() { return {}; }
+  // The memory a device's CUDA context and the libraries' handles take before any tensor
+  // (Note [Memory before launch], engine/train/memory_estimate.h): the simulator's own
+  // reservation; for the real runtime kAssumedContextBytes.
+  virtual size_t contextBytes() const = 0;
 
   // CUDA runtime. Streams are created non-blocking (cudaStreamNonBlocking) and events without
   // timing (cudaEventDisableTiming): the only kinds the backend uses.
@@ -138,6 +144,15 @@ class GpuRuntime {
 GpuRuntime& gpuRuntime();
 // NETSMITH_SIMULATED_GPUS is set (valid or not: gpuRuntime() says what is wrong with it).
 bool simulatedGpusRequested();
+
+// A CUDA 13 context with cuBLAS, cuDNN and NCCL loaded lazily, as assumed before any device is
+// touched. Not yet measured on a real GPU by this project (no machine was lent since this was
+// written): tests/gpu/verify.sh prints the run's measured peak beside the plan's estimate.
+inline constexpr size_t kAssumedContextBytes = size_t{512} << 20;
+// The simulator's context: the real one's, or 1/32 of a small simulated GPU.
+inline size_t simulatedContextBytes(int64_t memoryMb) {
+  return std::min(kAssumedContextBytes, (static_cast<size_t>(memoryMb) << 20) / 32);
+}
 
 // The simulator (engine/backend/cuda/sim/); gpuRuntime() makes it when asked to.
 struct SimulatorOptions {

@@ -39,7 +39,9 @@ class Fault : public std::runtime_error {
 // stale pointer stays recognisable as freed.
 class DeviceMemory {
  public:
-  DeviceMemory(int device, size_t capacityBytes);
+  // `contextBytes` are taken at the first allocation, as a CUDA context's own memory is when the
+  // first call that needs the context creates it (Note [Memory before launch]).
+  DeviceMemory(int device, size_t capacityBytes, size_t contextBytes = 0);
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
@@ -53,6 +55,7 @@ class DeviceMemory {
   void* translate(const void* p, size_t bytes, const std::string& use) const;
   size_t used() const;
   size_t capacity() const { return m_capacity; }
+  size_t contextBytes() const { return m_contextBytes; }
 
  private:
   struct Block {
@@ -68,6 +71,8 @@ class DeviceMemory {
   std::map<uintptr_t, size_t> m_freed;  // recently freed ranges (bounded), to say "freed"
   uintptr_t m_next = 0;                  // bump pointer; reuse starts when it reaches the end
   size_t m_used = 0;
+  size_t m_contextBytes = 0;
+  bool m_contextTaken = false;
 };
 
 class Device;

@@ -88,7 +88,8 @@ size_t roundUp(size_t bytes, size_t to) { return (bytes + to - 1) / to * to; }
 
 }  // namespace
 
-DeviceMemory::DeviceMemory(int device, size_t capacityBytes) : m_device(device), m_capacity(capacityBytes) {
+DeviceMemory::DeviceMemory(int device, size_t capacityBytes, size_t contextBytes)
+    : m_device(device), m_capacity(capacityBytes), m_contextBytes(contextBytes) {
   // Twice the capacity of addresses, so freed ranges need not be reused soon.
   m_span = roundUp(2 * capacityBytes, size_t{1} << 21);
   void* base = mmap(nullptr, m_span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -112,6 +113,7 @@ bool DeviceMemory::inRange(const void* p) const {
 void* DeviceMemory::allocate(size_t bytes, std::string* why) {
   const size_t size = roundUp(bytes == 0 ? 1 : bytes, kAlignment);
   std::lock_guard lock(m_mutex);
+  if (!m_contextTaken) m_used += m_contextBytes, m_contextTaken = true;
   if (m_used + size > m_capacity) {
     *why = format("simulated cuda:{} is out of memory: {} bytes requested, {} of {} bytes in use", m_device, bytes,
                   m_used, m_capacity);

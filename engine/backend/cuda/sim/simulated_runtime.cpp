@@ -118,7 +118,8 @@ SimulatedRuntime::SimulatedRuntime(const SimulatorOptions& options)
     d->ordinal = pciToOrdinal[static_cast<size_t>(i)];
     d->busId = format("00000000:{}:00.0", std::string(1, "123456789ABCDEF"[(i / 2) % 15]) + (i % 2 ? "8" : "0"));
     d->name = "Netsmith simulated GPU";
-    d->memory = std::make_unique<DeviceMemory>(d->ordinal, static_cast<size_t>(options.memoryMb) << 20);
+    d->memory = std::make_unique<DeviceMemory>(d->ordinal, static_cast<size_t>(options.memoryMb) << 20,
+                                               simulatedContextBytes(options.memoryMb));
     m_devices.push_back(std::move(d));
   }
 }

@@ -31,6 +31,7 @@ class SimulatedRuntime final : public GpuRuntime {
   cudaError_t deviceProperties(int ordinal, GpuProperties* properties) override;
   cudaError_t kernelImageLoads() override;
   cudaError_t memGetInfo(size_t* freeBytes, size_t* totalBytes) override;
+  size_t contextBytes() const override { return simulatedContextBytes(m_options.memoryMb); }
   cudaError_t malloc(void** pointer, size_t bytes) override;
   cudaError_t free(void* pointer) override;
   cudaError_t hostAlloc(void** pointer, size_t bytes) override;
