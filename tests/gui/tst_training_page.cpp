@@ -81,7 +81,7 @@ class TestTrainingPage : public QObject {
                  .match(page.planText())
                  .hasMatch(),
              qPrintable(page.planText()));
-    QVERIFY2(page.planText().contains("<td>Memory</td><td>about "), qPrintable(page.planText()));
+    QVERIFY2(page.planText().contains("<td>Memory (CPU)</td><td><b>about "), qPrintable(page.planText()));
     doc.undoStack()->undo();
     QCOMPARE(doc.settings().parallel.devices, (std::vector<std::string>{"cpu:0"}));
   }
