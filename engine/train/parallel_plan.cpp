@@ -320,6 +320,10 @@ std::string TrainingPlan::toText() const {
   s += format("Update interval:      every {} iteration(s)\n", lrUpdateInterval);
   if (precision != "float") s += format("Precision:            {} ({})\n", precision, precisionNote);
   if (warmupIterations > 0) s += format("Warm-up:              {} iterations\n", warmupIterations);
+  if (optimizer.emaDecay > 0)  // Note [Weight averaging]
+    s += format("Weights:              exponential moving average, decay {} (validated and saved; training continues "
+                "from the weights)\n",
+                optimizer.emaDecay);
   s += format("Augmentation:         {}\n", describeAugmentation(augmentation));
   if (deterministic)
     s += format("Reproducible:         chunks of {} samples; {}\n", chunk,
@@ -335,9 +339,10 @@ std::string TrainingPlan::toText() const {
                 humanBytes(d.diskBytes), kept);
   }
   if (memoryBytesNeeded > 0)
-    s += format("Memory:               about {} ({} of parameters, gradients and optimizer state and about {} of "
+    s += format("Memory:               about {} ({} of parameters, gradients and optimizer state{} and about {} of "
                 "activations per device, the data held and the batches read ahead)\n",
-                humanBytes(memoryBytesNeeded), humanBytes(modelBytesPerWorker), humanBytes(activationBytesPerWorker));
+                humanBytes(memoryBytesNeeded), humanBytes(modelBytesPerWorker),
+                optimizer.emaDecay > 0 ? ", with the weights' average," : "", humanBytes(activationBytesPerWorker));
   if (activationStorage != "float32")
     s += format("Activations:          {} in the layers whose GPU kernels take it, float32 elsewhere\n", activationStorage);
   if (largestBatchPerDevice > 0)

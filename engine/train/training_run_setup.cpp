@@ -128,7 +128,9 @@ void TrainingRun::recordFailure(const std::string& message) {
 // (every node's output and its gradient; kernels' own workspaces come on top), the datasets' own
 // memory, and each streamed dataset's read-ahead (two batches per worker).
 void TrainingRun::planData() {
-  const int buffers = static_cast<int>(Optimizer::create(m_project.optimizer)->bufferNames().size());
+  // Note [Weight averaging]: the average is one more copy of the parameters per worker.
+  const int buffers = static_cast<int>(Optimizer::create(m_project.optimizer)->bufferNames().size()) +
+                      (m_project.optimizer.emaDecay > 0 ? 1 : 0);
   int64_t workers = 0, largestBatch = 0;
   std::vector<std::string> gpus;
   for (const DevicePlan& d : m_plan.devices)
@@ -269,7 +271,9 @@ void TrainingRun::prepare(bool planOnly) {
   m_files.setTraining(training, resumed ? describeDeviceChange(settings.value("training", Json()), training, loadNote)
                                         : Json(nullptr));
   const int buffers = static_cast<int>(Optimizer::create(m_project.optimizer)->bufferNames().size());
-  m_files.planDisk(m_plan, m_graph->parameterCount, buffers, planOnly, m_sync.leader());
+  // Note [Weight averaging]: a checkpoint holds the average beside the weights, as one more buffer.
+  const int averages = m_project.optimizer.emaDecay > 0 ? 1 : 0;
+  m_files.planDisk(m_plan, m_graph->parameterCount, buffers + averages, planOnly, m_sync.leader());
   planData();
   if (planOnly) return;
 

@@ -57,6 +57,25 @@ void launchScale(float* dst, const float* src, int64_t n, float s, cudaStream_t 
 void launchAdd(float* dst, const float* a, const float* b, int64_t n, cudaStream_t stream) {
   launchElementwise("add", stream, n, body::Add{}, dst, a, b);
 }
+void launchAverageToward(float* average, const float* value, int64_t n, float decay, float weight, const int* skip,
+                         cudaStream_t stream) {
+  if (n <= 0) return;
+  const netsmith::body::AverageToward toward{decay, weight};
+  if (GpuRuntime& runtime = gpuRuntime(); runtime.simulated()) {
+    // The flag is one int, not n: read it as the GPU would, when the work runs.
+    NS_CUDA_CHECK(runtime.launchHost(stream, "weight average", [=](DeviceMemoryAccess& memory) {
+      if (skip && *memory.at(skip, 1)) return;
+      float* a = memory.at(average, n);
+      const float* v = memory.at(value, n);
+      for (int64_t i = 0; i < n; ++i) toward(i, a, v);
+    }));
+    return;
+  }
+  launchGridStride("weight average", stream, n, body::SkippableAverage{toward}, average, value, skip);
+}
+void launchExchange(float* a, float* b, int64_t n, cudaStream_t stream) {
+  launchElementwise("exchange", stream, n, netsmith::body::Exchange{}, a, b);
+}
 void launchConvert(void* dst, Storage dstStorage, const void* src, Storage srcStorage, int64_t n, LayoutMap map,
                    cudaStream_t stream) {
   withFormats(dstStorage, srcStorage, [&](auto out, auto in) {
