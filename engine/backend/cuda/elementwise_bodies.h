@@ -7,7 +7,6 @@
 #include "engine/core/channels_last.h"
 #include "engine/core/half_floats.h"
 #include "engine/core/host_device.h"
-#include "engine/host_device/weight_average.h"
 
 namespace netsmith::cuda::body {
 
@@ -64,15 +63,6 @@ struct ClampBackward {
 };
 struct Add {
   NS_HOST_DEVICE void operator()(int64_t i, float* dst, const float* a, const float* b) const { dst[i] = a[i] + b[i]; }
-};
-// Note [Weight averaging]: the average's step, left out when the solver's flag says its update was
-// skipped (every thread reads the same int; the simulated GPUs read it once).
-struct SkippableAverage {
-  netsmith::body::AverageToward toward;
-  NS_HOST_DEVICE void operator()(int64_t i, float* average, const float* value, const int* skip) const {
-    if (skip && *skip) return;
-    toward(i, average, value);
-  }
 };
 // Note [Tree order over NCCL]: out[i] = parts[r * count + i] over the ranks r, added in Note
 // [Reduction tree]'s order. Pairs are added bottom-up with an odd one carried to the next level,
