@@ -91,6 +91,14 @@ class DeviceContext {
   virtual void accumulate(float* acc, const float* x, int64_t n);
   // dst[i] = src[i] * s
   virtual void scale(float* dst, const float* src, int64_t n, float s);
+  // Note [Weight averaging] (engine/optim/weight_average.h): average[i] moves toward value[i] by
+  // body::averagedValue (engine/host_device/weight_average.h; weight = 1 − decay), unless `skip` —
+  // null, or an int in this device's memory read when the work runs — is nonzero (a solver step
+  // that skipped its update on the device). Each backend runs the one host-device body.
+  virtual void averageToward(float* average, const float* value, int64_t n, float decay, float weight,
+                             const int* skip) = 0;
+  // a[i] and b[i] exchange values.
+  virtual void exchange(float* a, float* b, int64_t n) = 0;
 
   // Note [16-bit activations] (engine/model/network.cpp): the storage in which this device keeps
   // the activations, and their gradients, of the layers whose kernels take 16-bit ones; Float32

@@ -28,15 +28,23 @@ RunParameters readRunParameters(const std::string& runDir, const std::string& wh
     out.data = readCheckpoint(out.path);
     return out;
   }
-  // A stopped run has no final parameters yet; its newest checkpoint holds the latest ones.
+  // A stopped run has no final parameters yet; its newest checkpoint holds the latest ones — the
+  // weights' average in their place when it has one (Note [Weight averaging], engine/optim/weight_average.h),
+  // as the run would have written it.
   const auto newest = newestValidCheckpoint((dir / "checkpoints").string());
   NS_CHECK(newest.has_value(), "{}: missing, and {} holds no valid checkpoint: has this run trained at all?", out.path,
            (dir / "checkpoints").string());
   out.path = *newest;
   CheckpointData ckpt = readCheckpoint(*newest);
   out.data.meta = ckpt.meta;
+  std::map<std::string, Tensor*> averages;
   for (auto& [name, tensor] : ckpt.tensors)
-    if (name.rfind("param/", 0) == 0) out.data.tensors.emplace_back(name.substr(6), std::move(tensor));
+    if (name.rfind("ema/", 0) == 0) averages[name.substr(4)] = &tensor;
+  for (auto& [name, tensor] : ckpt.tensors) {
+    if (name.rfind("param/", 0) != 0) continue;
+    const auto average = averages.find(name.substr(6));
+    out.data.tensors.emplace_back(name.substr(6), std::move(average != averages.end() ? *average->second : tensor));
+  }
   return out;
 }
 

@@ -35,6 +35,9 @@ class DeviceSolver {
   // The norms seen so far, read from the device: waits for the queued work, so call it while the
   // worker is idle or between steps, never once per step.
   virtual GradientNorms gradientNorms() = 0;
+  // Note [Weight averaging]: an int in device memory, nonzero once the last step() has skipped its
+  // update for a non-finite gradient (read by work queued after it); null when the solver has none.
+  virtual const int* skipFlag() const { return nullptr; }
 };
 
 }  // namespace netsmith

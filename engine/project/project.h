@@ -109,6 +109,9 @@ struct OptimizerConfig {
   // Gradient clipping by global norm (Note [Gradient clipping], engine/optim/gradient_clip.h): the
   // all-reduced gradient is scaled to at most this L2 norm over every parameter; 0: off.
   double clipGradientNorm = 0.0;
+  // Exponential moving average of the weights (Note [Weight averaging], engine/optim/weight_average.h):
+  // the decay d in [0, 1); 0: off.
+  double emaDecay = 0.0;
   double lrMultiplier = 1.0;      // NNC: learning rate × multiplier every lr_update_interval iterations
   int64_t lrUpdateInterval = 1;   // iterations
   double warmupEpochs = 0.0;

@@ -273,6 +273,14 @@ std::vector<Setting> buildTable() {
           .min(0)
           .unlessDefault("off")
           .field([](auto& p) -> auto& { return p.optimizer.clipGradientNorm; }));
+  add(Row(G::Optimizer, "ema_decay", T::Number, "EMA decay",
+          "Keep an exponential moving average of the weights, updated after every step (average ← decay·average + "
+          "(1 − decay)·weights), and validate, save and export the average; training continues from the weights. "
+          "Such as 0.999 (about the last 1000 steps). 0: off.")
+          .min(0)
+          .max(1, true, "a decay such as 0.999; 0: off")
+          .unlessDefault("off")
+          .field([](auto& p) -> auto& { return p.optimizer.emaDecay; }));
   add(Row(G::Optimizer, "lr_multiplier", T::Number, "LR multiplier", "Learning rate × this every LR update interval.")
           .min(0, true)
           .field([](auto& p) -> auto& { return p.optimizer.lrMultiplier; }));

@@ -15,7 +15,8 @@ namespace netsmith {
 // A run that does not fit should be refused before it loads a worker, naming the device and the
 // batch that would fit, not fail in its first step (DIGITS users' complaint: an estimate that
 // lies). What a worker holds is counted from the graph and the solver:
-//   - parameters, their gradients and the solver's buffers: 4 bytes × parameters each;
+//   - parameters, their gradients and the solver's buffers (with the weights' average, Note
+//     [Weight averaging]): 4 bytes × parameters each;
 //   - activations: every node's output and gradient at the batch it holds at a time (a
 //     micro-batch with accumulation, the whole slice in reproducible mode), in the storage its
 //     kernels use (Note [16-bit activations]). Validation runs blocks of kValidationBatch (256)

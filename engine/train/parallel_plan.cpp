@@ -321,6 +321,10 @@ std::string TrainingPlan::toText() const {
   s += format("Update interval:      every {} iteration(s)\n", lrUpdateInterval);
   if (precision != "float") s += format("Precision:            {} ({})\n", precision, precisionNote);
   if (warmupIterations > 0) s += format("Warm-up:              {} iterations\n", warmupIterations);
+  if (optimizer.emaDecay > 0)  // Note [Weight averaging]
+    s += format("Weights:              exponential moving average, decay {} (validated and saved; training continues "
+                "from the weights)\n",
+                optimizer.emaDecay);
   s += format("Augmentation:         {}\n", describeAugmentation(augmentation));
   if (deterministic)
     s += format("Reproducible:         chunks of {} samples; {}\n", chunk,

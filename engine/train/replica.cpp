@@ -86,6 +86,13 @@ Replica::Replica(const Graph& graph, const TrainingPlan& plan, const DevicePlan&
       m_gradients.push_back(p->grad);
     }
   }
+  if (plan.optimizer.emaDecay > 0) {  // Note [Weight averaging]: what training changes
+    std::vector<WeightAverage::Blob> averaged;
+    for (const ParamSlot& s : m_slots) averaged.push_back({s.name, s.value});
+    for (const ParameterRef& p : params)
+      if (!p.grad && !p.held) averaged.push_back({p.name, p.value});
+    m_average = std::make_unique<WeightAverage>(device, std::move(averaged), plan.optimizer.emaDecay);
+  }
   int64_t statsSize = 0;
   for (const Tensor* t : m_runningStats) statsSize += t->size();
   m_statsBuffer.resize({statsSize});
@@ -260,6 +267,10 @@ StepFigures Replica::trainStep(const Dataset& train, std::span<const int64_t> lo
   const float weight = 1.0f / static_cast<float>(logicalBatch.size());
   const bool hasStats = m_statsBuffer.size() > 0;
   const bool shared = m_comm.size() > 1;
+  if (m_average && !m_average->started()) {  // Note [Weight averaging]: from the weights before the first step
+    m_network->kernelParameters();            // a host view still out (a restore) reaches the device first
+    m_average->start();
+  }
   // Note [Loss read after the step is queued]: on a device with memory of its own (a GPU).
   const bool lossLater = !m_plan.deterministic && m_accumulated.empty() && m_device.deviceAllocator() != nullptr;
 
@@ -391,7 +402,11 @@ void Replica::queueOptimizerStep(double lr, StepFigures& f) {
   if (m_solver) {
     if (m_optimizerViewOut) m_solver->pushState(*m_optimizer);
     m_optimizerViewOut = false;
+    const int64_t skippedBefore = m_solver->skippedSteps();
     m_solver->step(m_slots, lr);
+    // Note [Weight averaging]: not after half precision's overflow (the host knows it now), nor
+    // after a non-finite gradient (the flag the device's kernel reads).
+    if (m_average && m_solver->skippedSteps() == skippedBefore) m_average->update(m_solver->skipFlag());
   } else {
     // Note [Gradient clipping]: the all-reduced gradient's norm, the same on every worker.
     const double norm = std::sqrt(m_squaredNorm(m_gradients));
@@ -400,6 +415,7 @@ void Replica::queueOptimizerStep(double lr, StepFigures& f) {
     if (std::isfinite(norm)) {  // else the step is skipped: the run fails on it (Note [Divergence])
       if (scale != 1.0f) scaleGradients(m_gradients, scale);
       m_optimizer->step(m_slots, lr);
+      if (m_average) m_average->update(nullptr);  // Note [Weight averaging]
     }
   }
   f.computeSeconds += secondsSince(stepStart);
@@ -484,6 +500,12 @@ std::optional<DivergenceFinding> Replica::diagnoseDivergence(const Dataset& trai
   return std::nullopt;
 }
 
+void Replica::exchangeAverage() {
+  if (!m_average) return;
+  m_network->kernelParameters();  // a host view still out (a restore) reaches the device first
+  m_average->exchange();
+}
+
 GradientNorms Replica::gradientNorms() { return m_solver ? m_solver->gradientNorms() : m_norms; }
 
 std::string Replica::fingerprint() { return parametersSha256(m_network->parameters()); }
@@ -491,6 +513,7 @@ std::string Replica::fingerprint() { return parametersSha256(m_network->paramete
 int64_t Replica::memoryBytes() const {
   int64_t bytes = m_network->tensorBytes() + (m_statsBuffer.capacity() + m_statsSnapshot.capacity()) * 4;
   for (const auto& [name, t] : m_optimizer->stateTensors()) bytes += t->size() * 4;
+  if (m_average) bytes += m_average->bytes();
   if (m_buckets)
     for (int b = 0; b < m_buckets->bucketCount(); ++b) bytes += m_buckets->bucketSize(b) * 4;
   return bytes;

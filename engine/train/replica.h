@@ -21,6 +21,7 @@
 #include "engine/data/sample_feed.h"
 #include "engine/optim/gradient_clip.h"
 #include "engine/optim/optimizer.h"
+#include "engine/optim/weight_average.h"
 #include "engine/train/chunk_tree.h"
 #include "engine/train/divergence_diagnosis.h"
 #include "engine/train/metrics.h"
@@ -130,6 +131,12 @@ class Replica {
   // may replace it (restoreState). Call it while the worker is idle or on the worker's thread.
   Optimizer& optimizer();
   DeviceContext& device() { return m_device; }
+  // Note [Weight averaging]: the replica's average of its weights; null when optimizer.ema_decay
+  // is 0. Its download() and restore() are the checkpoints' (worker idle, or its thread).
+  WeightAverage* average() { return m_average.get(); }
+  // Exchanges the average and the weights (nothing when off): the average in for validation or
+  // as the run's result, and out again. Only the worker's thread calls it.
+  void exchangeAverage();
 
  private:
   void fastBackward(float weight);
@@ -166,6 +173,7 @@ class Replica {
   std::unique_ptr<DeviceSolver> m_solver;  // devices whose memory the host cannot touch
   GradientNorms m_norms;                   // CPU workers' (a DeviceSolver keeps its own)
   GradientSquaredNorm m_squaredNorm;       // CPU workers' norm (Note [Gradient clipping])
+  std::unique_ptr<WeightAverage> m_average;  // Note [Weight averaging]; null when off
   bool m_optimizerViewOut = false;         // optimizer() handed out the host state since the last step
   std::vector<ParamSlot> m_slots;
   std::vector<Tensor*> m_runningStats;     // non-trainable blobs (BatchNormalization's mean, var)

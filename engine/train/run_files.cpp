@@ -160,8 +160,11 @@ void RunFiles::writeCheckpoint(const CheckpointData& data, int64_t epoch, int64_
 bool RunFiles::holdsFinalParameters(const Json& checkpointMeta) const {
   try {
     const Json params = readCheckpointMeta((m_dir / "parameters.nsparams").string());
-    return params.value("parameters_sha256", std::string()) ==
-               checkpointMeta.value("parameters_sha256", std::string("?")) &&
+    // Note [Weight averaging]: a run with an average writes the average; older checkpoints have no
+    // result_sha256, and their result is the weights.
+    const std::string result =
+        checkpointMeta.value("result_sha256", checkpointMeta.value("parameters_sha256", std::string("?")));
+    return params.value("parameters_sha256", std::string()) == result &&
            params.value("run_id", std::string()) == m_record.runId();
   } catch (const Error&) {
     return false;  // none, or damaged: the resume writes it

@@ -21,6 +21,11 @@ namespace fs = std::filesystem;
 namespace netsmith {
 namespace training {
 
+void TrainingRun::exchangeAverages() {
+  if (m_project.optimizer.emaDecay > 0)
+    m_pool->runOnAll([&](int w) { m_replicas[static_cast<size_t>(w)]->exchangeAverage(); });
+}
+
 // `iteration`: iterations done in the position's epoch.
 void TrainingRun::emitIteration(int64_t iteration, double batchLoss, double lr) {
   IterationPosition at;
@@ -213,6 +218,7 @@ TrainResult TrainingRun::run() {
   if (m_position.alreadyCompleted()) {
     // Nothing to train, and nothing to rewrite: the folder already holds this run's result.
     result.status = "completed";
+    exchangeAverages();  // Note [Weight averaging]: parameters.nsparams holds the average
     result.parametersSha256 = m_replicas[0]->fingerprint();
     result.bestValidationError = m_position.bestValidationError();
     const std::string message =
@@ -288,8 +294,13 @@ TrainResult TrainingRun::run() {
       checkReplicas(format("after epoch {}", epoch + 1));
       const bool monitor = (epoch + 1) % m_project.config.monitorInterval == 0 || epoch + 1 == m_position.maxEpoch();
       if (m_validation && monitor) {
+        // Note [Weight averaging]: the average is validated (and kept as best) in the weights' place;
+        // they come back before anything else (a checkpoint, the next step) reads them. A failure in
+        // between ends the run without a checkpoint of this state.
+        exchangeAverages();
         const std::optional<BatchCounts> counts = m_sync.validate(*m_validation, m_replicas, *m_pool, control);
         if (!counts) {
+          exchangeAverages();
           // Stopped during validation: the epoch's training is kept; a resume validates it again.
           m_position.stopEpochClock();
           saveCheckpoint();
@@ -307,6 +318,7 @@ TrainResult TrainingRun::run() {
               leader)
             m_files.writeBestParameters(m_replicas[0]->network(), m_project.name, row.epoch, *row.validationError);
         }
+        exchangeAverages();
       }
       if (row.validationError) earlyStopping.observe(row.epoch, *row.validationError);
       row.seconds = m_position.epochSeconds();
@@ -323,6 +335,13 @@ TrainResult TrainingRun::run() {
     return fail(result, e.what());
   }
   if (result.status.empty()) result.status = "completed";
+  // Note [Weight averaging]: a completed run's result is the average (early stopping may then
+  // replace it by the best epoch's, itself an average).
+  try {
+    if (result.status == "completed") exchangeAverages();
+  } catch (const Error& e) {
+    return fail(result, e.what());
+  }
   Json earlyStopped;  // Note [Early stopping]: a normal end that keeps the best epoch's parameters
   try {
     if (result.status == "completed" && earlyStopping.stopped())

@@ -76,6 +76,8 @@ class TrainingRun {
   void restoreFromCheckpoint();
   void saveCheckpoint();
   void checkReplicas(const std::string& when);
+  // Note [Weight averaging]: every worker exchanges its replica's average and weights (nothing when off).
+  void exchangeAverages();
   using WorkerRunner = std::function<void(const WorkerPool::Task&)>;
   bool trainIteration(std::span<const int64_t> order, RunControl& control, std::string& pendingFailure,
                       const WorkerRunner& onWorkers);

@@ -11,6 +11,20 @@
 namespace fs = std::filesystem;
 
 namespace netsmith::training {
+namespace {
+
+// parametersSha256 of the network's blobs with the averaged ones replaced by their average
+// ("ema/<blob>" host copies): the hash of the parameters a completed run writes.
+std::string averagedSha256(Network& network, std::vector<std::pair<std::string, Tensor>>& averages) {
+  std::map<std::string, Tensor*> byName;
+  for (auto& [name, tensor] : averages) byName[name] = &tensor;
+  std::vector<ParameterRef> blobs = network.parameters();
+  for (ParameterRef& p : blobs)
+    if (const auto it = byName.find(WeightAverage::checkpointName(p.name)); it != byName.end()) p.value = it->second;
+  return parametersSha256(std::move(blobs));
+}
+
+}  // namespace
 
 void TrainingRun::checkReplicas(const std::string& when) { m_sync.checkReplicas(when, m_replicas, *m_pool); }
 
@@ -38,17 +52,27 @@ void TrainingRun::restoreFromCheckpoint() {
   }
   const Json& m = data.meta;
   const int64_t steps = m.at("optimizer_steps").get<int64_t>();
+  std::vector<char> averageRestored(m_replicas.size(), 0);
   m_pool->runOnAll([&](int w) {
     Replica& r = *m_replicas[static_cast<size_t>(w)];
     std::map<std::string, Tensor*> byName;
     for (auto& p : r.network().parameters()) byName["param/" + p.name] = p.value;
     Optimizer::StateList optimizerState;
+    std::map<std::string, const Tensor*> averages;
     for (const auto& [name, tensor] : data.tensors) {
       if (name.rfind("param/", 0) == 0) byName.at(name)->copyFrom(tensor);
       else if (name.rfind("optim/", 0) == 0) optimizerState.emplace_back(name.substr(6), &tensor);
+      else if (name.rfind("ema/", 0) == 0) averages[name] = &tensor;
     }
     r.optimizer().restoreState(optimizerState, steps);
+    // Note [Weight averaging]: without one, the average starts from these weights at the next step.
+    if (WeightAverage* average = r.average()) averageRestored[static_cast<size_t>(w)] = average->restore(averages, *newest);
   });
+  if (m_project.optimizer.emaDecay > 0 && !averageRestored.empty() && !averageRestored[0] && m_sync.leader())
+    m_bus.publish(protocol::WarningEvent{
+        format("{} holds no weight average (written before optimizer.ema_decay was on): the average starts afresh "
+               "from its weights",
+               *newest)});
   const std::optional<TrainingPosition::BatchChange> batchChange = m_position.restore(m, m_plan.logicalBatch);
   if (batchChange && m_sync.leader())
     m_bus.publish(protocol::WarningEvent{
@@ -83,17 +107,24 @@ void TrainingRun::saveCheckpoint() {
   const RunRecord& record = m_files.record();
   CheckpointData data;
   data.meta = m_position.checkpointMeta();
+  // Note [Weight averaging]: the average beside the weights; what a completed run writes as its
+  // parameters (the average) has its own hash, which a resume compares with parameters.nsparams.
+  std::vector<std::pair<std::string, Tensor>> averages;
+  if (WeightAverage* average = replica.average()) averages = average->download();
+  const std::string sha = replica.fingerprint();
   data.meta.update({{"format", "netsmith-checkpoint"},
                     {"optimizer_steps", replica.optimizer().steps()},
                     {"seed", m_project.config.seed},
                     {"logical_batch", m_plan.logicalBatch},
-                    {"parameters_sha256", replica.fingerprint()},
+                    {"parameters_sha256", sha},
+                    {"result_sha256", averages.empty() ? sha : averagedSha256(replica.network(), averages)},
                     // Note [One run per folder]: whose checkpoint this is, and what it was trained with.
                     {"run_id", record.runId()},
                     {"project_sha256", record.projectSha256()},
                     {"project", record.projectJson()}});
   for (auto& p : replica.network().parameters()) data.tensors.emplace_back("param/" + p.name, p.value->clone());
   for (auto& [name, tensor] : replica.optimizer().stateTensors()) data.tensors.emplace_back("optim/" + name, tensor->clone());
+  for (auto& named : averages) data.tensors.push_back(std::move(named));
   m_files.writeCheckpoint(data, epoch, iteration, m_position.globalIteration(), m_train.classNames);
 }
 

@@ -19,7 +19,9 @@ namespace netsmith::training {
 // memory: each device's need (Note [Memory before launch], memory_estimate.h), the datasets' own
 // memory, and each streamed dataset's read-ahead (two batches per worker).
 void TrainingRun::planData() {
-  const int buffers = static_cast<int>(Optimizer::create(m_project.optimizer)->bufferNames().size());
+  // Note [Weight averaging]: the average is one more copy of the parameters per worker.
+  const int buffers = static_cast<int>(Optimizer::create(m_project.optimizer)->bufferNames().size()) +
+                      (m_project.optimizer.emaDecay > 0 ? 1 : 0);
   int64_t workers = 0, largestBatch = 0;
   std::vector<std::string> gpus;
   for (const DevicePlan& d : m_plan.devices)

@@ -212,7 +212,9 @@ void TrainingRun::prepare(bool planOnly) {
   m_files.setTraining(training, resumed ? describeDeviceChange(settings.value("training", Json()), training, loadNote)
                                         : Json(nullptr));
   const int buffers = static_cast<int>(Optimizer::create(m_project.optimizer)->bufferNames().size());
-  m_files.planDisk(m_plan, m_graph->parameterCount, buffers, planOnly, m_sync.leader());
+  // Note [Weight averaging]: a checkpoint holds the average beside the weights, as one more buffer.
+  const int averages = m_project.optimizer.emaDecay > 0 ? 1 : 0;
+  m_files.planDisk(m_plan, m_graph->parameterCount, buffers + averages, planOnly, m_sync.leader());
   planData();
   if (planOnly) return;
   // Note [Memory before launch]: refused before any worker loads (a --dry-run shows it as a warning).

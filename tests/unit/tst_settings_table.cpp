@@ -149,6 +149,27 @@ class TestSettingsTable : public QObject {
     }
   }
 
+  // optimizer.ema_decay (Note [Weight averaging]): 0.999 round-trips, 0 is off and not written,
+  // and the bound 1 itself is refused as well as negatives.
+  void emaDecayRange() {
+    Json j = baseProject();
+    j["optimizer"] = {{"ema_decay", 0.999}};
+    const Project p = parse(j);
+    QCOMPARE(p.optimizer.emaDecay, 0.999);
+    QCOMPARE(projectToJson(p).at("optimizer").at("ema_decay").get<double>(), 0.999);
+    QVERIFY(!projectToJson(parse(baseProject())).at("optimizer").contains("ema_decay"));
+    for (const double bad : {1.0, -0.5}) {
+      j["optimizer"]["ema_decay"] = bad;
+      QString message;
+      try {
+        parse(j);
+      } catch (const Error& e) {
+        message = e.what();
+      }
+      QVERIFY2(message.startsWith("optimizer.ema_decay: expected a number in [0, 1)"), qPrintable(message));
+    }
+  }
+
   // The optimizer's solvers and the schedules are the table's.
   void solversAndSchedulesAgree() {
     QCOMPARE(solverNames(), Optimizer::solverNames());

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "engine/host_device/weight_average.h"
+
 namespace netsmith {
 
 // Note [CPU threads per worker]: oneDNN is built on OpenMP here, and omp_set_num_threads() sets
@@ -82,6 +84,18 @@ void CpuDeviceContext::accumulate(float* acc, const float* x, int64_t n) {
   }
 #pragma omp parallel for simd
   for (int64_t k = 0; k < n; ++k) acc[k] += x[k];
+}
+
+void CpuDeviceContext::averageToward(float* average, const float* value, int64_t n, float decay, float weight,
+                                     const int* skip) {
+  if (skip && *skip) return;
+  const body::AverageToward toward{decay, weight};
+  for (int64_t i = 0; i < n; ++i) toward(i, average, value);
+}
+
+void CpuDeviceContext::exchange(float* a, float* b, int64_t n) {
+  const body::Exchange swap;
+  for (int64_t i = 0; i < n; ++i) swap(i, a, b);
 }
 
 int availableCores() {

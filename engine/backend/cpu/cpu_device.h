@@ -26,6 +26,10 @@ class CpuDeviceContext final : public DeviceContext {
   // The default's loop, without a parallel region on a one-thread worker (Note [One-thread
   // regions], parallel_for.h): the same sums, bit for bit.
   void accumulate(float* acc, const float* x, int64_t n) override;
+  // Note [Weight averaging]: the host-device body in a plain loop (element-wise: the same bits on
+  // any thread count). A CPU worker's solver decides on the host, so `skip` is a host int here.
+  void averageToward(float* average, const float* value, int64_t n, float decay, float weight, const int* skip) override;
+  void exchange(float* a, float* b, int64_t n) override;
 
   // Must be called on the thread that runs this device's kernels, before the first kernel:
   // it sets that thread's OpenMP team size, which oneDNN and the hand-written loops use.

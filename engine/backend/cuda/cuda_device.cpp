@@ -207,6 +207,11 @@ void CudaDeviceContext::copy(float* dst, const float* src, int64_t n) {
 void CudaDeviceContext::fill(float* dst, int64_t n, float value) { launchFill(dst, n, value, m_stream); }
 void CudaDeviceContext::accumulate(float* acc, const float* x, int64_t n) { launchAccumulate(acc, x, n, m_stream); }
 void CudaDeviceContext::scale(float* dst, const float* src, int64_t n, float s) { launchScale(dst, src, n, s, m_stream); }
+void CudaDeviceContext::averageToward(float* average, const float* value, int64_t n, float decay, float weight,
+                                      const int* skip) {
+  launchAverageToward(average, value, n, decay, weight, skip, m_stream);
+}
+void CudaDeviceContext::exchange(float* a, float* b, int64_t n) { launchExchange(a, b, n, m_stream); }
 
 void CudaDeviceContext::convert(Tensor& dst, const Tensor& src) {
   NS_CHECK(dst.size() == src.size(), "{}: a conversion between tensors of {} and {} values", m_id, dst.size(), src.size());

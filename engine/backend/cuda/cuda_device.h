@@ -75,6 +75,8 @@ class CudaDeviceContext final : public DeviceContext {
   void fill(float* dst, int64_t n, float value) override;
   void accumulate(float* acc, const float* x, int64_t n) override;
   void scale(float* dst, const float* src, int64_t n, float s) override;
+  void averageToward(float* average, const float* value, int64_t n, float decay, float weight, const int* skip) override;
+  void exchange(float* a, float* b, int64_t n) override;
   // Note [16-bit activations]: gpuActivationStorage(precision) (engine/core/precision.h).
   Storage activationStorage() const override { return m_activationStorage; }
   // Note [Channels last]: gpuChannelsLast(activationStorage()).

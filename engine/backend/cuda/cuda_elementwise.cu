@@ -7,6 +7,7 @@
 #include "engine/backend/cuda/cuda_launch.h"
 #include "engine/backend/cuda/elementwise_bodies.h"
 #include "engine/core/conversion_bodies.h"
+#include "engine/host_device/weight_average.h"
 
 namespace netsmith::cuda {
 namespace {
@@ -20,6 +21,17 @@ __global__ void channelSums(float* db, const typename F::Bits* dy, int64_t batch
   sum = blockSum(sum);
   if (threadIdx.x == 0) db[c] = static_cast<float>(sum);
 }
+
+// Note [Weight averaging]: the average's step, left out when the solver's flag says its update was
+// skipped (every thread reads the same int; the simulated GPUs read it once, before the loop). Here
+// rather than in elementwise_bodies.h, whose users see only the backend's own bodies.
+struct SkippableAverage {
+  netsmith::body::AverageToward toward;
+  __device__ void operator()(int64_t i, float* average, const float* value, const int* skip) const {
+    if (skip && *skip) return;
+    toward(i, average, value);
+  }
+};
 
 // On a simulated GPU: a pointer argument is device memory of n elements, checked and turned into
 // its host address; any other argument passes as it is.
@@ -56,6 +68,25 @@ void launchScale(float* dst, const float* src, int64_t n, float s, cudaStream_t 
 }
 void launchAdd(float* dst, const float* a, const float* b, int64_t n, cudaStream_t stream) {
   launchElementwise("add", stream, n, body::Add{}, dst, a, b);
+}
+void launchAverageToward(float* average, const float* value, int64_t n, float decay, float weight, const int* skip,
+                         cudaStream_t stream) {
+  if (n <= 0) return;
+  const netsmith::body::AverageToward toward{decay, weight};
+  if (GpuRuntime& runtime = gpuRuntime(); runtime.simulated()) {
+    // The flag is one int, not n: read it as the GPU would, when the work runs.
+    NS_CUDA_CHECK(runtime.launchHost(stream, "weight average", [=](DeviceMemoryAccess& memory) {
+      if (skip && *memory.at(skip, 1)) return;
+      float* a = memory.at(average, n);
+      const float* v = memory.at(value, n);
+      for (int64_t i = 0; i < n; ++i) toward(i, a, v);
+    }));
+    return;
+  }
+  launchGridStride("weight average", stream, n, SkippableAverage{toward}, average, value, skip);
+}
+void launchExchange(float* a, float* b, int64_t n, cudaStream_t stream) {
+  launchElementwise("exchange", stream, n, netsmith::body::Exchange{}, a, b);
 }
 void launchConvert(void* dst, Storage dstStorage, const void* src, Storage srcStorage, int64_t n, LayoutMap map,
                    cudaStream_t stream) {

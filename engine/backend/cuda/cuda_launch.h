@@ -15,6 +15,11 @@ void launchFill(float* dst, int64_t n, float value, cudaStream_t stream);
 void launchAccumulate(float* acc, const float* x, int64_t n, cudaStream_t stream);      // acc += x
 void launchScale(float* dst, const float* src, int64_t n, float s, cudaStream_t stream);  // dst = src * s
 void launchAdd(float* dst, const float* a, const float* b, int64_t n, cudaStream_t stream);  // dst = a + b
+// Note [Weight averaging]: average moves toward value (body::AverageToward) unless `skip` (device
+// memory, may be null) holds nonzero when the kernel runs; a and b exchange values.
+void launchAverageToward(float* average, const float* value, int64_t n, float decay, float weight, const int* skip,
+                         cudaStream_t stream);
+void launchExchange(float* a, float* b, int64_t n, cudaStream_t stream);
 // dst = a + b, all three in `storage`, the sum in float32 (Note [16-bit activations]).
 void launchAdd(void* dst, const void* a, const void* b, Storage storage, int64_t n, cudaStream_t stream);
 // out[i] = the sum over r < ranks (at most body::TreeSum::kMaxRanks) of parts[r * count + i], in

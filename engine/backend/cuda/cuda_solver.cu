@@ -165,6 +165,8 @@ class CudaSolver final : public DeviceSolver {
     NS_CUDA_CHECK(gpuRuntime().malloc(reinterpret_cast<void**>(&m_norms), sizeof(GradientNorms)));
     const GradientNorms none;
     NS_CUDA_CHECK(gpuRuntime().memcpyAsync(m_norms, &none, sizeof none, cudaMemcpyHostToDevice, device.stream()));
+    // Read after a step without parameters too (Note [Weight averaging]): no skip until a norm says so.
+    NS_CUDA_CHECK(gpuRuntime().memsetAsync(m_skip, 0, sizeof(int), device.stream()));
     NS_CUDA_CHECK(gpuRuntime().streamSynchronize(device.stream()));  // `none` goes out of scope
   }
   ~CudaSolver() override {
@@ -181,6 +183,7 @@ class CudaSolver final : public DeviceSolver {
   }
 
   void setClipNorm(double maxNorm) override { m_clipNorm = maxNorm; }
+  const int* skipFlag() const override { return m_skip; }
 
   GradientNorms gradientNorms() override {
     GradientNorms out;
