@@ -1,6 +1,7 @@
 // Note [Memory before launch] on CPU workers: the plan's estimate of the process's memory is
-// within 15% of its measured peak (VmHWM) on every sample project and every network template,
-// on one worker and on two (whose backward-weights copies of the whole batch differ).
+// within 15% of its measured peak (VmHWM) on every sample project (the folder sample on a small
+// folder made as its comment says: a streamed store) and every network template, on one worker
+// and on two (whose backward-weights copies of the whole batch differ).
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -37,6 +38,12 @@ class MemoryEstimateTest : public QObject {
     Json p = sampleProject(sample.toStdString());
     const QString path = QString::fromStdString(saveProject(m_dir, sample.toStdString(), p));
     check(path, devices);
+  }
+
+  void folderSample() {
+    const QString project = folderSampleProject(m_dir);
+    QVERIFY(!project.isEmpty());
+    check(project, "cpu:0", 480);
   }
 
   void templates_data() {

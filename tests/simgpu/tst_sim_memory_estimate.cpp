@@ -45,6 +45,12 @@ class SimMemoryEstimateTest : public QObject {
     check(QString::fromStdString(saveProject(m_dir, "lenet2", sampleProject("fashion_mnist_lenet"))), "cuda:0,cuda:1");
   }
 
+  void folderSample() {
+    const QString project = folderSampleProject(m_dir);
+    QVERIFY(!project.isEmpty());
+    check(project, "cuda:0", 480);
+  }
+
   void templates_data() {
     QTest::addColumn<QString>("id");
     for (const auto& t : netsmith::networkTemplates()) QTest::newRow(t.id.c_str()) << QString::fromStdString(t.id);

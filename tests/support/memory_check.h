@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QDir>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <string>
@@ -98,6 +99,24 @@ inline QString templateProject(const QTemporaryDir& dir, const std::string& id) 
   const QString path = dir.filePath(QString::fromStdString(id) + ".nsproj");
   saveProject(p, path.toStdString());
   return path;
+}
+
+// The folder sample (projects/fashion_mnist_folder_lenet.nsproj) on a folder of 60 PNGs per class
+// and split, made as its comment says (write_fashion_mnist_folder.py, then `dataset create`), in
+// `dir`; empty when a step failed.
+inline QString folderSampleProject(const QTemporaryDir& dir) {
+  QProcess python;
+  python.start("python3", {sourcePath("projects/write_fashion_mnist_folder.py"), dir.filePath("img"), "--per-class", "60",
+                           "--split"});
+  if (!python.waitForFinished(300000) || python.exitCode() != 0) return {};
+  const CliRun create = runCli({"dataset", "create", dir.filePath("img"), "--output", dir.filePath("fashion-mnist-folder")});
+  if (create.exitCode != 0) {
+    qWarning("%s", create.stderrText.constData());
+    return {};
+  }
+  const QString project = dir.filePath("fashion_mnist_folder_lenet.nsproj");
+  QFile::copy(sourcePath("projects/fashion_mnist_folder_lenet.nsproj"), project);
+  return project;
 }
 
 }  // namespace netsmith::test
