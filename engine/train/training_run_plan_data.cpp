@@ -60,7 +60,7 @@ void TrainingRun::planData() {
       perSample.gradients * held(largestBatch);
 
   m_plan.data.clear();
-  int64_t dataBytes = 0, dataLoadedBytes = 0, readAheadPerSample = 0;
+  int64_t dataBytes = 0, readAheadPerSample = 0;  // the datasets loaded (a dry run loads no validation set)
   for (const auto& [role, d] : {std::pair{"training", &m_train}, std::pair{"validation", m_validation ? &*m_validation : nullptr}}) {
     if (!d) continue;
     TrainingPlan::DataSet set;
@@ -72,15 +72,12 @@ void TrainingRun::planData() {
     set.storage = d->file ? "streamed" : d->holdsBytes() ? "bytes" : "float32";
     set.source = d->file ? d->file->path() : d->source;
     dataBytes += set.memoryBytes;
-    dataLoadedBytes += set.memoryBytes;
     if (d->file) readAheadPerSample += 2 * d->sampleNumel();
     m_plan.data.push_back(set);
   }
-  // A plan without training (--dry-run) has not loaded the validation set: its samples are not
-  // counted (docs/events.md), and its blocks are taken as full.
-
   // Note [Memory before launch]: one entry for the CPU workers (they share the process), one per GPU.
   m_plan.memory.clear();
+  auto isConvolution = [](const GraphNode& n) { return n.schema->name == "Convolution" || n.schema->name == "Deconvolution"; };
   MemoryModel model;
   model.parameterCount = m_graph->parameterCount;
   model.optimizerBuffers = buffers;
@@ -92,7 +89,7 @@ void TrainingRun::planData() {
     // Their weights' copies too (forward, backward-data, the weights' gradient), as the
     // inner products' (Note [Conv layouts], staged_memory.h).
     for (const GraphNode& n : m_graph->nodes) {
-      const bool conv = n.schema->name == "Convolution" || n.schema->name == "Deconvolution";
+      const bool conv = isConvolution(n);
       if (!conv && n.schema->name != "Affine") continue;
       for (const ParamBlob& blob : n.blobs)
         if (blob.shape.size() > 1) model.kernelBytesFixed += 3 * 4 * numel(blob.shape);
@@ -104,7 +101,7 @@ void TrainingRun::planData() {
     const int64_t resident = static_cast<int64_t>(processResidentMb() * 1024 * 1024);
     model.device = "cpu";
     model.workers = static_cast<int>(workers);
-    model.baseBytes = std::max<int64_t>(resident - dataLoadedBytes, 0);
+    model.baseBytes = std::max<int64_t>(resident - dataBytes, 0);  // the data is loaded: measured apart
     model.dataBytes = dataBytes;
     model.readAheadBytesPerSample = readAheadPerSample;
     if (const int64_t available = machineAvailableBytes(); available > 0) model.capacityBytes = available + resident;
@@ -116,9 +113,7 @@ void TrainingRun::planData() {
     const DeviceMemoryOverheads overheads =
         kind.memoryOverheads ? kind.memoryOverheads(static_cast<int>(gpus.size())) : DeviceMemoryOverheads{};
     model.baseBytes = overheads.contextBytes;
-    const bool convolutions = std::any_of(m_graph->nodes.begin(), m_graph->nodes.end(), [](const GraphNode& n) {
-      return n.schema->name == "Convolution" || n.schema->name == "Deconvolution";
-    });
+    const bool convolutions = std::any_of(m_graph->nodes.begin(), m_graph->nodes.end(), isConvolution);
     model.convolutionWorkspaceBytes = convolutions ? overheads.convolutionWorkspaceBytes : 0;
     model.communicationBytes = overheads.communicationBytes;
     int64_t g = 0;
