@@ -13,7 +13,7 @@ if dpkg-query -W -f='${Status}' netsmith 2>/dev/null | grep -q "install ok insta
 fi
 (cd build && cpack -G DEB >/dev/null)
 deb=$(ls build/netsmith_*_amd64.deb)
-"${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "./$deb" >/dev/null
+"${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "./$deb" >/dev/null
 work=$(mktemp -d)
 trap '"${sudo_cmd[@]}" apt-get remove -y -qq netsmith >/dev/null; rm -rf "$work"' EXIT
 /usr/bin/netsmith-cli --version

@@ -41,5 +41,10 @@ echo "netsmith: installing ${missing[*]}"
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
 export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# A dpkg run cut off earlier (a machine stopped mid-install) makes every apt-get refuse with "dpkg
+# was interrupted"; finishing it is what apt asks for, and does nothing when nothing is pending.
+"${sudo_cmd[@]}" dpkg --configure -a
+# Another apt (unattended upgrades on a fresh machine) may hold the lock for a while: wait for it.
+apt_get=("${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600)
+"${apt_get[@]}" update -qq
+"${apt_get[@]}" install -y -qq --no-install-recommends "${missing[@]}"
