@@ -73,6 +73,8 @@ Json TrainingPlan::toJson() const {
             {"warnings", warnings}};
   if (logicalBatchKept) j["logical_batch_kept"] = true;
   if (accumulation > 1) j["accumulate_gradients"] = accumulation;
+  if (clipGradientNorm > 0) j["clip_gradient_norm"] = clipGradientNorm;
+  if (emaDecay > 0) j["ema_decay"] = emaDecay;
   if (deterministic) {
     j["chunk"] = chunk;
     j["identical_across_device_counts"] = identicalAcrossDeviceCounts;
@@ -143,6 +145,8 @@ TrainingPlan TrainingPlan::fromJson(const Json& json, const std::string& documen
   p.identicalAcrossDeviceCounts = o.flag("identical_across_device_counts");
   p.logicalBatchKept = o.flag("logical_batch_kept");
   p.accumulation = o.integer("accumulate_gradients", 1);
+  p.clipGradientNorm = o.number("clip_gradient_norm", 0.0);
+  p.emaDecay = o.number("ema_decay", 0.0);
   auto bytes = [&](const char* key) {
     const int64_t v = o.integer(key);
     if (v < 0) o.fail(key, "a number of bytes (0 or more)", o.raw(key));

@@ -74,6 +74,8 @@ struct TrainingPlan {
   int64_t batchSize = 0;               // config.batch_size as written (per device)
   int64_t logicalBatch = 0;            // samples per iteration over all devices
   int64_t accumulation = 1;            // config.accumulate_gradients: micro-batches per device and step
+  double clipGradientNorm = 0;         // optimizer.clip_gradient_norm: the gradients' global norm at most this; 0 off
+  double emaDecay = 0;                 // optimizer.ema_decay: the weights' moving average validated and saved; 0 off
   int64_t trainSamples = 0;
   int64_t iterationsPerEpoch = 0;
   int64_t maxEpoch = 0;

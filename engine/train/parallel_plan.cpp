@@ -198,6 +198,8 @@ TrainingPlan planTraining(const Project& project, int64_t trainSamples, int64_t 
   plan.lrScale = kept ? kept->lrScale : par.lrPolicy == "scale_lr" ? static_cast<double>(n) : 1.0;
   plan.effectiveLr = plan.baseLr * plan.lrScale;
   plan.optimizer = project.optimizer;
+  plan.clipGradientNorm = project.optimizer.clipGradientNorm;
+  plan.emaDecay = project.optimizer.emaDecay;
   const double batchGrowth = static_cast<double>(plan.logicalBatch) / static_cast<double>(plan.batchSize);
   plan.lrUpdateInterval = project.optimizer.lrUpdateInterval;
   if (project.optimizer.lrMultiplier < 1 && batchGrowth > 1) {
@@ -321,10 +323,13 @@ std::string TrainingPlan::toText() const {
   s += format("Update interval:      every {} iteration(s)\n", lrUpdateInterval);
   if (precision != "float") s += format("Precision:            {} ({})\n", precision, precisionNote);
   if (warmupIterations > 0) s += format("Warm-up:              {} iterations\n", warmupIterations);
-  if (optimizer.emaDecay > 0)  // Note [Weight averaging]
+  if (clipGradientNorm > 0)  // Note [Gradient clipping]
+    s += format("Gradient clipping:    the gradients' global norm at most {} (optimizer.clip_gradient_norm)\n",
+                clipGradientNorm);
+  if (emaDecay > 0)  // Note [Weight averaging]
     s += format("Weights:              exponential moving average, decay {} (validated and saved; training continues "
                 "from the weights)\n",
-                optimizer.emaDecay);
+                emaDecay);
   s += format("Augmentation:         {}\n", describeAugmentation(augmentation));
   if (deterministic)
     s += format("Reproducible:         chunks of {} samples; {}\n", chunk,

@@ -135,6 +135,15 @@ void PlanBox::showPlan(const TrainingPlan& plan) {
   QString more;
   if (plan.maxEpoch > 0) more += tr("<tr><td>Epochs</td><td><b>%1</b></td></tr>").arg(plan.maxEpoch);
   if (!plan.precision.empty()) more += tr("<tr><td>Precision</td><td>%1</td></tr>").arg(qs(plan.precision).toHtmlEscaped());
+  // The training controls a step runs with, when on (the Optimizer panel and Global Config set them).
+  if (plan.accumulation > 1)
+    more += tr("<tr><td>Accumulation</td><td>%1 micro-batches per device and step, one update</td></tr>")
+                .arg(plan.accumulation);
+  if (plan.clipGradientNorm > 0)
+    more += tr("<tr><td>Gradient clipping</td><td>global norm at most %1</td></tr>").arg(numberText(plan.clipGradientNorm));
+  if (plan.emaDecay > 0)
+    more += tr("<tr><td>Weights</td><td>moving average, decay %1 (validated and saved)</td></tr>")
+                .arg(numberText(plan.emaDecay));
   for (const auto& d : plan.data) more += tr("<tr><td>Data</td><td>%1</td></tr>").arg(describeDataSet(d).toHtmlEscaped());
   if (plan.memoryBytesNeeded > 0 && plan.memory.empty())
     more += tr("<tr><td>Memory</td><td>about %1</td></tr>")

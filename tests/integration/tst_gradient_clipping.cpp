@@ -50,6 +50,18 @@ class GradientClippingTest : public QObject {
     QCOMPARE(trainedHash(project("never", 1e12), "cpu:0"), unclipped);
   }
 
+  // The plan says so, for people and in its JSON (the `started` event carries the same keys).
+  void planSaysSo() {
+    const CliRun text = runCli({"train", project("plan-text", 0.5), "--dry-run"});
+    QVERIFY2(text.exitCode == 0, text.stderrText.constData());
+    QVERIFY2(text.stdoutText.contains("Gradient clipping:    the gradients' global norm at most 0.5"),
+             text.stdoutText.constData());
+    const CliRun json = runCli({"train", project("plan-json", 0.5), "--dry-run", "--json"});
+    QCOMPARE(Json::parse(json.stdoutText.toStdString()).value("clip_gradient_norm", 0.0), 0.5);
+    const CliRun off = runCli({"train", project("plan-off", 0), "--dry-run", "--json"});
+    QVERIFY(!Json::parse(off.stdoutText.toStdString()).contains("clip_gradient_norm"));
+  }
+
   void negativeSettingIsRefused() {
     Json p = smallFashionMlp();
     p["optimizer"]["clip_gradient_norm"] = -1;

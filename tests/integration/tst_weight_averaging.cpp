@@ -3,12 +3,14 @@
 // here with the body, bit for bit), training itself is untouched (the weights equal a run without
 // the average), parameters.nsparams holds the average and `evaluate` finds the error the last
 // validation reported; cpu:0 and cpu:0,cpu:1 save the same parameters; a run stopped midway and
-// resumed ends with the uninterrupted run's parameters; the plan says so; values outside [0, 1)
-// are refused naming their path.
+// resumed ends with the uninterrupted run's parameters; a run whose checkpoint holds no average
+// (the average turned on by an accepted edit) starts it from that checkpoint's weights, saying so;
+// the plan says so; values outside [0, 1) are refused naming their path.
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <filesystem>
+#include <fstream>
 
 #include "support/checkpoint_blobs.h"
 #include "support/cli_runner.h"
@@ -106,6 +108,31 @@ class WeightAveragingTest : public QObject {
     QCOMPARE(resumed.parametersSha(), m_twoEpochSha);
   }
 
+  // A run trained without the average, then resumed with optimizer.ema_decay on (an edit the
+  // resume accepts): the warning, and the first average is the checkpoint's weights moved toward
+  // the next step's (one iteration per epoch, so each checkpoint is one step).
+  void checkpointWithoutAverage() {
+    Json p = Json::parse(std::ifstream(project("old-ckpt", 0).toStdString()));
+    p["config"]["max_epoch"] = 1;
+    const QString file = QString::fromStdString(saveProject(m_dir, "old-ckpt", p));
+    const CliRun plain = train(file, "old-ckpt", {"--devices", "cpu:0", "--train-samples", "64", "--validation-samples", "500"});
+    QVERIFY2(plain.exitCode == 0, plain.stderrText.constData());
+    const std::string runProject = m_dir.filePath("old-ckpt/project.nsproj").toStdString();
+    Json edited = Json::parse(std::ifstream(runProject));
+    edited["config"]["max_epoch"] = 3;
+    edited["optimizer"]["ema_decay"] = 0.9;
+    std::ofstream(runProject) << edited.dump(1);
+    const CliRun resumed = runCli({"train", "--resume", m_dir.filePath("old-ckpt"), "--accept-edited-settings", "--events", "-"});
+    QVERIFY2(resumed.exitCode == 0, resumed.stderrText.constData());
+    QCOMPARE(resumed.last("finished").value("status", ""), std::string("completed"));
+    bool warned = false;
+    for (const Json& w : resumed.ofKind("warning"))
+      warned = warned || w.value("message", "").find("holds no weight average") != std::string::npos;
+    QVERIFY2(warned, resumed.stdoutText.constData());
+    const std::string failure = averagesFollowWeights(m_dir.filePath("old-ckpt").toStdString(), 0.9);
+    QVERIFY2(failure.empty(), failure.c_str());
+  }
+
   void planSaysSo() {
     const CliRun plan = runCli({"train", project("ema-plan", 0.999), "--dry-run"});
     QVERIFY2(plan.exitCode == 0, plan.stderrText.constData());
@@ -118,6 +145,11 @@ class WeightAveragingTest : public QObject {
       return Json::parse(json.stdoutText.toStdString()).at("memory").at(0);
     };
     const Json ema = memory("ema-json", 0.999), plain = memory("plain-json", 0);
+    auto planJson = [&](const char* name, double decay) {
+      return Json::parse(runCli({"train", project(name, decay), "--dry-run", "--json"}).stdoutText.toStdString());
+    };
+    QCOMPARE(planJson("ema-key", 0.999).value("ema_decay", 0.0), 0.999);
+    QVERIFY(!planJson("plain-key", 0).contains("ema_decay"));
     QCOMPARE(ema.at("optimizer_state_bytes").get<int64_t>() - plain.at("optimizer_state_bytes").get<int64_t>(),
              plain.at("parameters_bytes").get<int64_t>());
   }
