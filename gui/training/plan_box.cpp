@@ -137,8 +137,9 @@ void PlanBox::showPlan(const TrainingPlan& plan) {
   if (!plan.precision.empty()) more += tr("<tr><td>Precision</td><td>%1</td></tr>").arg(qs(plan.precision).toHtmlEscaped());
   // The training controls a step runs with, when on (the Optimizer panel and Global Config set them).
   if (plan.accumulation > 1)
-    more += tr("<tr><td>Accumulation</td><td>%1 micro-batches per device and step, one update</td></tr>")
-                .arg(plan.accumulation);
+    more += tr("<tr><td>Accumulation</td><td>%1 micro-batches of %2 per device and step, one update</td></tr>")
+                .arg(plan.accumulation)
+                .arg(plan.batchSize);
   if (plan.clipGradientNorm > 0)
     more += tr("<tr><td>Gradient clipping</td><td>global norm at most %1</td></tr>").arg(numberText(plan.clipGradientNorm));
   if (plan.emaDecay > 0)

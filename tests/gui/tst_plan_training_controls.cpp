@@ -50,7 +50,7 @@ class TestPlanTrainingControls : public QObject {
 
   void rowsWhenOn() {
     const QString text = planOf(lenet("controls", true));
-    QVERIFY2(text.contains("Accumulation</td><td>3 micro-batches per device and step"), qPrintable(text));
+    QVERIFY2(text.contains("Accumulation</td><td>3 micro-batches of 64 per device and step"), qPrintable(text));
     QVERIFY2(text.contains("Gradient clipping</td><td>global norm at most 2.5"), qPrintable(text));
     QVERIFY2(text.contains("Weights</td><td>moving average, decay 0.998"), qPrintable(text));
   }
