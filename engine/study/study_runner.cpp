@@ -268,12 +268,14 @@ class Session {
           options.projectPath = t.project;
           options.runDir = t.runDir;
         }
+        // TensorBoard's HParams view lists the trial with its settings (Note [TensorBoard HParams]).
+        // Read here, under the lock: another slot's next trial may grow the trials' vector and
+        // move this record (ThreadSanitizer caught the read outside it, tst_study_threads).
+        options.hparams = trialHParams(m_d, t);
         m_running[index] = &control;
         if (m_events.trialStarted) m_events.trialStarted(t);
       }
       options.devices = devices;
-      // TensorBoard's HParams view lists the trial with its settings (Note [TensorBoard HParams]).
-      options.hparams = trialHParams(m_d, m_folder.trials()[static_cast<size_t>(index)]);
       options.maxEpoch = m_d.maxEpoch;
       options.earlyStopping = m_d.earlyStopping;
       options.trainSamples = m_d.trainSamples;
