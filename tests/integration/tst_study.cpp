@@ -12,6 +12,7 @@
 #include <set>
 
 #include "support/cli_runner.h"
+#include "support/study_folder_check.h"
 #include "support/train_runner.h"
 
 using namespace netsmith::test;
@@ -34,24 +35,6 @@ double medianFirstEpochError(const Json& summary) {
   std::sort(errors.begin(), errors.end());
   const size_t n = errors.size();
   return n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
-}
-
-std::vector<Json> logLines(const fs::path& study, const std::string& event) {
-  std::vector<Json> out;
-  std::ifstream in(study / "trials.jsonl");
-  std::string line;
-  while (std::getline(in, line)) {
-    const Json j = Json::parse(line, nullptr, false);
-    if (j.is_object() && j.value("event", "") == event) out.push_back(j);
-  }
-  return out;
-}
-
-fs::path onlyStudyFolder(const fs::path& runs) {
-  std::vector<fs::path> found;
-  for (const auto& e : fs::directory_iterator(runs))
-    if (e.path().filename().string().ends_with("-sweep")) found.push_back(e.path());
-  return found.size() == 1 ? found[0] : fs::path();
 }
 
 }  // namespace

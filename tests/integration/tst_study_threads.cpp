@@ -12,6 +12,7 @@
 #include <set>
 
 #include "support/cli_runner.h"
+#include "support/study_folder_check.h"
 #include "support/train_runner.h"
 
 using namespace netsmith::test;
@@ -22,20 +23,7 @@ class StudyThreadsTest : public QObject {
   QTemporaryDir m_dir;
 
   static Json summaryOf(const fs::path& runs) {
-    for (const auto& e : fs::directory_iterator(runs))
-      if (e.path().filename().string().ends_with("-sweep")) return Json::parse(std::ifstream(e.path() / "summary.json"));
-    return Json();
-  }
-
-  static int logged(const fs::path& runs, const std::string& event) {
-    int n = 0;
-    for (const auto& e : fs::directory_iterator(runs)) {
-      if (!e.path().filename().string().ends_with("-sweep")) continue;
-      std::ifstream in(e.path() / "trials.jsonl");
-      for (std::string line; std::getline(in, line);)
-        if (Json::parse(line, nullptr, false).value("event", "") == event) ++n;
-    }
-    return n;
+    return Json::parse(std::ifstream(onlyStudyFolder(runs) / "summary.json"), nullptr, false);
   }
 
  private slots:
@@ -62,8 +50,8 @@ class StudyThreadsTest : public QObject {
     QCOMPARE(devices, (std::set<std::string>{"cpu:0", "cpu:1"}));
     qInfo("%d of %zu trials stopped early", early, summary.size());
     QVERIFY2(early >= 1, summary.dump().c_str());
-    QCOMPARE(logged(runs, "stopped_early"), early);
-    QCOMPARE(logged(runs, "ended"), 10);
+    QCOMPARE(static_cast<int>(logLines(onlyStudyFolder(runs), "stopped_early").size()), early);
+    QCOMPARE(logLines(onlyStudyFolder(runs), "ended").size(), size_t{10});
   }
 
   void timeBudgetStopsRunningTrials() {

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "support/cli_runner.h"
+#include "support/study_folder_check.h"
 #include "support/train_runner.h"
 
 using namespace netsmith::test;
@@ -77,16 +78,8 @@ class SimStudyTest : public QObject {
     QVERIFY2(p.state() != QProcess::NotRunning, "the study ended before it could be killed");
     p.kill();
     p.waitForFinished();
-    fs::path folder;
-    for (const auto& e : fs::directory_iterator(runs))
-      if (e.path().filename().string().ends_with("-sweep")) folder = e.path();
-    std::vector<Json> before;
-    {
-      std::ifstream in(folder / "trials.jsonl");
-      std::string line;
-      while (std::getline(in, line))
-        if (line.find("\"event\":\"trial\"") != std::string::npos) before.push_back(Json::parse(line));
-    }
+    const fs::path folder = onlyStudyFolder(runs);
+    const std::vector<Json> before = logLines(folder, "trial");
     const CliRun resumed = runCli({"sweep", "--resume", QString::fromStdString(folder.string()), "--json"});
     QVERIFY2(resumed.exitCode == 0 || resumed.exitCode == 1, resumed.stderrText.constData());
     const Json summary = Json::parse(resumed.stdoutText.toStdString());
